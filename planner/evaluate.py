@@ -1,0 +1,58 @@
+"""``kgqa eval``: answer a question file, one JSON line per question, never reading gold fields.
+
+Runs with a cold answer cache (answers are recomputed), keeps going when a question fails, and writes
+each result as soon as it is known so an interrupted run keeps what it did.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app.config import Settings
+
+ALLOWED = ("id", "question", "domain")  # the only input fields read: gold stays unseen
+
+
+def read_questions(path: str | Path) -> list[dict]:
+    out = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as err:
+            raise SystemExit(f"{path}:{n}: not JSON ({err.msg})") from err
+        out.append({k: item.get(k) for k in ALLOWED})
+    return out
+
+
+def run_eval(settings: Settings, questions: str, out: str, *, domain: str | None = None, limit: int | None = None,
+             pipeline=None) -> int:
+    from rich.progress import track
+
+    from planner.pipeline import InputError, Pipeline
+
+    pipe = pipeline or Pipeline(settings)
+    items = read_questions(questions)[:limit]
+    counts = {"answered": 0, "dont_know": 0, "error": 0, "refused": 0}
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", encoding="utf-8") as fh:
+        for i, item in enumerate(track(items, description="eval")):
+            qid = item.get("id") or f"q{i + 1}"
+            dom = domain or item.get("domain")
+            try:
+                r = pipe.ask(item["question"], dom, use_answer_cache=False)
+                line = {"id": qid, "question": r.question, "domain": r.domain, "cypher": r.cypher, "rows": r.rows,
+                        "answer": r.answer, "status": r.status if r.status != "refused" else "dont_know",
+                        "timings_ms": r.timings_ms,
+                        "cache": {k: r.cache.get(k) for k in ("answer_hit", "plan_hit", "llm_calls")}}
+            except InputError as err:
+                line = {"id": qid, "question": item.get("question"), "domain": dom, "cypher": None, "rows": [],
+                        "answer": str(err), "status": "error", "timings_ms": {},
+                        "cache": {"answer_hit": False, "plan_hit": False, "llm_calls": 0}}
+            counts[line["status"]] = counts.get(line["status"], 0) + 1
+            fh.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+            fh.flush()
+    print(f"eval: {len(items)} questions -> {out}: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v))
+    return 0

@@ -1,0 +1,294 @@
+"""The visible pipeline (CacheRAG Algorithm 1): question -> ISR -> plan -> Cypher -> rows -> answer.
+
+``Pipeline.ask`` runs, in order and each timed: answer cache, parse+route, entity linking, plan cache
+(parameterized reuse, then exemplars), compilation, EXPLAIN repair, execution, dispatch, bounded
+expansion, summarization, cache update. The graph is only ever read.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from app.config import DOMAINS, Settings
+from kg.db import Graph, QueryError, QueryTimeout
+from kg.domains import SPECS
+from kg.safety import UnsafeQueryError
+from planner import dispatcher, summarizer
+from planner.compiler import Compiler
+from planner.isr import parse_isr
+from planner.linker import link_mentions
+from planner.repair import validate_and_repair
+from planner.router import DescriptionStore, Router
+from planner.schema_view import SchemaView
+from planner.types import Attempt, Result, Subgraph
+
+WRITE_INTENT = re.compile(
+    r"^\s*(please\s+)?(delete|remove|drop|create|insert|update|set|merge|detach|add|rename|change|modify|wipe|erase|"
+    r"truncate|alter|load|import|export|install|attach|copy)\b|\b(detach\s+delete|drop\s+table|load\s+from|"
+    r"copy\s+\w+\s+from|ignore (all |the )?(previous|prior|above) instructions)\b",
+    re.I,
+)
+
+
+class InputError(ValueError):
+    """A question the service refuses before doing any work (empty, too long, unknown domain)."""
+
+
+@dataclass
+class Domain:
+    name: str
+    graph: Graph
+    view: SchemaView
+    compiler: Compiler
+    index: Any = None
+
+
+class Pipeline:
+    def __init__(self, settings: Settings | None = None, *, llm=None, plan_cache=None, answer_cache=None,
+                 domains: list[str] | None = None):
+        self.settings = settings or Settings.from_env()
+        self._llm = llm
+        self._llm_lock = threading.Lock()
+        self._tls = threading.local()  # per-request LLM call counter (the server is multi-threaded)
+        self.plan_cache = plan_cache
+        self.answer_cache = answer_cache
+        self.domains: dict[str, Domain] = {}
+        for name in domains or DOMAINS:
+            path = self.settings.graph_path(name)
+            if (path / "graph.kuzu").exists():
+                self.domains[name] = self._open(name)
+        if not self.domains:
+            raise RuntimeError(f"no graphs under {self.settings.graphs_dir}: run `kgqa load --domain all` first")
+        self.descriptions = DescriptionStore(self.settings.state_dir / "descriptions.json",
+                                             {n: SPECS[n].description for n in self.domains})
+        self.router = Router({n: d.compiler for n, d in self.domains.items()}, self.descriptions)
+
+    def _open(self, name: str) -> Domain:
+        s = self.settings
+        graph = Graph(s.graph_path(name), read_only=True, timeout_ms=s.query_timeout_ms, row_cap=s.row_cap)
+        view = SchemaView.from_graph(graph, SPECS[name])
+        index = None
+        try:
+            from kg.entity_index import EntityIndex
+
+            index = EntityIndex(graph, SPECS[name])
+        except Exception:  # noqa: BLE001 - exact value linking still works without the fuzzy index
+            index = None
+        return Domain(name, graph, view, Compiler(view, chooser=self._choose), index)
+
+    # -- LLM (lazy: only loaded when a choice is needed) ----------------------------------------
+    @property
+    def llm(self):
+        with self._llm_lock:
+            if self._llm is None:
+                from planner.llm import make_llm
+
+                self._llm = make_llm(self.settings)
+            return self._llm
+
+    def _choose(self, prompt: str, options: list[str]) -> int:
+        self._tls.calls = getattr(self._tls, "calls", 0) + 1
+        return self.llm.choose(prompt, options)
+
+    # -- entry points ---------------------------------------------------------------------------
+    def validate(self, question: Any, domain: str | None) -> str:
+        if not isinstance(question, str) or not question.strip():
+            raise InputError("question must be a non-empty string")
+        if len(question) > self.settings.max_question_chars:
+            raise InputError(f"question is longer than {self.settings.max_question_chars} characters")
+        if domain is not None and domain not in self.domains:
+            raise InputError(f"unknown domain {domain!r}; loaded: {', '.join(self.domains)}")
+        return " ".join(question.split())
+
+    def ask(self, question: str, domain: str | None = None, *, use_answer_cache: bool = True) -> Result:
+        question = self.validate(question, domain)
+        self._tls.calls = 0
+        timings: dict[str, float] = {}
+        result = Result(question=question, domain=domain)
+        try:
+            self._ask(question, domain, result, timings, use_answer_cache)
+        except UnsafeQueryError as err:
+            result.status, result.error, result.answer = "refused", str(err), f"Refused: {err}"
+        except Exception as err:  # noqa: BLE001 - one failing question must not stop a service or an eval
+            result.status, result.error = "error", f"{type(err).__name__}: {err}"
+            result.answer = "Sorry, something went wrong while answering this question."
+        result.timings_ms = {k: round(v, 2) for k, v in timings.items()}
+        result.cache["llm_calls"] = self._tls.calls
+        return result
+
+    def ask_batch(self, questions: list[dict | str]) -> list[Result]:
+        out = []
+        for q in questions:
+            text, dom = (q, None) if isinstance(q, str) else (q.get("question"), q.get("domain"))
+            try:
+                out.append(self.ask(text, dom))
+            except InputError as err:
+                out.append(Result(question=str(text), domain=dom, status="error", error=str(err), answer=str(err)))
+        return out
+
+    @contextmanager
+    def _timed(self, timings: dict[str, float], stage: str):
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            timings[stage] = timings.get(stage, 0.0) + (time.perf_counter() - t0) * 1000
+
+    def _ask(self, question: str, domain: str | None, r: Result, timings: dict, use_answer_cache: bool) -> None:
+        if WRITE_INTENT.search(question):
+            r.status = "refused"
+            r.answer = ("Refused: kgqa only answers questions; it never modifies the knowledge graph "
+                        "or reads files.")
+            return
+        with self._timed(timings, "parse_route"):
+            if domain is None:
+                route = self.router.route(question)
+                domain = route.domain
+            d = self.domains[domain]
+            r.domain, r.kg_version = domain, d.graph.version
+        if use_answer_cache and self.answer_cache is not None:
+            with self._timed(timings, "answer_cache"):
+                hit = self.answer_cache.get(question, domain, d.graph.version)
+            if hit is not None:
+                cached = Result.from_dict(hit)
+                for field_name in ("status", "answer", "cypher", "columns", "rows", "isr", "candidates", "attempts",
+                                   "subgraph", "evidence", "operators"):
+                    setattr(r, field_name, getattr(cached, field_name))
+                r.cache = {"answer_hit": True, "plan_hit": cached.cache.get("plan_hit", False), "llm_calls": 0}
+                return
+        with self._timed(timings, "link"):
+            mentions, candidates = link_mentions(question, d.compiler, d.index)
+        with self._timed(timings, "parse_route"):
+            isr = parse_isr(question, mentions, domain)
+        r.isr, r.candidates = isr.to_dict(), [c.to_dict() for c in candidates[:10]]
+
+        compiled = None
+        cypher, params, frame = None, {}, None
+        if self.plan_cache is not None and self.settings.param_reuse:
+            with self._timed(timings, "cache_retrieval"):
+                reuse = self._template_reuse(question, d, isr, mentions)
+            if reuse is not None:
+                cypher, params = reuse
+                r.cache["plan_hit"] = True
+        if cypher is None:
+            with self._timed(timings, "compile"):
+                plans = d.compiler.compile(question, mentions)
+            if plans:
+                compiled = plans[0]
+                cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
+        if cypher is None:
+            r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
+            return
+        with self._timed(timings, "repair"):
+            repaired = validate_and_repair(d.graph, d.view, cypher, params, self.settings.repair_rounds)
+        for q, err in repaired.attempts:
+            r.attempts.append(Attempt(q, "compiler" if not r.cache["plan_hit"] else "template", err).__dict__)
+        if not repaired.ok:
+            r.status, r.answer, r.cypher = "dont_know", summarizer.DONT_KNOW, repaired.cypher
+            r.error = repaired.attempts[-1][1]
+            return
+        cypher = repaired.cypher
+        r.cypher = _inline(cypher, params)
+        error = None
+        rows: list[list[Any]] = []
+        with self._timed(timings, "execute"):
+            try:
+                res = d.graph.query(cypher, params)
+                r.columns = res.columns
+                rows = [render_row(row, d) for row in res.rows]
+            except QueryTimeout as err:
+                error = str(err)
+            except QueryError as err:
+                error = str(err)
+        r.rows = rows
+        if r.attempts:
+            r.attempts[-1]["rows"] = len(rows)
+        with self._timed(timings, "dispatch"):
+            verdict = dispatcher.judge(frame, rows, error)
+        if verdict.status != dispatcher.COMPLETE and not dispatcher.grounded(frame):
+            with self._timed(timings, "expansion"):
+                sub = self._expand(question, d, mentions)
+            if sub is not None and len(sub):
+                r.subgraph, r.operators = sub.to_dict(), ["depth", "breadth"]
+        with self._timed(timings, "summarize"):
+            subject = (frame.target or "results").lower() + "s" if frame and frame.target else "results"
+            answer, status = summarizer.summarize(question, r.columns, rows,
+                                                  empty_is_answer=dispatcher.grounded(frame) and error is None,
+                                                  subject=subject)
+            r.answer, r.status = answer, status
+            r.evidence = "rows" if rows else ("subgraph" if r.subgraph else "none")
+            if error:
+                r.error = error
+        if r.status == "answered" and rows and self.plan_cache is not None:
+            with self._timed(timings, "cache_update"):
+                self._learn(question, isr, d, cypher, params, r)
+        if self.answer_cache is not None and r.status in ("answered", "dont_know"):
+            self.answer_cache.put(question, domain, d.graph.version, r.to_dict())
+
+    # -- plan cache hooks (filled by the cache layer) ------------------------------------------
+    def _template_reuse(self, question, d: Domain, isr, mentions):
+        reuse = getattr(self.plan_cache, "reuse", None)
+        if reuse is None:
+            return None
+        return reuse(question, d, isr, mentions)
+
+    def _learn(self, question, isr, d: Domain, cypher, params, r: Result) -> None:
+        learn = getattr(self.plan_cache, "learn", None)
+        if learn is not None:
+            learn(question, isr, d, cypher, params, r)
+
+    def _expand(self, question: str, d: Domain, mentions) -> Subgraph | None:
+        anchors = [m for m in mentions if m.label]
+        if not anchors:
+            return None
+        try:
+            from kg.operators import breadth_expand
+
+            m = anchors[0]
+            key = d.view.key(m.label)
+            node_key = m.value if m.prop == key else None
+            if node_key is None:
+                res = d.graph.query(f"MATCH (n:`{m.label}`) WHERE n.`{m.prop}` = $v RETURN n.`{key}` LIMIT 1",
+                                    {"v": m.value})
+                node_key = res.rows[0][0] if res.rows else None
+            if node_key is None:
+                return None
+            return breadth_expand(d.graph, (m.label, node_key), question, k_degree=self.settings.k_degree)
+        except Exception:  # noqa: BLE001 - expansion is best effort evidence
+            return None
+
+
+def render_row(row: list[Any], d: Domain) -> list[Any]:
+    import decimal
+
+    out = []
+    for v in row:
+        if isinstance(v, dict) and "_label" in v:
+            label = v["_label"]
+            out.append(v.get(d.view.display(label)) if label in d.view.nodes else {
+                k: x for k, x in v.items() if not k.startswith("_")})
+        elif isinstance(v, decimal.Decimal):
+            out.append(float(v))
+        elif hasattr(v, "isoformat"):
+            out.append(v.isoformat())
+        else:
+            out.append(v)
+    return out
+
+
+def _inline(cypher: str, params: dict) -> str:
+    """The query with its parameters written in, for display and for the eval output."""
+    def lit(v):
+        if isinstance(v, str):
+            return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return repr(v)
+    for name in sorted(params, key=len, reverse=True):
+        cypher = re.sub(rf"\${name}\b", lambda m, v=params[name]: lit(v), cypher)
+    return cypher

@@ -1,0 +1,122 @@
+"""What the compiler knows about a graph: labels, typed properties, relationships, and a value index.
+
+Built once per serving graph from Kuzu's own catalogue (``show_tables``, ``table_info``,
+``show_connection``), so it can never name a property or relationship that does not exist.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from kg.db import Graph
+from kg.domains import DomainSpec
+
+_LONG_TEXT = 60  # values longer than this are prose (taglines, motivations), not lookup values
+
+
+def fold(text: str) -> str:
+    """Case- and accent-insensitive form used for matching values."""
+    text = unicodedata.normalize("NFKD", text)
+    text = "".join(c for c in text if not unicodedata.combining(c))
+    return re.sub(r"\s+", " ", text.casefold()).strip()
+
+
+def split_camel(name: str) -> str:
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).replace("_", " ").lower()
+
+
+@dataclass
+class SchemaView:
+    spec: DomainSpec
+    nodes: dict[str, dict[str, str]] = field(default_factory=dict)  # label -> prop -> type
+    rels: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # type -> [(src, dst)]
+    rel_props: dict[str, dict[str, str]] = field(default_factory=dict)
+    values: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)  # folded -> [(label, prop, value)]
+
+    @classmethod
+    def from_graph(cls, graph: Graph, spec: DomainSpec) -> SchemaView:
+        view = cls(spec=spec)
+        tables = graph.execute_unchecked("CALL show_tables() RETURN *")
+        cols = tables.columns
+        for row in tables.rows:
+            rec = dict(zip(cols, row))
+            name, kind = rec["name"], rec["type"]
+            info = graph.execute_unchecked(f"CALL table_info('{name}') RETURN *")
+            props = {r[info.columns.index("name")]: r[info.columns.index("type")] for r in info.rows}
+            if kind == "NODE":
+                view.nodes[name] = props
+            elif kind == "REL":
+                view.rel_props[name] = props
+                conn = graph.execute_unchecked(f"CALL show_connection('{name}') RETURN *")
+                view.rels[name] = [(r[0], r[1]) for r in conn.rows]
+        view._index_values(graph)
+        return view
+
+    def _index_values(self, graph: Graph) -> None:
+        index: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
+        for label, props in self.nodes.items():
+            for prop, typ in props.items():
+                if typ != "STRING":
+                    continue
+                q = f"MATCH (n:`{label}`) WHERE n.`{prop}` IS NOT NULL RETURN DISTINCT n.`{prop}` LIMIT 5000"
+                for (value,) in graph.execute_unchecked(q).rows:
+                    if isinstance(value, str) and 0 < len(value) <= _LONG_TEXT:
+                        index[fold(value)].append((label, prop, value))
+        self.values = dict(index)
+
+    # -- queries over the schema ------------------------------------------------------------
+    def prop_type(self, label: str, prop: str) -> str | None:
+        return self.nodes.get(label, {}).get(prop) or self.rel_props.get(label, {}).get(prop)
+
+    def neighbours(self, label: str) -> list[tuple[str, str, str]]:
+        """(rel type, direction 'out'|'in', other label) for every relationship touching ``label``."""
+        out = []
+        for rel, pairs in self.rels.items():
+            for src, dst in pairs:
+                if src == label:
+                    out.append((rel, "out", dst))
+                if dst == label:
+                    out.append((rel, "in", src))
+        return out
+
+    def paths(self, start: str, goal: str, max_hops: int = 3, prefer: set[str] = frozenset()) -> list[list]:
+        """Shortest label paths start -> goal: lists of (rel, direction, label) steps, preferred rels first."""
+        if start == goal:
+            return [[]]
+        frontier = [(start, [])]
+        found: list[list] = []
+        for _ in range(max_hops):
+            nxt = []
+            for label, path in frontier:
+                for rel, direction, other in self.neighbours(label):
+                    if any(step[2] == other for step in path) or other == start:
+                        continue
+                    new = path + [(rel, direction, other)]
+                    if other == goal:
+                        found.append(new)
+                    else:
+                        nxt.append((other, new))
+            if found:
+                break
+            frontier = nxt
+        found.sort(key=lambda p: -sum(step[0] in prefer for step in p))
+        return found
+
+    def display(self, label: str) -> str:
+        return self.spec.display_prop(label)
+
+    def key(self, label: str) -> str:
+        return self.spec.primary_keys[label]
+
+    def summary(self) -> str:
+        """A compact text of the schema for prompts and the router (kept short)."""
+        parts = []
+        for label, props in self.nodes.items():
+            parts.append(f"{label}({', '.join(props)})")
+        for rel, pairs in self.rels.items():
+            for src, dst in pairs:
+                parts.append(f"({src})-[:{rel}]->({dst})")
+        return "; ".join(parts)

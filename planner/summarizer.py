@@ -1,0 +1,67 @@
+"""Answers from the evidence only (CacheRAG Summarize; CRAG truthfulness: a wrong answer costs more
+than a missing one).
+
+Rows are rendered deterministically into a sentence or list, so every value in the answer is a value
+from the rows. An LLM may rephrase, but the phrasing is kept only when it adds no value that is not in
+the evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+DONT_KNOW = "I don't know: the knowledge graph gave no evidence that answers this question."
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.2f}".rstrip("0").rstrip(".") if abs(v) < 1e15 else str(v)
+    if isinstance(v, list):
+        return ", ".join(_fmt(x) for x in v)
+    if isinstance(v, dict):
+        return ", ".join(f"{k}: {_fmt(x)}" for k, x in v.items() if not str(k).startswith("_"))
+    return str(v)
+
+
+def _join(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 25) -> str:
+    if not rows:
+        return ""
+    if len(rows) == 1 and len(rows[0]) == 1:
+        return f"{_fmt(rows[0][0])}."
+    if all(len(r) == 1 for r in rows):
+        items = [_fmt(r[0]) for r in rows[:limit]]
+        more = f" (and {len(rows) - limit} more)" if len(rows) > limit else ""
+        return f"{_join(items)}{more} ({len(rows)} in all)." if len(rows) > 1 else f"{items[0]}."
+    items = []
+    for r in rows[:limit]:
+        head, rest = _fmt(r[0]), [_fmt(x) for x in r[1:]]
+        items.append(f"{head} ({', '.join(rest)})")
+    more = f"; and {len(rows) - limit} more" if len(rows) > limit else ""
+    return "; ".join(items) + more + (f" ({len(rows)} in all)." if len(rows) > 1 else ".")
+
+
+def summarize(question: str, columns: list[str], rows: list[list[Any]], *, empty_is_answer: bool = False,
+              subject: str = "results") -> tuple[str, str]:
+    """(answer, status) from the rows. Empty rows give 'I don't know' unless the query was fully grounded,
+    in which case 'none' is itself the answer."""
+    if rows and not (len(rows) == 1 and all(v is None for v in rows[0])):
+        return render_rows(columns, rows), "answered"
+    if empty_is_answer:
+        return f"None: the knowledge graph has no {subject} matching the question.", "answered"
+    return DONT_KNOW, "dont_know"
+
+
+def faithful(text: str, evidence: str) -> bool:
+    """True when every number and capitalised word of ``text`` occurs in ``evidence``."""
+    ev = evidence.lower()
+    for tok in re.findall(r"\d+(?:\.\d+)?|[A-Z][\w'-]+", text):
+        if tok.lower() not in ev and tok.lower() not in {"the", "i", "a", "an", "there", "none", "yes", "no"}:
+            return False
+    return True
