@@ -1,0 +1,22 @@
+"""Open the service's caches from settings: the persistent plan cache and the in-memory answer cache.
+
+Takes any object with the :class:`app.config.Settings` fields it reads, so ``cache/`` stays free of the
+app layer; the plan cache file is ``<state_dir>/plan_cache.sqlite``.
+"""
+
+from __future__ import annotations
+
+from cache.answer_cache import AnswerCache
+from cache.plan_cache import PlanCache
+
+
+def open_plan_cache(settings) -> PlanCache:
+    return PlanCache(settings.state_dir, bound=settings.plan_bucket_bound)
+
+
+def open_answer_cache(settings, *, memory_efficient: bool = True) -> AnswerCache:
+    """The answer cache; ``memory_efficient`` prunes to ``answer_prune_rows`` rows and compresses."""
+    return AnswerCache(settings.answer_cache_entries, settings.answer_cache_bytes,
+                       prune_rows=settings.answer_prune_rows if memory_efficient else 0,
+                       compress_min_bytes=settings.answer_compress_min_bytes, compress=memory_efficient,
+                       semantic_threshold=settings.semantic_cache_threshold)

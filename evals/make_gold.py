@@ -1,0 +1,160 @@
+"""Fill (or check) ``gold_rows`` and ``ordered`` of a question set by running every gold query.
+
+Each line of ``evals/questions/<domain>.jsonl`` holds a hand-written question and gold Cypher; this
+script executes the Cypher on the built graph, renders nodes as their display value
+(``kg.schema.render_row``), and writes ``gold_rows`` (sorted when the query has no ``ORDER BY``, so the
+file is stable) and ``ordered`` (true iff the query has ``ORDER BY``). It fails loudly when a gold query
+errors, when a question not of type ``empty`` returns nothing, or when an ``empty`` one returns rows.
+
+    python -m evals.make_gold                    # fill movies and nobel, building graphs if needed
+    python -m evals.make_gold --check nobel      # verify the stored rows, change nothing
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+QUESTIONS_DIR = Path(__file__).resolve().parent / "questions"
+SET_DOMAINS = ("movies", "nobel")
+TYPES = ("single-hop", "filter", "aggregation", "multi-hop", "comparison", "empty")
+FIELDS = ("id", "domain", "question", "gold_cypher", "gold_rows", "type", "ordered")
+_ORDER_BY = re.compile(r"\bORDER\s+BY\b", re.I)
+
+
+class GoldError(RuntimeError):
+    """A question set is malformed or its gold queries disagree with the graph."""
+
+
+@dataclass
+class Gold:
+    rows: list[list[Any]]
+    ordered: bool
+
+
+def has_order_by(cypher: str) -> bool:
+    """True iff the query sorts its result (``ORDER BY`` outside strings and comments)."""
+    from kg.safety import skeleton
+
+    return bool(_ORDER_BY.search(skeleton(cypher)))
+
+
+def _canonical(rows: list[list[Any]]) -> list[list[Any]]:
+    """A JSON-round-tripped copy, so stored and freshly computed rows compare alike."""
+    return json.loads(json.dumps(rows, ensure_ascii=False))
+
+
+def run_gold(graph, cypher: str, spec) -> Gold:
+    """Execute one gold query on a ``kg.db.Graph`` and render its rows for storage."""
+    from kg.db import QueryError, render_value
+    from kg.schema import render_row
+
+    try:
+        result = graph.query(cypher, row_cap=100_000)
+    except (QueryError, ValueError) as err:
+        raise GoldError(f"gold query failed: {err}\n  {cypher}") from err
+    if result.truncated:
+        raise GoldError(f"gold query returned more than 100000 rows:\n  {cypher}")
+    rows = _canonical([render_value(render_row(row, spec)) for row in result.rows])
+    ordered = has_order_by(cypher)
+    if not ordered:
+        rows.sort(key=lambda r: json.dumps(r, ensure_ascii=False, sort_keys=True))
+    return Gold(rows, ordered)
+
+
+def read_set(path: Path) -> list[dict]:
+    items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    seen: set[str] = set()
+    for n, item in enumerate(items, 1):
+        missing = [f for f in ("id", "domain", "question", "gold_cypher", "type") if not item.get(f)]
+        if missing:
+            raise GoldError(f"{path.name}:{n}: missing {', '.join(missing)}")
+        if item["type"] not in TYPES:
+            raise GoldError(f"{path.name}:{n}: type {item['type']!r} not one of {TYPES}")
+        if item["id"] in seen:
+            raise GoldError(f"{path.name}:{n}: duplicate id {item['id']}")
+        seen.add(item["id"])
+    return items
+
+
+def fill_set(path: Path, graph, spec, *, check: bool = False) -> list[str]:
+    """Compute gold rows for every question of ``path``; write them back unless ``check``.
+
+    Returns the ids whose stored rows/ordered differ from the computed ones (always empty after a
+    fill). Raises :class:`GoldError` on a failing query or an unexpected (non-)empty result.
+    """
+    items = read_set(path)
+    problems, changed = [], []
+    for item in items:
+        if item["domain"] != spec.name:
+            problems.append(f"{item['id']}: domain {item['domain']!r} in the {spec.name} set")
+            continue
+        try:
+            gold = run_gold(graph, item["gold_cypher"], spec)
+        except GoldError as err:
+            problems.append(f"{item['id']} ({item['question']}): {err}")
+            continue
+        if item["type"] == "empty" and gold.rows:
+            problems.append(f"{item['id']} ({item['question']}): type empty but {len(gold.rows)} rows")
+        elif item["type"] != "empty" and not gold.rows:
+            problems.append(f"{item['id']} ({item['question']}): type {item['type']} returned nothing")
+        if item.get("gold_rows") != gold.rows or item.get("ordered") != gold.ordered:
+            changed.append(item["id"])
+        item["gold_rows"], item["ordered"] = gold.rows, gold.ordered
+    if problems:
+        raise GoldError(f"{path.name}: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
+    if not check:
+        path.write_text("".join(json.dumps({f: item[f] for f in FIELDS}, ensure_ascii=False) + "\n"
+                                for item in items), encoding="utf-8")
+        return []
+    return changed
+
+
+def open_graph(domain: str, settings, *, rebuild: bool = False):
+    """The domain's graph, (re)built by ``kg.loader.build_domain`` unless current (``rebuild``: always)."""
+    from kg.db import Graph
+    from kg.loader import build_domain
+
+    build_domain(domain, settings.data_dir, settings.graphs_dir, force=rebuild, progress=False)
+    return Graph(settings.graph_path(domain), read_only=True, timeout_ms=60_000, row_cap=100_000)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from app.config import Settings
+    from kg.domains import SPECS
+
+    ap = argparse.ArgumentParser(prog="python -m evals.make_gold", description=__doc__.splitlines()[0])
+    ap.add_argument("domains", nargs="*", default=list(SET_DOMAINS), help="question sets (default: all)")
+    ap.add_argument("--check", action="store_true", help="verify the stored gold rows; write nothing")
+    ap.add_argument("--rebuild", action="store_true", help="rebuild the graphs first")
+    ap.add_argument("--questions", type=Path, default=QUESTIONS_DIR, help="directory of <domain>.jsonl")
+    args = ap.parse_args(argv)
+    settings = Settings.from_env()
+    status = 0
+    for domain in args.domains:
+        path = args.questions / f"{domain}.jsonl"
+        graph = open_graph(domain, settings, rebuild=args.rebuild)
+        try:
+            changed = fill_set(path, graph, SPECS[domain], check=args.check)
+        except GoldError as err:
+            print(f"FAIL {err}", file=sys.stderr)
+            status = 1
+            continue
+        finally:
+            graph.close()
+        n = len(read_set(path))
+        if args.check and changed:
+            print(f"FAIL {path.name}: stored gold differs for {', '.join(changed)}", file=sys.stderr)
+            status = 1
+        else:
+            print(f"ok   {path.name}: {n} questions {'match the graph' if args.check else 'filled'}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

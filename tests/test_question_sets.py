@@ -1,0 +1,117 @@
+"""Our question sets: well-formed, and every gold query reproduces its stored gold rows on the built graph."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+
+from evals.judge import judge_answer
+from evals.make_gold import (
+    FIELDS,
+    QUESTIONS_DIR,
+    SET_DOMAINS,
+    TYPES,
+    GoldError,
+    fill_set,
+    has_order_by,
+    read_set,
+    run_gold,
+)
+from evals.scorer import rows_match
+from kg.domains import SPECS
+
+SETS = {domain: read_set(QUESTIONS_DIR / f"{domain}.jsonl") for domain in SET_DOMAINS}
+ITEMS = [item for items in SETS.values() for item in items]
+
+
+@pytest.mark.parametrize("domain", SET_DOMAINS)
+def test_set_is_well_formed(domain):
+    items = SETS[domain]
+    assert len(items) >= 50
+    assert set(Counter(i["type"] for i in items)) == set(TYPES)
+    assert all(n >= 5 for n in Counter(i["type"] for i in items).values())
+    for item in items:
+        assert tuple(item) == FIELDS, item["id"]
+        assert item["domain"] == domain and item["id"].startswith(f"{domain}-")
+        assert item["ordered"] == has_order_by(item["gold_cypher"]), item["id"]
+        assert (item["gold_rows"] == []) == (item["type"] == "empty"), item["id"]
+        assert all(isinstance(r, list) and len(r) == len(item["gold_rows"][0]) for r in item["gold_rows"])
+    assert len({i["question"].lower() for i in items}) == len(items)  # no duplicate questions
+
+
+def test_unordered_gold_rows_are_stored_sorted():
+    for item in ITEMS:
+        if not item["ordered"]:
+            keys = [json.dumps(r, ensure_ascii=False, sort_keys=True) for r in item["gold_rows"]]
+            assert keys == sorted(keys), item["id"]
+
+
+@pytest.fixture(scope="module")
+def graphs(movies_graph, nobel_graph):
+    return {"movies": movies_graph, "nobel": nobel_graph}
+
+
+@pytest.mark.parametrize("item", ITEMS, ids=[i["id"] for i in ITEMS])
+def test_gold_query_reproduces_gold_rows(item, graphs):
+    gold = run_gold(graphs[item["domain"]], item["gold_cypher"], SPECS[item["domain"]])
+    assert gold.rows == item["gold_rows"]
+    assert gold.ordered == item["ordered"]
+
+
+def test_scorer_accepts_each_gold_against_itself():
+    rng = random.Random(7)
+    for item in ITEMS:
+        rows = [list(r) for r in item["gold_rows"]]
+        assert rows_match(rows, item["gold_rows"], item["ordered"], lenient=False), item["id"]
+        if not item["ordered"] and len(rows) > 1:
+            rng.shuffle(rows)
+            assert rows_match(rows, item["gold_rows"], False, lenient=False), item["id"]
+            assert not rows_match(rows[1:], item["gold_rows"], False), item["id"]
+
+
+def _answer_from_rows(rows: list[list]) -> str:
+    """A plain answer that states every gold value, the way a template answer would."""
+    if not rows:
+        return "There are none."
+    if rows == [[True]]:
+        return "Yes."
+    if rows == [[False]]:
+        return "No."
+    return "; ".join(", ".join(str(v) if not isinstance(v, list) else " and ".join(map(str, v)) for v in r)
+                     for r in rows) + "."
+
+
+def test_judge_accepts_answers_that_state_the_gold():
+    for item in ITEMS:
+        verdict = judge_answer(_answer_from_rows(item["gold_rows"]), item["gold_rows"], question=item["question"])
+        assert verdict.label == "accurate", (item["id"], verdict)
+
+
+def test_make_gold_fills_and_fails_loudly(tmp_path, movies_graph):
+    spec = SPECS["movies"]
+    good = {"id": "movies-t1", "domain": "movies", "question": "Who directed The Matrix?", "type": "single-hop",
+            "gold_cypher": "MATCH (p:Person)-[:DIRECTED]->(:Movie {title: 'The Matrix'}) RETURN p ORDER BY p.name"}
+    path = tmp_path / "movies.jsonl"
+    path.write_text(json.dumps(good) + "\n")
+    assert fill_set(path, movies_graph, spec) == []
+    (filled,) = read_set(path)
+    assert filled["gold_rows"] == [["Lana Wachowski"], ["Lilly Wachowski"]] and filled["ordered"] is True
+    assert fill_set(path, movies_graph, spec, check=True) == []
+
+    filled["gold_rows"] = [["Lana Wachowski"]]
+    path.write_text(json.dumps(filled) + "\n")
+    assert fill_set(path, movies_graph, spec, check=True) == ["movies-t1"]
+
+    for broken, message in [
+        (good | {"gold_cypher": "MATCH (p:Persn) RETURN p"}, "gold query failed"),
+        (good | {"gold_cypher": "MATCH (p:Person {name: 'Nobody'}) RETURN p"}, "returned nothing"),
+        (good | {"type": "empty"}, "type empty but 2 rows"),
+        (good | {"type": "trivia"}, "not one of"),
+        (good | {"domain": "nobel"}, "domain 'nobel' in the movies set"),
+    ]:
+        path.write_text(json.dumps(broken) + "\n")
+        with pytest.raises(GoldError, match=message):
+            fill_set(path, movies_graph, spec)
