@@ -35,9 +35,9 @@ def cmd_load(args, settings: Settings) -> int:
 
 
 def cmd_ask(args, settings: Settings) -> int:
-    from planner.pipeline import Pipeline
+    from planner.pipeline import build_pipeline
 
-    pipe = Pipeline(settings)
+    pipe = build_pipeline(settings)
     if args.batch:
         from planner.batch import read_batch
 

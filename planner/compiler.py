@@ -273,12 +273,25 @@ class Compiler:
     def _target(self, low: str, labels_at, f: Frame) -> str | None:
         anchor_spans = [(m.start, m.end) for m in f.anchors]
         candidates = [(s, lb) for s, lb in labels_at if not any(a <= s < b for a, b in anchor_spans)]
+        who = WHO_LABEL.get(self.view.spec.name)
         if re.match(r"\s*(who|whom)\b", low):
             for s, lb in candidates:
-                if s < 25:
+                if s < 25 and lb == who:
                     return lb
-            return WHO_LABEL.get(self.view.spec.name)
-        return candidates[0][1] if candidates else (f.anchors[0].label if f.anchors else None)
+            return who
+        if candidates:
+            return candidates[0][1]
+        # "Where was Marie Curie born?": the far end of a relationship the question names
+        if f.anchors:
+            anchor = f.anchors[0].label
+            for rel in f.rel_hints:
+                for src, dst in self.view.rels.get(rel, []):
+                    if src == anchor and dst != anchor:
+                        return dst
+                    if dst == anchor and src != anchor:
+                        return src
+            return anchor
+        return None
 
     def _comparisons(self, q, low, f: Frame, props_at, labels_at, blocked) -> None:
         used: list[tuple[int, int]] = []
@@ -388,10 +401,17 @@ class Compiler:
         if best:
             return best[1]
         # a year with no property named: the target's own date/year property, if it has exactly one
-        label = f.target
-        cands = [(p, t) for p, t in self.view.nodes.get(label or "", {}).items()
-                 if "year" in p.lower() or p.lower().endswith("date") or p in ("released", "born")]
-        return (label, cands[0][0], cands[0][1]) if len(cands) == 1 else None
+        # a year with no property named: the one year-like property of an anchored, mentioned or target label
+        labels = [m.label for m in f.anchors] + f.labels_mentioned + [f.target]
+        for label in dict.fromkeys(lb for lb in labels if lb):
+            props = self.view.nodes.get(label, {})
+            ints = [(p, t) for p, t in props.items() if t.startswith("INT") and (
+                "year" in p.lower() or p in ("released", "born"))]
+            dates = [(p, t) for p, t in props.items() if p.lower().endswith("date")]
+            for cands in (ints, dates):
+                if len(cands) == 1:
+                    return (label, cands[0][0], cands[0][1])
+        return None
 
     def _booleans(self, low: str, f: Frame, props_at) -> None:
         for s, e, owner, prop in props_at:

@@ -31,9 +31,9 @@ def run_eval(settings: Settings, questions: str, out: str, *, domain: str | None
              pipeline=None) -> int:
     from rich.progress import track
 
-    from planner.pipeline import InputError, Pipeline
+    from planner.pipeline import InputError, build_pipeline
 
-    pipe = pipeline or Pipeline(settings)
+    pipe = pipeline or build_pipeline(settings)
     items = read_questions(questions)[:limit]
     counts = {"answered": 0, "dont_know": 0, "error": 0, "refused": 0}
     Path(out).parent.mkdir(parents=True, exist_ok=True)

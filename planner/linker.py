@@ -7,6 +7,9 @@ by FTS, trigram and embedding similarity. Ambiguity stays visible: every candida
 
 from __future__ import annotations
 
+import difflib
+import re
+
 from planner.compiler import Compiler, Mention
 from planner.types import EntityCandidate
 
@@ -22,14 +25,14 @@ def link_mentions(question: str, compiler: Compiler, index=None) -> tuple[list[M
     taken = [(m.start, m.end) for m in mentions]
     spec = compiler.view.spec
     try:
-        found = index.find_mentions(question)
+        found = _capitalized_runs(question, index) + index.find_mentions(question)
     except Exception:  # noqa: BLE001 - linking must never break answering
         found = []
     for text, cands in found:
         start = question.find(text)
         if start < 0 or any(start < b and a < start + len(text) for a, b in taken):
             continue
-        if not cands or cands[0].score < FUZZY_MIN or text.lower() in compiler.lex.entries:
+        if not cands or cands[0].score < FUZZY_MIN and not _clear_lead(cands) or text.lower() in compiler.lex.entries:
             continue
         candidates.extend(cands[:5])
         top = cands[0]
@@ -39,3 +42,19 @@ def link_mentions(question: str, compiler: Compiler, index=None) -> tuple[list[M
         taken.append((start, start + len(text)))
     mentions.sort(key=lambda m: m.start)
     return mentions, candidates
+
+
+def _clear_lead(cands: list[EntityCandidate], margin: float = 0.05, floor: float = 0.7) -> bool:
+    """A fuzzy match is trusted below FUZZY_MIN only when it is well ahead of the runner-up."""
+    return cands[0].score >= floor and (len(cands) == 1 or cands[0].score - cands[1].score >= margin)
+
+
+def _capitalized_runs(question: str, index) -> list[tuple[str, list[EntityCandidate]]]:
+    """Runs of two or more capitalised words ("Tom Hangs"): linked whole, before shorter windows."""
+    out = []
+    for m in re.finditer(r"(?:[A-Z][\w'.-]+\s+){1,5}[A-Z][\w'.-]+", question):
+        cands = index.link(m.group(0), k=5)
+        whole = cands and difflib.SequenceMatcher(None, m.group(0).lower(), cands[0].name.lower()).ratio() >= 0.75
+        if whole and (cands[0].score >= FUZZY_MIN or _clear_lead(cands)):
+            out.append((m.group(0), cands))
+    return out

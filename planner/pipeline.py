@@ -292,3 +292,19 @@ def _inline(cypher: str, params: dict) -> str:
     for name in sorted(params, key=len, reverse=True):
         cypher = re.sub(rf"\${name}\b", lambda m, v=params[name]: lit(v), cypher)
     return cypher
+
+
+def build_pipeline(settings: Settings | None = None, *, caches: bool = True, **kwargs) -> Pipeline:
+    """The service's pipeline: graphs opened read-only, the persistent plan cache (stale KG versions
+    dropped) and the compressed answer cache."""
+    settings = settings or Settings.from_env()
+    if not caches:
+        return Pipeline(settings, **kwargs)
+    from cache.store import open_answer_cache, open_plan_cache
+
+    plan_cache = kwargs.pop("plan_cache", None) or open_plan_cache(settings)
+    answer_cache = kwargs.pop("answer_cache", None) or open_answer_cache(settings)
+    pipe = Pipeline(settings, plan_cache=plan_cache, answer_cache=answer_cache, **kwargs)
+    for name, d in pipe.domains.items():
+        plan_cache.invalidate(name, d.graph.version)
+    return pipe

@@ -30,7 +30,7 @@ def _join(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 25) -> str:
+def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 100) -> str:
     if not rows:
         return ""
     if len(rows) == 1 and len(rows[0]) == 1:
