@@ -24,6 +24,7 @@ CALL_ALLOW = frozenset({
 # Functions that reach outside the graph (files, network, environment).
 FORBIDDEN_FUNCTIONS = frozenset({"read_csv", "read_parquet", "read_json", "read_npy", "httpfs", "getenv"})
 
+MAX_RANGE = 1_000_000  # a list built by range() is materialised before any timeout can interrupt it
 _ZERO_WIDTH = re.compile("[\u200b-\u200f\u2028-\u202f\u2060-\u206f\ufeff\u00ad]")
 _STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", re.S)
 _BACKTICK = re.compile(r"`[^`]*`")
@@ -79,5 +80,8 @@ def check_read_only(query: str) -> None:
     for m in re.finditer(r"\b([A-Za-z_][A-Za-z_0-9]*)\s*\(", sk):
         if m.group(1).lower() in FORBIDDEN_FUNCTIONS:
             raise UnsafeQueryError(f"{m.group(1)}() reads outside the graph and is not allowed")
+    for m in re.finditer(r"\brange\s*\(\s*(-?\d+)\s*,\s*(-?\d+)", sk, re.I):
+        if int(m.group(2)) - int(m.group(1)) > MAX_RANGE:
+            raise UnsafeQueryError(f"range() over more than {MAX_RANGE:,} values is not allowed")
     if re.search(r"\bFROM\s+''", sk, re.I):
         raise UnsafeQueryError("reading from files is not allowed")

@@ -76,6 +76,7 @@ class Frame:
     labels_mentioned: list[str] = field(default_factory=list)
     distinct: bool = True
     notes: list[str] = field(default_factory=list)
+    question: str = ""
 
 
 @dataclass
@@ -201,7 +202,7 @@ class Compiler:
     def frame(self, question: str, mentions: list[Mention] | None = None) -> Frame:
         q = question.strip()
         low = q.lower()
-        f = Frame()
+        f = Frame(question=q)
         mentions = self.value_mentions(q) if mentions is None else mentions
         blocked = [(m.start, m.end) for m in mentions]
         terms = self.lex.scan(q, blocked)
@@ -609,7 +610,7 @@ class Compiler:
                 start = c
             else:
                 start = target
-            path = self._pick_path(paths, prefer)
+            path = self._pick_path(paths, prefer, f.question)
             cur = start
             for rel, direction, other in path:
                 rv = ""
@@ -698,14 +699,14 @@ class Compiler:
             cypher += f" LIMIT {int(f.limit)}"
         return [Compiled(cypher, params, f, description="selection")]
 
-    def _pick_path(self, paths: list[list], prefer: set[str]) -> list:
+    def _pick_path(self, paths: list[list], prefer: set[str], question: str = "") -> list:
         scored = sorted(paths, key=lambda p: -sum(step[0] in prefer for step in p))
         if len(scored) > 1 and self.chooser is not None:
             top = [p for p in scored if sum(s[0] in prefer for s in p) == sum(s[0] in prefer for s in scored[0])]
             if len(top) > 1:
                 options = [" then ".join(f"{rel.lower().replace('_', ' ')} {other}" for rel, _, other in p) for p in top]
                 try:
-                    return top[self.chooser("Which relation does the question use?", options)]
+                    return top[self.chooser(f"Question: {question}\nWhich relation does the question use?", options)]
                 except Exception:  # noqa: BLE001 - a failed choice keeps the ranked default
                     pass
         return scored[0]

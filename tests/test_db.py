@@ -1,0 +1,51 @@
+"""Guarded execution on a real graph: timeouts, row caps, EXPLAIN error text, read-only engine."""
+
+import pytest
+
+from kg.db import Graph, QueryError, QueryTimeout
+from kg.safety import UnsafeQueryError
+from kg.schema import graph_checksum
+
+
+def test_row_cap_truncates_and_says_so(northwind_graph):
+    r = northwind_graph.query("MATCH (o:`Order`) RETURN o.orderID", row_cap=10)
+    assert len(r.rows) == 10 and r.truncated
+    r = northwind_graph.query("MATCH (c:Category) RETURN c.categoryName", row_cap=10)
+    assert len(r.rows) == 8 and not r.truncated
+
+
+def test_timeout_stops_a_runaway_query(movies_graph):
+    with pytest.raises(QueryTimeout):
+        movies_graph.query("UNWIND range(1, 1000000) AS x UNWIND range(1, 1000) AS y RETURN sum(x * y)",
+                           timeout_ms=300)
+    # the connection is usable afterwards
+    assert movies_graph.query("MATCH (m:Movie) RETURN count(m)").rows == [[38]]
+
+
+def test_explain_returns_kuzu_error_text(movies_graph):
+    assert movies_graph.explain("MATCH (m:Movie) RETURN m.title") is None
+    err = movies_graph.explain("MATCH (m:Movie) RETURN m.director")
+    assert err and "director" in err
+    err = movies_graph.explain("MATCH (m:Film) RETURN m")
+    assert err and "Film" in err
+    assert movies_graph.explain("MATCH (m:Movie) DELETE m").startswith("Unsafe query")
+
+
+def test_parameters_are_data_not_code(movies_graph):
+    r = movies_graph.query("MATCH (p:Person) WHERE p.name = $n RETURN p.born",
+                           {"n": "x' OR 1=1 DETACH DELETE p //"})
+    assert r.rows == []
+
+
+def test_read_only_engine_refuses_writes_even_unguarded(movies_graph):
+    before = graph_checksum(movies_graph)
+    with pytest.raises(UnsafeQueryError):
+        movies_graph.query("MATCH (m:Movie) DETACH DELETE m")
+    with pytest.raises(QueryError):  # the guard bypassed: Kuzu itself refuses on a read-only database
+        movies_graph.execute_unchecked("CREATE (m:Movie {title: 'Injected'})")
+    assert graph_checksum(movies_graph) == before
+
+
+def test_missing_graph_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="kgqa load"):
+        Graph(tmp_path / "nothing")
