@@ -684,6 +684,10 @@ class Compiler:
             return [Compiled(cypher, params, f, description="aggregate")]
 
         cols = [disp] + [f"{var_of[c.label]}.{_qp(c.prop)}" for c in ret_props]
+        if (len(f.anchors) == 1 and f.anchors[0].label == target and not f.conds and len(connected) == 1
+                and not f.limit):
+            # "Tell me about Cloud Atlas": the entity itself, every property
+            cols += [f"{t}.{_qp(p)}" for p in v.nodes[target] if p != v.display(target)]
         if f.order and f.order in v.nodes.get(target, {}):
             ocol = f"{t}.{_qp(f.order)}"
             if ocol not in cols:

@@ -181,6 +181,18 @@ class Pipeline:
             if plans:
                 compiled = plans[0]
                 cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
+        if cypher is None and d.index is not None:
+            # nothing to compile from the deterministic parse: a short constrained LLM call names the topic
+            # entity in the question's words, the index grounds it, and compilation runs once more
+            with self._timed(timings, "parse_route"):
+                extra = self._llm_entity(question, d, mentions)
+            if extra is not None:
+                mentions = sorted(mentions + [extra], key=lambda m: m.start)
+                with self._timed(timings, "compile"):
+                    plans = d.compiler.compile(question, mentions)
+                if plans:
+                    compiled = plans[0]
+                    cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
         if cypher is None:
             r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
             return
@@ -242,12 +254,32 @@ class Pipeline:
         if learn is not None:
             learn(question, isr, d, cypher, params, r)
 
+    def _llm_entity(self, question: str, d: Domain, mentions):
+        from planner.compiler import Mention
+
+        try:
+            from planner.programs import Programs
+
+            self._tls.calls = getattr(self._tls, "calls", 0) + 1
+            out = Programs(self.llm).extract_isr(question)
+        except Exception:  # noqa: BLE001 - no LLM, no extra entity
+            return None
+        entity = (out or {}).get("entity") or ""
+        start = question.lower().find(entity.lower()) if entity else -1
+        if start < 0 or any(m.start <= start < m.end for m in mentions):
+            return None  # the ISR must use the question's own words
+        cands = d.index.link(entity, k=3)
+        if not cands or cands[0].score < 0.8:
+            return None
+        top = cands[0]
+        return Mention(start, start + len(entity), entity, top.label, d.view.key(top.label), top.key, top.score)
+
     def _expand(self, question: str, d: Domain, mentions) -> Subgraph | None:
         anchors = [m for m in mentions if m.label]
         if not anchors:
             return None
         try:
-            from kg.operators import breadth_expand
+            from kg.operators import breadth_expand, depth_expand
 
             m = anchors[0]
             key = d.view.key(m.label)
@@ -258,7 +290,22 @@ class Pipeline:
                 node_key = res.rows[0][0] if res.rows else None
             if node_key is None:
                 return None
-            return breadth_expand(d.graph, (m.label, node_key), question, k_degree=self.settings.k_degree)
+            sub = Subgraph()
+            options = d.view.neighbours(m.label)
+            if options:
+                # depth: one hop along the relation the LLM picks from the anchor's real relationships
+                labels = [f"{rel.lower().replace('_', ' ')} ({other})" for rel, _, other in options]
+                pick = 0
+                if len(options) > 1:
+                    try:
+                        pick = self._choose(f"Question: {question}\nWhich relation leads to the answer?", labels)
+                    except Exception:  # noqa: BLE001 - the first relation stands
+                        pick = 0
+                rel, direction, _ = options[pick]
+                sub.merge(depth_expand(d.graph, [(m.label, node_key)], rel, direction, k_depth_used=0,
+                                       k_depth=self.settings.k_depth, limit=self.settings.k_degree))
+            # breadth: bounded star scan around the anchor
+            return sub.merge(breadth_expand(d.graph, (m.label, node_key), question, k_degree=self.settings.k_degree))
         except Exception:  # noqa: BLE001 - expansion is best effort evidence
             return None
 
