@@ -68,6 +68,10 @@ class Settings:
     max_question_chars: int = 2000
     max_batch: int = 200
 
+    def __post_init__(self) -> None:
+        for name in ("home", "data_dir"):
+            object.__setattr__(self, name, Path(getattr(self, name)).expanduser())
+
     @classmethod
     def from_env(cls, **overrides) -> Settings:
         values = {}

@@ -32,7 +32,7 @@ def link_mentions(question: str, compiler: Compiler, index=None) -> tuple[list[M
         start = question.find(text)
         if start < 0 or any(start < b and a < start + len(text) for a, b in taken):
             continue
-        if not cands or cands[0].score < FUZZY_MIN and not _clear_lead(cands) or text.lower() in compiler.lex.entries:
+        if not cands or cands[0].score < FUZZY_MIN or text.lower() in compiler.lex.entries:
             continue
         candidates.extend(cands[:5])
         top = cands[0]
@@ -55,6 +55,8 @@ def _capitalized_runs(question: str, index) -> list[tuple[str, list[EntityCandid
     for m in re.finditer(r"(?:[A-Z][\w'.-]+\s+){1,5}[A-Z][\w'.-]+", question):
         cands = index.link(m.group(0), k=5)
         whole = cands and difflib.SequenceMatcher(None, m.group(0).lower(), cands[0].name.lower()).ratio() >= 0.75
-        if whole and (cands[0].score >= FUZZY_MIN or _clear_lead(cands)):
+        if whole and _clear_lead(cands):
+            # trusted below FUZZY_MIN: the whole run reads like the name and no other node is close
+            cands = [cands[0].__class__(**{**cands[0].to_dict(), "score": max(cands[0].score, FUZZY_MIN)})] + cands[1:]
             out.append((m.group(0), cands))
     return out

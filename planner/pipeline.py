@@ -145,22 +145,28 @@ class Pipeline:
             r.answer = ("Refused: kgqa only answers questions; it never modifies the knowledge graph "
                         "or reads files.")
             return
+        hit = None
+        if use_answer_cache and self.answer_cache is not None:
+            # before routing: a repeat is answered in O(1) whichever domain it was answered in
+            with self._timed(timings, "answer_cache"):
+                for name in ([domain] if domain else list(self.domains)):
+                    hit = self.answer_cache.get(question, name, self.domains[name].graph.version)
+                    if hit is not None:
+                        domain = name
+                        break
         with self._timed(timings, "parse_route"):
             if domain is None:
                 route = self.router.route(question)
                 domain = route.domain
             d = self.domains[domain]
             r.domain, r.kg_version = domain, d.graph.version
-        if use_answer_cache and self.answer_cache is not None:
-            with self._timed(timings, "answer_cache"):
-                hit = self.answer_cache.get(question, domain, d.graph.version)
-            if hit is not None:
-                cached = Result.from_dict(hit)
-                for field_name in ("status", "answer", "cypher", "columns", "rows", "isr", "candidates", "attempts",
-                                   "subgraph", "evidence", "operators"):
-                    setattr(r, field_name, getattr(cached, field_name))
-                r.cache = {"answer_hit": True, "plan_hit": cached.cache.get("plan_hit", False), "llm_calls": 0}
-                return
+        if hit is not None:
+            cached = Result.from_dict(hit)
+            for field_name in ("status", "answer", "cypher", "columns", "rows", "isr", "candidates", "attempts",
+                               "subgraph", "evidence", "operators"):
+                setattr(r, field_name, getattr(cached, field_name))
+            r.cache = {"answer_hit": True, "plan_hit": cached.cache.get("plan_hit", False), "llm_calls": 0}
+            return
         with self._timed(timings, "link"):
             mentions, candidates = link_mentions(question, d.compiler, d.index)
         with self._timed(timings, "parse_route"):

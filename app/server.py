@@ -1,0 +1,396 @@
+"""The kgqa service: a small JSON API and a web chat page, on Flask behind waitress.
+
+``create_app(pipeline)`` builds the WSGI app around one shared, thread-safe :class:`Pipeline`;
+``serve(settings)`` opens the graphs, warms the models and runs waitress. Every client error is a
+JSON ``{"error": "..."}`` with a 4xx status; an unexpected failure is a generic 500, never a traceback.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, g, jsonify, request, send_from_directory
+from werkzeug.exceptions import HTTPException
+
+from app.config import Settings
+from planner.pipeline import InputError, Pipeline
+from planner.types import Result
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+log = logging.getLogger("kgqa.server")
+
+
+class ClientError(Exception):
+    """A request the API refuses, with its HTTP status."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+# -- metrics: a tiny thread-safe Prometheus registry ----------------------------------------------
+HTTP_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+STAGE_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
+
+
+@dataclass
+class _Histogram:
+    buckets: tuple[float, ...]
+    counts: list[int] = field(default_factory=list)
+    total: float = 0.0
+    n: int = 0
+
+    def __post_init__(self) -> None:
+        self.counts = [0] * len(self.buckets)
+
+    def observe(self, value: float) -> None:
+        i = bisect.bisect_left(self.buckets, value)
+        if i < len(self.counts):
+            self.counts[i] += 1
+        self.total += value
+        self.n += 1
+
+
+def _labels(labels: tuple[tuple[str, str], ...]) -> str:
+    if not labels:
+        return ""
+    esc = (str(v).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") for _, v in labels)
+    return "{" + ",".join(f'{k}="{v}"' for (k, _), v in zip(labels, esc)) + "}"
+
+
+def _num(v: float) -> str:
+    return repr(float(v)) if not float(v).is_integer() else str(int(v))
+
+
+class Metrics:
+    """Counters, gauges and histograms with labels, rendered in the Prometheus text format 0.0.4."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._help: dict[str, tuple[str, str]] = {}  # name -> (type, help)
+        self._counters: dict[str, dict[tuple, float]] = {}
+        self._hists: dict[str, dict[tuple, _Histogram]] = {}
+        self._buckets: dict[str, tuple[float, ...]] = {}
+
+    def counter(self, name: str, help_: str) -> None:
+        self._help[name] = ("counter", help_)
+        self._counters.setdefault(name, {})
+
+    def histogram(self, name: str, help_: str, buckets: tuple[float, ...]) -> None:
+        self._help[name] = ("histogram", help_)
+        self._hists.setdefault(name, {})
+        self._buckets[name] = buckets
+
+    def inc(self, name: str, value: float = 1.0, **labels: str) -> None:
+        key = tuple(sorted(labels.items()))
+        with self._lock:
+            series = self._counters[name]
+            series[key] = series.get(key, 0.0) + value
+
+    def observe(self, name: str, value: float, **labels: str) -> None:
+        key = tuple(sorted(labels.items()))
+        with self._lock:
+            series = self._hists[name]
+            if key not in series:
+                series[key] = _Histogram(self._buckets[name])
+            series[key].observe(value)
+
+    def value(self, name: str, **labels: str) -> float:
+        with self._lock:
+            return self._counters[name].get(tuple(sorted(labels.items())), 0.0)
+
+    def total(self, name: str) -> float:
+        """A counter summed over all its label values."""
+        with self._lock:
+            return sum(self._counters[name].values())
+
+    def render(self, gauges: Iterable[tuple[str, str, dict[str, str], float]] = ()) -> str:
+        """The exposition text; ``gauges`` are (name, help, labels, value) computed at scrape time."""
+        out: list[str] = []
+        with self._lock:
+            for name, series in self._counters.items():
+                out += [f"# HELP {name} {self._help[name][1]}", f"# TYPE {name} counter"]
+                out += [f"{name}{_labels(k)} {_num(v)}" for k, v in sorted(series.items())]
+            for name, series in self._hists.items():
+                out += [f"# HELP {name} {self._help[name][1]}", f"# TYPE {name} histogram"]
+                for key, h in sorted(series.items()):
+                    running = 0
+                    for bound, c in zip(h.buckets, h.counts):
+                        running += c
+                        out.append(f"{name}_bucket{_labels(key + (('le', _num(bound)),))} {running}")
+                    out.append(f"{name}_bucket{_labels(key + (('le', '+Inf'),))} {h.n}")
+                    out.append(f"{name}_sum{_labels(key)} {_num(round(h.total, 6))}")
+                    out.append(f"{name}_count{_labels(key)} {h.n}")
+        seen: set[str] = set()
+        for name, help_, labels, value in gauges:
+            if name not in seen:
+                out += [f"# HELP {name} {help_}", f"# TYPE {name} gauge"]
+                seen.add(name)
+            out.append(f"{name}{_labels(tuple(sorted(labels.items())))} {_num(value)}")
+        return "\n".join(out) + "\n"
+
+
+def _new_metrics() -> Metrics:
+    m = Metrics()
+    m.counter("kgqa_http_requests_total", "HTTP requests by endpoint, method and status code.")
+    m.histogram("kgqa_http_request_duration_seconds", "HTTP request latency by endpoint.", HTTP_BUCKETS)
+    m.counter("kgqa_questions_total", "Questions answered, by domain and result status.")
+    m.histogram("kgqa_stage_duration_seconds", "Pipeline stage latency (Result.timings_ms).", STAGE_BUCKETS)
+    m.counter("kgqa_answer_cache_hits_total", "Questions served from the answer cache.")
+    m.counter("kgqa_plan_cache_hits_total", "Questions whose plan came from the plan cache (template reuse).")
+    m.counter("kgqa_llm_calls_total", "LLM calls made while answering questions.")
+    for name in ("kgqa_answer_cache_hits_total", "kgqa_plan_cache_hits_total", "kgqa_llm_calls_total"):
+        m.inc(name, 0.0)  # unlabelled counters are exposed from the start
+    return m
+
+
+def _record(metrics: Metrics, results: Iterable[Result]) -> None:
+    for r in results:
+        metrics.inc("kgqa_questions_total", domain=r.domain or "none", status=r.status)
+        for stage, ms in r.timings_ms.items():
+            metrics.observe("kgqa_stage_duration_seconds", ms / 1000.0, stage=stage)
+        if r.cache.get("answer_hit"):
+            metrics.inc("kgqa_answer_cache_hits_total")
+        if r.cache.get("plan_hit"):
+            metrics.inc("kgqa_plan_cache_hits_total")
+        metrics.inc("kgqa_llm_calls_total", float(r.cache.get("llm_calls") or 0))
+
+
+# -- request parsing ------------------------------------------------------------------------------
+def _json_body() -> dict[str, Any]:
+    """The request's JSON object, or a ClientError: 415 wrong type, 400 bad UTF-8 / JSON / shape."""
+    if request.mimetype != "application/json":
+        raise ClientError("Content-Type must be application/json", 415)
+    raw = request.get_data(cache=False)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ClientError("request body is not valid UTF-8") from None
+    try:
+        body = json.loads(text)
+    except ValueError as err:
+        raise ClientError(f"request body is not valid JSON ({err.msg} at line {err.lineno} "
+                          f"column {err.colno})") from None
+    if not isinstance(body, dict):
+        raise ClientError("request body must be a JSON object")
+    return body
+
+
+def _question(pipeline: Pipeline, item: Any, where: str) -> tuple[str, str | None]:
+    """Validate one question (and optional domain) -> (question, domain)."""
+    if isinstance(item, dict):
+        question, domain = item.get("question"), item.get("domain")
+    else:
+        question, domain = item, None
+    if question is None:
+        raise ClientError(f"{where}: 'question' is required")
+    if not isinstance(question, str):
+        raise ClientError(f"{where}: 'question' must be a string, not {_json_type(question)}")
+    if domain is not None and not isinstance(domain, str):
+        raise ClientError(f"{where}: 'domain' must be a string, not {_json_type(domain)}")
+    limit = pipeline.settings.max_question_chars
+    if len(question) > limit:
+        raise ClientError(f"{where}: question is longer than {limit} characters", 413)
+    if domain in ("", "auto"):
+        domain = None
+    try:
+        pipeline.validate(question, domain)
+    except InputError as err:
+        raise ClientError(f"{where}: {err}") from None
+    return question, domain
+
+
+def _json_type(value: Any) -> str:
+    return {bool: "boolean", int: "number", float: "number", list: "array", dict: "object",
+            type(None): "null"}.get(type(value), type(value).__name__)
+
+
+# -- the app --------------------------------------------------------------------------------------
+def create_app(pipeline: Pipeline) -> Flask:
+    """The WSGI app serving ``pipeline`` (shared by all request threads)."""
+    from app.openapi import openapi_spec
+
+    settings = pipeline.settings
+    app = Flask(__name__, static_folder=str(STATIC_DIR), static_url_path="/static")
+    app.json.sort_keys = False
+    # A whole batch of maximum-size questions, JSON-escaped, plus room for the envelope.
+    app.config["MAX_CONTENT_LENGTH"] = max(settings.max_batch, 1) * (settings.max_question_chars * 6 + 256) + 65536
+    metrics = _new_metrics()
+    started = time.time()
+    app.extensions["kgqa"] = {"pipeline": pipeline, "metrics": metrics}
+
+    @app.before_request
+    def _start_timer() -> None:
+        g.t0 = time.perf_counter()
+
+    @app.after_request
+    def _count(resp: Response) -> Response:
+        endpoint = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        metrics.inc("kgqa_http_requests_total", endpoint=endpoint, method=request.method,
+                    status=str(resp.status_code))
+        if "t0" in g:
+            metrics.observe("kgqa_http_request_duration_seconds", time.perf_counter() - g.t0, endpoint=endpoint)
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        return resp
+
+    @app.errorhandler(ClientError)
+    def _client_error(err: ClientError):
+        return jsonify(error=err.message), err.status
+
+    @app.errorhandler(HTTPException)
+    def _http_error(err: HTTPException):
+        message = {404: "not found", 405: f"method {request.method} not allowed here",
+                   413: "request body too large"}.get(err.code or 500, err.description or err.name)
+        resp = jsonify(error=message)
+        resp.status_code = err.code or 500
+        if err.code == 405 and getattr(err, "valid_methods", None):
+            resp.headers["Allow"] = ", ".join(err.valid_methods)
+        return resp
+
+    @app.errorhandler(Exception)
+    def _server_error(err: Exception):
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return jsonify(error="internal server error"), 500
+
+    @app.get("/")
+    def index():
+        return send_from_directory(STATIC_DIR, "index.html")
+
+    @app.post("/ask")
+    def ask():
+        body = _json_body()
+        question, domain = _question(pipeline, body, "ask")
+        result = pipeline.ask(question, domain)
+        _record(metrics, [result])
+        return jsonify(result.to_dict())
+
+    @app.post("/ask/batch")
+    def ask_batch():
+        body = _json_body()
+        items = body.get("questions")
+        if not isinstance(items, list):
+            raise ClientError("'questions' must be an array of strings or {\"question\", \"domain\"} objects")
+        if not items:
+            raise ClientError("'questions' is empty")
+        if len(items) > settings.max_batch:
+            raise ClientError(f"batch of {len(items)} questions is over the limit of {settings.max_batch}", 413)
+        checked = [_question(pipeline, item, f"questions[{i}]") for i, item in enumerate(items)]
+        results = pipeline.ask_batch([{"question": q, "domain": d} for q, d in checked])
+        _record(metrics, results)
+        return jsonify(results=[r.to_dict() for r in results])
+
+    @app.get("/health")
+    def health():
+        return jsonify(status="ok", uptime_s=round(time.time() - started, 1),
+                       domains={n: {"kg_version": d.graph.version} for n, d in pipeline.domains.items()},
+                       llm_loaded=getattr(pipeline, "_llm", None) is not None)
+
+    @app.get("/domains")
+    def domains():
+        out = []
+        for name, d in pipeline.domains.items():
+            view = d.view
+            out.append({
+                "name": name,
+                "description": pipeline.descriptions.get(name),
+                "kg_version": d.graph.version,
+                "nodes": [{"label": label, "key": _safe(view.key, label), "display": _safe(view.display, label),
+                           "properties": props} for label, props in view.nodes.items()],
+                "relationships": [{"type": rel, "from": src, "to": dst}
+                                  for rel, ends in view.rels.items() for src, dst in ends],
+            })
+        return jsonify(domains=out)
+
+    @app.get("/cache/stats")
+    def cache_stats():
+        def stats(cache):
+            return cache.stats() if cache is not None and hasattr(cache, "stats") else None
+        return jsonify(plan_cache=stats(pipeline.plan_cache), answer_cache=stats(pipeline.answer_cache))
+
+    @app.get("/metrics")
+    def metrics_text():
+        asked = metrics.total("kgqa_questions_total")
+        gauges = [("kgqa_up", "1 while the service is serving.", {}, 1)]
+        for cache, counter in (("answer", "kgqa_answer_cache_hits_total"), ("plan", "kgqa_plan_cache_hits_total")):
+            ratio = metrics.value(counter) / asked if asked else 0.0
+            gauges.append(("kgqa_cache_hit_ratio", "Share of questions served by each cache since start.",
+                           {"cache": cache}, round(ratio, 6)))
+        if pipeline.answer_cache is not None and hasattr(pipeline.answer_cache, "stats"):
+            s = pipeline.answer_cache.stats()
+            gauges += [("kgqa_answer_cache_entries", "Entries in the answer cache.", {}, s.get("entries", 0)),
+                       ("kgqa_answer_cache_stored_bytes", "Bytes held by the answer cache.", {},
+                        s.get("stored_bytes", 0))]
+        if pipeline.plan_cache is not None and hasattr(pipeline.plan_cache, "stats"):
+            gauges.append(("kgqa_plan_cache_entries", "Verified plans in the plan cache.", {},
+                           pipeline.plan_cache.stats().get("entries", 0)))
+        gauges.append(("kgqa_llm_loaded", "1 once the LLM has been loaded.", {},
+                       int(getattr(pipeline, "_llm", None) is not None)))
+        return Response(metrics.render(gauges), mimetype="text/plain",
+                        headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"})
+
+    @app.get("/openapi.json")
+    def openapi():
+        return jsonify(openapi_spec(settings))
+
+    return app
+
+
+def _safe(fn, label: str) -> str | None:
+    try:
+        return fn(label)
+    except (KeyError, AttributeError):
+        return None
+
+
+# -- running --------------------------------------------------------------------------------------
+def warm(pipeline: Pipeline) -> None:
+    """Load what the first question would otherwise wait for (the embedding model behind routing)."""
+    pipeline.router.route("Who directed The Matrix?")
+
+
+class BackgroundServer:
+    """A waitress server for ``app`` on a background thread (tests, the browser check).
+
+    ``with BackgroundServer(app) as srv: srv.url`` — port 0 picks a free loopback port.
+    """
+
+    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int = 8):
+        from waitress.server import create_server
+
+        self.server = create_server(app, host=host, port=port, threads=threads, ident="kgqa")
+        self.url = f"http://{host}:{self.server.effective_port}/"
+        self.thread = threading.Thread(target=self.server.run, name="kgqa-waitress", daemon=True)
+
+    def __enter__(self) -> BackgroundServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.close()
+        self.server.task_dispatcher.shutdown()
+        self.thread.join(timeout=5)
+
+
+def serve(settings: Settings) -> None:
+    """Open the graphs and caches, warm the models, and serve the API and chat page with waitress."""
+    from waitress.server import create_server
+
+    from planner.pipeline import build_pipeline
+
+    pipeline = build_pipeline(settings)
+    warm(pipeline)
+    server = create_server(create_app(pipeline), host=settings.host, port=settings.port, threads=8, ident="kgqa")
+    print(f"kgqa serving {', '.join(pipeline.domains)} on http://{settings.host}:{server.effective_port}/",
+          flush=True)
+    try:
+        server.run()
+    finally:
+        server.close()

@@ -1,0 +1,105 @@
+"""The chat page in real headless Chromium, driven with the keyboard only, against a real waitress server."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from app.config import REPO_ROOT, Settings
+from app.server import BackgroundServer, create_app, warm
+from planner.pipeline import build_pipeline
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = REPO_ROOT / "test-output"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs /usr/bin/chromium (apt-get install -y chromium)"),
+]
+
+
+@pytest.fixture(scope="module")
+def server(built_graphs, kgqa_home):
+    pipe = build_pipeline(Settings(home=kgqa_home))
+    warm(pipe)
+    with BackgroundServer(create_app(pipe)) as srv:
+        yield srv
+
+
+@pytest.fixture(scope="module")
+def page(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--disable-background-networking", "--disable-extensions", "--no-first-run"])
+        pg = browser.new_page(viewport={"width": 1100, "height": 2000})
+        errors: list[str] = []
+        pg.on("pageerror", lambda err: errors.append(str(err)))
+        pg.goto(server.url)
+        yield pg
+        browser.close()
+        assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+def test_keyboard_question_shows_answer_cypher_rows_and_graph(page):
+    from playwright.sync_api import expect
+
+    # the domain picker is filled from /domains
+    expect(page.locator("#health")).to_contain_text("movies")
+    assert set(page.locator("#domain option").all_inner_texts()) >= {"movies", "nobel", "northwind"}
+
+    # keyboard only: the question box has focus on load; type and press Enter
+    assert page.evaluate("document.activeElement.id") == "question"
+    page.keyboard.type("Which movies did Tom Hanks act in?")
+    page.keyboard.press("Enter")
+
+    answer = page.locator("#transcript li.msg.bot:not(.pending) .answer").last
+    expect(answer).to_contain_text("Cast Away", timeout=60_000)
+    assert page.evaluate("document.activeElement.id") == "question"  # focus returns to the input
+    item = page.locator("#transcript li.msg.bot").last
+
+    cypher = item.locator("details:has(summary:text-is('Cypher'))")
+    code = cypher.locator("code")
+    expect(code).to_be_hidden()
+    # open the Cypher details with the keyboard: focus its summary, press Enter
+    cypher.locator("summary").focus()
+    page.keyboard.press("Enter")
+    expect(code).to_be_visible()
+    expect(code).to_contain_text("MATCH")
+    expect(code).to_contain_text("Tom Hanks")
+
+    for prefix in ("Rows (", "Graph (", "How it was answered"):
+        item.locator("summary").filter(has_text=re.compile("^" + re.escape(prefix))).click()
+    expect(item.locator("table td", has_text="Cast Away").first).to_be_visible()
+    expect(item.locator("svg.graph text", has_text="Tom Hanks")).to_have_count(1)
+    expect(item.locator("dl.facts")).to_contain_text("LLM calls")
+    SHOTS.mkdir(exist_ok=True)
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(SHOTS / "chat.png"))
+
+
+def test_repeat_is_marked_as_answer_cache_hit_and_data_is_escaped(page):
+    from playwright.sync_api import expect
+
+    page.locator("#question").fill("Which movies did Tom Hanks act in?")
+    page.keyboard.press("Enter")
+    expect(page.locator("#transcript .badge.hit").last).to_have_text("answer cache hit", timeout=60_000)
+
+    page.locator("#question").fill("<img src=x onerror=alert(1)> who is <b>this</b>?")
+    page.keyboard.press("Enter")
+    expect(page.locator("#transcript li.msg.user").last).to_contain_text("<img src=x onerror=alert(1)>")
+    expect(page.locator("#transcript li.msg.bot:not(.pending)")).to_have_count(3, timeout=60_000)
+    assert page.locator("#transcript img, #transcript b").count() == 0
+
+
+def test_client_errors_show_in_the_transcript(page):
+    from playwright.sync_api import expect
+
+    page.locator("#question").evaluate("el => el.removeAttribute('maxlength')")
+    page.locator("#question").fill("why " * 600)
+    page.keyboard.press("Enter")
+    expect(page.locator("#transcript li.msg.bot .error").last).to_contain_text("longer than", timeout=60_000)
