@@ -73,12 +73,15 @@ def cmd_eval(args, settings: Settings) -> int:
 def cmd_serve(args, settings: Settings) -> int:
     from app.server import serve
 
-    serve(settings.with_(host=args.host or settings.host, port=args.port or settings.port))
+    serve(settings.with_(host=args.host or settings.host, port=settings.port if args.port is None else args.port))
     return 0
 
 
 def cmd_prewarm(args, settings: Settings) -> int:
-    from autogen.job import run_prewarm
+    try:
+        from autogen.job import run_prewarm
+    except ModuleNotFoundError as err:
+        raise SystemExit(f"kgqa prewarm is not available in this build ({err})") from err
 
     return run_prewarm(settings, _domains(args.domain), budget=args.budget, resume=args.resume,
                        if_empty=args.if_empty)
