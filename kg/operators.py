@@ -38,6 +38,18 @@ class UnknownSchemaItem(ValueError):
 
 
 # -- catalogue -------------------------------------------------------------------------------------
+def relation_steps(rels: dict[str, list[tuple[str, str]]], label: str) -> list[tuple[str, str, str]]:
+    """(rel type, 'out'|'in', other label) for each relation in ``rels`` ({type: [(src, dst)]}) touching ``label``."""
+    out = []
+    for rel, pairs in rels.items():
+        for src, dst in pairs:
+            if src == label:
+                out.append((rel, "out", dst))
+            if dst == label:
+                out.append((rel, "in", src))
+    return out
+
+
 @dataclass
 class Catalog:
     """Node tables (primary key, property types) and relation tables (endpoints) of one graph."""
@@ -48,14 +60,7 @@ class Catalog:
 
     def predicates(self, label: str) -> list[tuple[str, str, str]]:
         """(rel type, 'out'|'in', other label) for each relation touching ``label``."""
-        out = []
-        for rel, pairs in self.rels.items():
-            for src, dst in pairs:
-                if src == label:
-                    out.append((rel, "out", dst))
-                if dst == label:
-                    out.append((rel, "in", src))
-        return out
+        return relation_steps(self.rels, label)
 
     def key_match(self, var: str, label: str, key: Any) -> tuple[str, dict[str, Any]]:
         """A ``WHERE`` condition selecting one node by primary key, and its parameters.

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from kg.db import Graph
 from kg.domains import DomainSpec
+from kg.operators import relation_steps
 
 _LONG_TEXT = 60  # values longer than this are prose (taglines, motivations), not lookup values
 
@@ -73,14 +74,7 @@ class SchemaView:
 
     def neighbours(self, label: str) -> list[tuple[str, str, str]]:
         """(rel type, direction 'out'|'in', other label) for every relationship touching ``label``."""
-        out = []
-        for rel, pairs in self.rels.items():
-            for src, dst in pairs:
-                if src == label:
-                    out.append((rel, "out", dst))
-                if dst == label:
-                    out.append((rel, "in", src))
-        return out
+        return relation_steps(self.rels, label)
 
     def paths(self, start: str, goal: str, max_hops: int = 3, prefer: set[str] = frozenset()) -> list[list]:
         """Shortest label paths start -> goal: lists of (rel, direction, label) steps, preferred rels first."""
