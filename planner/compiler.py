@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kg.schema import ident
 from planner.schema_view import SchemaView, fold, split_camel
 from planner.vocab import VOCAB, WHO_LABEL
 
@@ -585,9 +586,9 @@ class Compiler:
             a = same[0]
             av = "a"
             taken.add(av)
-            patterns.append(f"({var_of[target]}:{_q(target)})-[:{rel}]->({av}:{_q(target)})")
+            patterns.append(f"({var_of[target]}:{ident(target)})-[:{rel}]->({av}:{ident(target)})")
             params["a0"] = a.value
-            where = [f"{av}.{_qp(a.prop)} = $a0"]
+            where = [f"{av}.{ident(a.prop)} = $a0"]
             f.anchors = [m for m in f.anchors if m is not a]
         else:
             where = []
@@ -618,18 +619,18 @@ class Compiler:
                     rv = rel_var.setdefault(rel, "r" if "r" not in taken else f"r{len(rel_var) + 1}")
                     taken.add(rv)
                 arrow = f"-[{rv}:{rel}]->" if direction == "out" else f"<-[{rv}:{rel}]-"
-                patterns.append(f"({var(cur)}:{_q(cur)}){arrow}({var(other)}:{_q(other)})")
+                patterns.append(f"({var(cur)}:{ident(cur)}){arrow}({var(other)}:{ident(other)})")
                 connected.add(other)
                 cur = other
         if not patterns:
-            patterns.append(f"({var(target)}:{_q(target)})")
+            patterns.append(f"({var(target)}:{ident(target)})")
         # anchors and conditions
         for i, m in enumerate(f.anchors):
             if m.label not in var_of:
                 continue
             pname = f"v{i}"
             params[pname] = m.value
-            where.append(f"{var_of[m.label]}.{_qp(m.prop)} = ${pname}")
+            where.append(f"{var_of[m.label]}.{ident(m.prop)} = ${pname}")
         for j, c in enumerate(f.conds):
             holder = rel_var.get(c.rel) if c.rel else var_of.get(c.label)
             if holder is None:
@@ -642,15 +643,15 @@ class Compiler:
                 value = int(value)
             pname = f"c{j}"
             params[pname] = value
-            where.append(f"{holder}.{_qp(c.prop)} {c.op} ${pname}")
+            where.append(f"{holder}.{ident(c.prop)} {c.op} ${pname}")
         t = var_of[target]
-        disp = f"{t}.{_qp(v.display(target))}"
+        disp = f"{t}.{ident(v.display(target))}"
         match = "MATCH " + ", ".join(patterns)
         where_sql = (" WHERE " + " AND ".join(where)) if where else ""
         ret_props = [c for c in f.conds if c.label == target and c.rel is None and c.prop != v.display(target)]
 
         if f.target_prop:
-            cypher = f"{match}{where_sql} RETURN DISTINCT {disp}, {t}.{_qp(f.target_prop)}"
+            cypher = f"{match}{where_sql} RETURN DISTINCT {disp}, {t}.{ident(f.target_prop)}"
             if f.target_prop == v.display(target):
                 cypher = f"{match}{where_sql} RETURN DISTINCT {disp}"
             return [Compiled(cypher, params, f, description="property of anchor")]
@@ -662,11 +663,11 @@ class Compiler:
                 if f.group_prop:
                     inner = f"count({t})"
             else:
-                inner = f"{f.agg}({agg_holder}.{_qp(f.agg_prop)})"
+                inner = f"{f.agg}({agg_holder}.{ident(f.agg_prop)})"
             grouped = f.order == "agg" or f.having is not None or (f.agg_label != target and f.group_prop) or (
                 f.agg_label not in (None, target))
             if f.group_prop:
-                key = f"{t}.{_qp(f.group_prop)}"
+                key = f"{t}.{ident(f.group_prop)}"
             else:
                 key = disp
             if grouped:
@@ -683,13 +684,13 @@ class Compiler:
             cypher = f"{match}{where_sql} RETURN {inner} AS value"
             return [Compiled(cypher, params, f, description="aggregate")]
 
-        cols = [disp] + [f"{var_of[c.label]}.{_qp(c.prop)}" for c in ret_props]
+        cols = [disp] + [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
         if (len(f.anchors) == 1 and f.anchors[0].label == target and not f.conds and len(connected) == 1
                 and not f.limit):
             # "Tell me about Cloud Atlas": the entity itself, every property
-            cols += [f"{t}.{_qp(p)}" for p in v.nodes[target] if p != v.display(target)]
+            cols += [f"{t}.{ident(p)}" for p in v.nodes[target] if p != v.display(target)]
         if f.order and f.order in v.nodes.get(target, {}):
-            ocol = f"{t}.{_qp(f.order)}"
+            ocol = f"{t}.{ident(f.order)}"
             if ocol not in cols:
                 cols.append(ocol)
             cypher = (f"{match}{where_sql} RETURN {', '.join(dict.fromkeys(cols))} "
@@ -716,17 +717,6 @@ class Compiler:
         return scored[0]
 
 
-def _q(label: str) -> str:
-    return f"`{label}`" if label.upper() in _RESERVED else label
-
-
-def _qp(prop: str) -> str:
-    return f"`{prop}`" if prop.upper() in _RESERVED else prop
-
-
 def _alias(expr: str) -> str:
     return re.sub(r"\W", "_", expr.split(".")[-1].strip("`"))
 
-
-_RESERVED = {"ORDER", "GROUP", "MATCH", "RETURN", "WHERE", "LIMIT", "SKIP", "UNION", "CALL", "WITH", "END",
-             "CASE", "DESC", "ASC", "BY", "IN", "IS", "NOT", "AND", "OR", "TABLE", "NODE", "REL", "FROM", "TO"}

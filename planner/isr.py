@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import re
 
+from planner.compiler import STOP
 from planner.types import ISR
 
 ASPECTS = ("count", "aggregate", "ranking", "comparison", "filter", "relation", "attribute", "lookup")
-_STOP = set("the a an of in on for to by with and or is are was were be been has have had do does did which what "
-            "who whom whose how many much list show find give name identify all any that this those these there "
-            "their its it me tell please get from at as than".split())
-
-
 def aspect_of(question: str) -> str:
     q = question.lower()
     if re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", q) and not re.search(r"\b(top|most|least)\b", q):
@@ -44,7 +40,7 @@ def parse_isr(question: str, mentions=(), domain: str | None = None) -> ISR:
     literals = [a or b for a, b in literals] + re.findall(r"\b\d+(?:\.\d+)?\b", question)
     spans = [(m.start, m.end) for m in mentions]
     rest = "".join(" " if any(a <= i < b for a, b in spans) else ch for i, ch in enumerate(question))
-    words = [w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", rest) if w.lower() not in _STOP]
+    words = [w for w in re.findall(r"[A-Za-z][A-Za-z'-]*", rest) if w.lower() not in STOP]
     constraints = [" ".join(words[i:i + 2]) for i in range(0, len(words), 2)]
     return ISR(entity=entity, constraints=constraints, domain=domain, aspect=aspect_of(question),
                literals=literals)

@@ -18,6 +18,7 @@ from app.config import DOMAINS, Settings
 from kg.db import Graph, QueryError, QueryTimeout
 from kg.domains import SPECS
 from kg.safety import UnsafeQueryError
+from kg.schema import render_row
 from planner import dispatcher, summarizer
 from planner.compiler import Compiler
 from planner.isr import parse_isr
@@ -218,7 +219,7 @@ class Pipeline:
             try:
                 res = d.graph.query(cypher, params)
                 r.columns = res.columns
-                rows = [render_row(row, d) for row in res.rows]
+                rows = [render_row(row, d.view.spec) for row in res.rows]
             except QueryTimeout as err:
                 error = str(err)
             except QueryError as err:
@@ -314,24 +315,6 @@ class Pipeline:
             return sub.merge(breadth_expand(d.graph, (m.label, node_key), question, k_degree=self.settings.k_degree))
         except Exception:  # noqa: BLE001 - expansion is best effort evidence
             return None
-
-
-def render_row(row: list[Any], d: Domain) -> list[Any]:
-    import decimal
-
-    out = []
-    for v in row:
-        if isinstance(v, dict) and "_label" in v:
-            label = v["_label"]
-            out.append(v.get(d.view.display(label)) if label in d.view.nodes else {
-                k: x for k, x in v.items() if not k.startswith("_")})
-        elif isinstance(v, decimal.Decimal):
-            out.append(float(v))
-        elif hasattr(v, "isoformat"):
-            out.append(v.isoformat())
-        else:
-            out.append(v)
-    return out
 
 
 def _inline(cypher: str, params: dict) -> str:

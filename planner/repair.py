@@ -12,9 +12,8 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
+from kg.schema import ident
 from planner.schema_view import SchemaView
-
-RESERVED_LABELS = {"Order", "Group", "Match", "Return", "Table", "Node", "Rel"}
 
 
 @dataclass
@@ -34,7 +33,7 @@ def postprocess(cypher: str, view: SchemaView) -> str:
     q = re.sub(r"```(?:cypher)?", "", q).strip()
     # reserved labels must be back-quoted: (o:Order) -> (o:`Order`)
     for label in view.nodes:
-        if label in RESERVED_LABELS:
+        if ident(label) != label:
             q = re.sub(rf"(?<=:)\s*{label}\b(?!`)", f"`{label}`", q)
     # labels and relationship types with the wrong case
     for name in list(view.nodes) + list(view.rels):
