@@ -416,6 +416,16 @@ class PlanCache:
         diag = np.sqrt(np.clip(np.diag(b), 1e-12, None))
         return np.clip(sym / np.outer(diag, diag), 0.0, 1.0)
 
+    def _scored_bucket(self, question: str, domain: str, aspect: str | None, k: int, sim: str):
+        """(bucket, relevance of each entry) for a retrieval, or (None, None) when there is nothing to rank.
+        The caller holds the lock."""
+        self._sync()
+        self.counters["retrievals"] += 1
+        bucket = self._bucket(domain, aspect, k)
+        if bucket is None or not bucket.ids or k <= 0:
+            return None, None
+        return bucket, self._relevance(bucket, question, sim)
+
     def retrieve(self, question: str, domain: str, aspect: str | None = None, k: int = 5, lam: float = 0.5,
                  sim: str = "bm25", min_relevance: float = 0.0) -> list[PlanEntry]:
         """Up to ``k`` relevant and mutually diverse plans for ``question`` (MMR, Algorithm 2).
@@ -424,12 +434,9 @@ class PlanCache:
         the paper; a higher floor gives an empty context on a severe miss).
         """
         with self._lock:
-            self._sync()
-            self.counters["retrievals"] += 1
-            bucket = self._bucket(domain, aspect, k)
-            if bucket is None or not bucket.ids or k <= 0:
+            bucket, rel = self._scored_bucket(question, domain, aspect, k, sim)
+            if bucket is None:
                 return []
-            rel = self._relevance(bucket, question, sim)
             idx = _top(rel, self.pool, min_relevance)
             if idx.size == 0:
                 return []
@@ -443,12 +450,9 @@ class PlanCache:
                    sim: str = "bm25") -> list[PlanEntry]:
         """The ``k`` most relevant plans without diversity (the "w/o MMR" ablation)."""
         with self._lock:
-            self._sync()
-            self.counters["retrievals"] += 1
-            bucket = self._bucket(domain, aspect, k)
-            if bucket is None or not bucket.ids or k <= 0:
+            bucket, rel = self._scored_bucket(question, domain, aspect, k, sim)
+            if bucket is None:
                 return []
-            rel = self._relevance(bucket, question, sim)
             idx = _top(rel, k, 0.0)
             out = [self._entries[bucket.ids[i]] for i in idx]
             self._touch(out)
