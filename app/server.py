@@ -176,9 +176,11 @@ def _json_body() -> dict[str, Any]:
         raise ClientError("request body is not valid UTF-8") from None
     try:
         body = json.loads(text)
-    except ValueError as err:
+    except json.JSONDecodeError as err:
         raise ClientError(f"request body is not valid JSON ({err.msg} at line {err.lineno} "
                           f"column {err.colno})") from None
+    except (ValueError, RecursionError) as err:  # a 5000-digit number, nesting deeper than the parser goes
+        raise ClientError(f"request body is not valid JSON ({type(err).__name__})") from None
     if not isinstance(body, dict):
         raise ClientError("request body must be a JSON object")
     return body
@@ -194,6 +196,10 @@ def _question(pipeline: Pipeline, item: Any, where: str) -> tuple[str, str | Non
         raise ClientError(f"{where}: 'question' is required")
     if not isinstance(question, str):
         raise ClientError(f"{where}: 'question' must be a string, not {_json_type(question)}")
+    try:
+        question.encode("utf-8")
+    except UnicodeEncodeError:  # "\ud800" in JSON decodes to a lone surrogate, which is not text
+        raise ClientError(f"{where}: 'question' is not valid Unicode text") from None
     if domain is not None and not isinstance(domain, str):
         raise ClientError(f"{where}: 'domain' must be a string, not {_json_type(domain)}")
     limit = pipeline.settings.max_question_chars

@@ -98,12 +98,25 @@ JSON = "application/json"
     (b'{"question": "Who?", "domain": 3}', JSON, 400, "'domain' must be a string"),
     (b'{"question": "Who?", "domain": "weather"}', JSON, 400, "unknown domain"),
     (json.dumps({"question": "x" * 301}).encode(), JSON, 413, "longer than 300"),
+    (b'{"question": "Who directed The Matrix?"}', None, 415, "Content-Type"),  # no Content-Type at all
+    (b'\xef\xbb\xbf{"question": "Who?"}', JSON, 400, "not valid JSON"),  # UTF-8 BOM
+    (b'{"question": ' + b"[" * 5000 + b"]" * 5000 + b"}", JSON, 400, "not valid JSON"),  # nesting bomb
+    (b'{"question": 1' + b"0" * 5000 + b"}", JSON, 400, "not valid JSON"),  # over Python's int digit limit
+    (b'{"question": "Who directed \\ud800 The Matrix?"}', JSON, 400, "not valid Unicode"),  # lone surrogate
+    (b'{"question": "Who?", "domain": null, "question": ""}', JSON, 400, "non-empty"),  # last key wins
 ])
 def test_ask_rejects_bad_input(client, body, content_type, status, message):
     resp = client.post("/ask", data=body, content_type=content_type)
     assert resp.status_code == status
     assert resp.mimetype == JSON
     assert message in resp.get_json()["error"]
+    assert b"Traceback" not in resp.data and b'File "' not in resp.data
+
+
+def test_json_with_charset_parameter_is_accepted(client):
+    resp = client.post("/ask", data=b'{"question": "Who directed The Matrix?"}',
+                       content_type="application/json; charset=utf-8")
+    assert resp.status_code == 200 and resp.get_json()["status"] == "answered"
 
 
 @pytest.mark.parametrize("payload,status,message", [
@@ -115,6 +128,9 @@ def test_ask_rejects_bad_input(client, body, content_type, status, message):
     ({"questions": ["Who directed The Matrix?", {"domain": "movies"}]}, 400, "questions[1]: 'question' is required"),
     ({"questions": [{"question": "Who?", "domain": "weather"}]}, 400, "questions[0]: unknown domain"),
     ({"questions": ["y" * 301]}, 413, "questions[0]: question is longer"),
+    ({"questions": ["Who directed The Matrix?", "  "]}, 400, "questions[1]: question must be a non-empty"),
+    ({"questions": ["Who directed The Matrix?", "\ud800"]}, 400, "questions[1]: 'question' is not valid Unicode"),
+    ({"questions": [["Who directed The Matrix?"]]}, 400, "questions[0]: 'question' must be a string"),
 ])
 def test_batch_rejects_bad_input(client, payload, status, message):
     resp = client.post("/ask/batch", json=payload)

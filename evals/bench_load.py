@@ -1,0 +1,355 @@
+"""Load benchmark (issue 6): the real server under many concurrent clients on loopback.
+
+Starts ``kgqa serve --port 0`` (waitress, the production path) in a subprocess on a scratch KGQA home
+(the real graphs, empty caches), warms it with one pass over a small set of *repeat* questions, then runs
+N client threads (keep-alive HTTP/1.1, one connection each) for a bounded time and request count. Each
+request is a repeat (served by the answer cache) with probability ``--cached-share``, else the next
+never-asked question from a pool generated from the graphs' own entities (movies, people, products,
+suppliers, laureates, years) across the three domains. Requests are classed cached/uncached by the
+response's ``cache.answer_hit`` flag, not by intent. Reported: throughput, p50/p99 latency overall and per
+class, errors (non-200, non-JSON, ``status == "error"``, transport failures, timeouts; target 0) and the
+server's own ``/metrics`` (requests by status, cache hit ratio, LLM calls, mean server-side latency).
+
+    kgqa bench load [--clients 50] [--duration 180] [--quick] [--out DIR] [--url http://127.0.0.1:PORT/]
+
+Last line: ``load-bench clients=<n> rps=<x> p50_ms=<x> p99_ms=<x> errors=<n> ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import itertools
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evals.benchutil import key_value_line, md_table, remove_home, scratch_home, summarize
+
+REPO = Path(__file__).resolve().parent.parent
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+REPEATS = (  # asked once in the warm-up, then served from the answer cache
+    ("Who directed The Matrix?", "movies"), ("Which movies did Tom Hanks act in?", "movies"),
+    ("When was Cast Away released?", "movies"), ("Who acted in Apollo 13?", None),
+    ("Which products does 'Exotic Liquids' supply?", "northwind"), ("What is the unit price of Chai?", None),
+    ("List all suppliers that supply products in the 'Beverages' category.", "northwind"),
+    ("What are the top 5 products by unit price?", None),
+    ("Where was Marie Curie born?", "nobel"), ("Which Nobel Prizes did Marie Curie win?", None),
+    ("When was Albert Einstein born?", "nobel"), ("Who won the Nobel Prize in Physics in 1921?", None),
+)
+
+
+# -- the question pool ------------------------------------------------------------------------------
+def question_pool(graphs_dir: Path, seed: int = 7) -> list[tuple[str, str | None]]:
+    """Distinct questions built from each graph's entities (read-only), shuffled; domain given to half."""
+    from kg.db import Graph
+
+    def values(domain: str, cypher: str) -> list:
+        with Graph(graphs_dir / domain, read_only=True, pool_size=1) as g:
+            return [r[0] for r in g.query(cypher, row_cap=100_000).rows if r[0] not in (None, "")]
+
+    templates: list[tuple[str, str, list]] = []
+    if (graphs_dir / "movies").exists():
+        titles = values("movies", "MATCH (m:Movie) RETURN m.title")
+        people = values("movies", "MATCH (p:Person)-[:ACTED_IN|DIRECTED]->() RETURN DISTINCT p.name")
+        templates += [("movies", t, titles) for t in ("Who directed {}?", "Who acted in {}?", "When was {} released?")]
+        templates += [("movies", t, people) for t in ("Which movies did {} act in?", "When was {} born?")]
+    if (graphs_dir / "northwind").exists():
+        products = values("northwind", "MATCH (p:Product) RETURN p.productName")
+        suppliers = values("northwind", "MATCH (s:Supplier) RETURN s.companyName")
+        templates += [("northwind", t, products) for t in ("What is the unit price of {}?", "Which category is {} in?",
+                                                          "Who supplies {}?")]
+        templates += [("northwind", "Which products does '{}' supply?", suppliers)]
+    if (graphs_dir / "nobel").exists():
+        laureates = values("nobel", "MATCH (l:Laureate) RETURN l.knownName")
+        years = sorted({int(y) for y in values("nobel", "MATCH (p:Prize) RETURN p.awardYear")})
+        templates += [("nobel", t, laureates) for t in ("Where was {} born?", "Which Nobel Prizes did {} win?",
+                                                       "When was {} born?", "What is {}'s full name?")]
+        templates += [("nobel", "Who won the Nobel Prize in Physics in {}?", years)]
+    repeats = {q.lower() for q, _ in REPEATS}
+    rng = random.Random(seed)
+    pool, seen = [], set()
+    for domain, template, fill in templates:
+        for v in fill:
+            q = template.format(v)
+            if q.lower() not in seen and q.lower() not in repeats:
+                seen.add(q.lower())
+                pool.append((q, domain if rng.random() < 0.5 else None))
+    rng.shuffle(pool)
+    return pool
+
+
+# -- clients ----------------------------------------------------------------------------------------
+@dataclass
+class Sample:
+    ms: float
+    cached: bool | None  # answer-cache hit per the response; None when there was no usable response
+    ok: bool
+    status: str  # result status, or the failure ("http_500", "timeout", "ConnectionResetError", ...)
+
+
+@dataclass
+class LoadResult:
+    clients: int
+    seconds: float
+    samples: list[Sample] = field(default_factory=list)
+    pool_used: int = 0
+    pool_size: int = 0
+
+    @property
+    def errors(self) -> int:
+        return sum(not s.ok for s in self.samples)
+
+    @property
+    def rps(self) -> float:
+        return len(self.samples) / self.seconds if self.seconds else 0.0
+
+    def latency(self, cached: bool | None = ...) -> dict[str, float]:
+        return summarize(s.ms for s in self.samples if cached is ... or s.cached is cached)
+
+
+def _connection(url: str, timeout: float) -> http.client.HTTPConnection:
+    u = urllib.parse.urlsplit(url)
+    return http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
+
+
+def _ask(conn: http.client.HTTPConnection, question: str, domain: str | None) -> tuple[int, bytes]:
+    body = json.dumps({"question": question} | ({"domain": domain} if domain else {}))
+    conn.request("POST", "/ask", body=body, headers={"Content-Type": "application/json"})
+    resp = conn.getresponse()
+    return resp.status, resp.read()
+
+
+def run_load(url: str, *, clients: int, duration_s: float, cached_share: float = 0.5,
+             pool: list[tuple[str, str | None]], repeats=REPEATS, max_requests: int = 1_000_000,
+             request_timeout_s: float = 120.0, seed: int = 11) -> LoadResult:
+    """``clients`` threads asking for ``duration_s`` seconds (or ``max_requests`` in all); see module doc."""
+    host = urllib.parse.urlsplit(url).hostname
+    if host not in LOOPBACK:
+        raise ValueError(f"the load test only targets loopback, not {host!r}")
+    fresh = iter(pool)
+    fresh_lock, out_lock = threading.Lock(), threading.Lock()
+    result = LoadResult(clients, 0.0, pool_size=len(pool))
+    budget = itertools.count()
+    stop_at = time.perf_counter() + duration_s
+
+    def next_question(rng: random.Random) -> tuple[str, str | None]:
+        if rng.random() >= cached_share:
+            with fresh_lock:
+                item = next(fresh, None)
+                if item is not None:
+                    result.pool_used += 1
+                    return item
+        return repeats[rng.randrange(len(repeats))]
+
+    def client(i: int) -> None:
+        rng = random.Random(seed * 1000 + i)
+        conn = _connection(url, request_timeout_s)
+        mine: list[Sample] = []
+        while time.perf_counter() < stop_at and next(budget) < max_requests:
+            question, domain = next_question(rng)
+            t0 = time.perf_counter()
+            try:
+                code, raw = _ask(conn, question, domain)
+                ms = (time.perf_counter() - t0) * 1000
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    mine.append(Sample(ms, None, False, f"http_{code}_not_json"))
+                    continue
+                status = body.get("status", f"http_{code}") if code == 200 else f"http_{code}"
+                cached = bool((body.get("cache") or {}).get("answer_hit")) if code == 200 else None
+                mine.append(Sample(ms, cached, code == 200 and status != "error", status))
+            except (OSError, http.client.HTTPException) as err:
+                ms = (time.perf_counter() - t0) * 1000
+                mine.append(Sample(ms, None, False, "timeout" if "timed out" in str(err) else type(err).__name__))
+                conn.close()
+                conn = _connection(url, request_timeout_s)
+        conn.close()
+        with out_lock:
+            result.samples.extend(mine)
+
+    t_start = time.perf_counter()
+    threads = [threading.Thread(target=client, args=(i,), name=f"load-client-{i}") for i in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    result.seconds = time.perf_counter() - t_start
+    return result
+
+
+def warm_up(url: str, repeats=REPEATS, timeout_s: float = 120.0) -> float:
+    """Ask each repeat question once (filling the answer cache); returns the seconds it took."""
+    t0 = time.perf_counter()
+    conn = _connection(url, timeout_s)
+    try:
+        for q, d in repeats:
+            _ask(conn, q, d)
+    finally:
+        conn.close()
+    return time.perf_counter() - t0
+
+
+# -- the server -------------------------------------------------------------------------------------
+class ServerProcess:
+    """``python -m app.cli serve --port 0`` on loopback with ``KGQA_HOME=home``; the URL read from its banner."""
+
+    def __init__(self, home: Path, *, start_timeout_s: float = 600.0):
+        env = dict(os.environ, KGQA_HOME=str(home), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+                   TOKENIZERS_PARALLELISM="false", PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", "0"],
+                                     cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.url, self.log = "", []
+        deadline = time.monotonic() + start_timeout_s
+        for line in self.proc.stdout:
+            self.log.append(line.rstrip())
+            m = re.search(r"on (http://127\.0\.0\.1:\d+/)", line)
+            if m:
+                self.url = m.group(1)
+                break
+            if time.monotonic() > deadline:
+                break
+        if not self.url:
+            self.stop()
+            raise RuntimeError("kgqa serve did not start:\n" + "\n".join(self.log[-20:]))
+        self._drain = threading.Thread(target=lambda: [self.log.append(x.rstrip()) for x in self.proc.stdout],
+                                       daemon=True)
+        self._drain.start()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def scrape_metrics(url: str) -> dict[str, float]:
+    conn = _connection(url, 30)
+    try:
+        conn.request("GET", "/metrics")
+        text = conn.getresponse().read().decode()
+    finally:
+        conn.close()
+    out: dict[str, float] = {}
+    for line in text.splitlines():
+        m = re.match(r"^([a-zA-Z_:][\w:]*(?:\{[^}]*\})?) (\S+)$", line)
+        if m and not line.startswith("#"):
+            out[m.group(1)] = float(m.group(2))
+    return out
+
+
+def server_figures(metrics: dict[str, float]) -> dict[str, float]:
+    """The headline server-side figures from a /metrics scrape."""
+    ask = {k: v for k, v in metrics.items() if k.startswith("kgqa_http_requests_total") and 'endpoint="/ask"' in k}
+    n = metrics.get('kgqa_http_request_duration_seconds_count{endpoint="/ask"}', 0.0)
+    total = metrics.get('kgqa_http_request_duration_seconds_sum{endpoint="/ask"}', 0.0)
+    return {
+        "ask_requests": sum(ask.values()),
+        "ask_non_200": sum(v for k, v in ask.items() if 'status="200"' not in k),
+        "server_mean_ms": 1000 * total / n if n else 0.0,
+        "answer_cache_hit_ratio": metrics.get('kgqa_cache_hit_ratio{cache="answer"}', 0.0),
+        "plan_cache_hit_ratio": metrics.get('kgqa_cache_hit_ratio{cache="plan"}', 0.0),
+        "llm_calls": metrics.get("kgqa_llm_calls_total", 0.0),
+        "questions_error": sum(v for k, v in metrics.items()
+                               if k.startswith("kgqa_questions_total") and 'status="error"' in k),
+    }
+
+
+# -- report -----------------------------------------------------------------------------------------
+def render(result: LoadResult, server: dict[str, float], command: str, warmup_s: float) -> str:
+    rows = []
+    for name, sel in (("all", ...), ("cached (answer-cache hit)", True), ("uncached", False)):
+        s = result.latency(sel)
+        rows.append([name, int(s["n"]), s["n"] / result.seconds if result.seconds else 0.0, s["p50"], s["p99"],
+                     s["mean"], s["max"]])
+    table = md_table(["requests", "n", "req/s", "p50 ms", "p99 ms", "mean ms", "max ms"], rows, digits=1)
+    statuses = Counter(s.status for s in result.samples)
+    srv = md_table(["server /metrics", "value"], [[k, round(v, 4)] for k, v in server.items()], digits=4)
+    return "\n".join([
+        "## Load: concurrent clients on the real server",
+        "",
+        f"`kgqa serve` (waitress, 8 worker threads) on loopback with the three graphs and empty caches, "
+        f"warmed by one pass over {len(REPEATS)} repeat questions ({warmup_s:.1f} s). {result.clients} client "
+        f"threads, one keep-alive connection each, for {result.seconds:.1f} s: repeats (answer-cache hits) "
+        f"mixed with never-asked questions generated from the graphs' entities ({result.pool_used} of "
+        f"{result.pool_size} used). Latency is client-side wall time per request.",
+        "",
+        f"    {command}",
+        "",
+        table,
+        "",
+        f"Errors: **{result.errors}** (non-200, non-JSON, status `error`, transport failure or timeout). "
+        "Result statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + ".",
+        "",
+        srv,
+        "",
+    ])
+
+
+def main(argv: list[str] | None = None) -> int:
+    from app.config import Settings
+
+    settings = Settings.from_env()
+    ap = argparse.ArgumentParser(prog="kgqa bench load", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--clients", type=int, default=50)
+    ap.add_argument("--duration", type=float, default=180.0, help="seconds of load (default 180)")
+    ap.add_argument("--quick", action="store_true", help="45 s of load")
+    ap.add_argument("--cached-share", type=float, default=0.5, help="probability a request is a repeat")
+    ap.add_argument("--max-requests", type=int, default=200_000, help="hard cap on requests in all")
+    ap.add_argument("--request-timeout", type=float, default=120.0, help="client timeout per request (s)")
+    ap.add_argument("--url", help="an already running loopback server instead of starting one")
+    ap.add_argument("--out", type=Path, default=settings.reports_dir)
+    args = ap.parse_args(argv)
+    duration = 45.0 if args.quick else args.duration
+    command = "kgqa bench load " + " ".join(argv if argv is not None else sys.argv[1:])
+
+    pool = question_pool(settings.graphs_dir)
+    home = server = None
+    try:
+        if args.url:
+            url = args.url if args.url.endswith("/") else args.url + "/"
+        else:
+            home = scratch_home(settings.graphs_dir, prefix="kgqa-load-")
+            print(f"starting kgqa serve on loopback (home {home}) ...", flush=True)
+            server = ServerProcess(home)
+            url = server.url
+        warmup = warm_up(url, REPEATS, args.request_timeout)
+        print(f"{url}: {args.clients} clients for {duration:.0f} s ...", flush=True)
+        result = run_load(url, clients=args.clients, duration_s=duration, cached_share=args.cached_share,
+                          pool=pool, max_requests=args.max_requests, request_timeout_s=args.request_timeout)
+        figures = server_figures(scrape_metrics(url))
+    finally:
+        if server is not None:
+            server.stop()
+        if home is not None:
+            remove_home(home)
+
+    report = render(result, figures, command.strip(), warmup)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "load.md").write_text(report)
+    print(report)
+    overall, cached, uncached = result.latency(), result.latency(True), result.latency(False)
+    print(key_value_line("load-bench", {
+        "clients": args.clients, "rps": round(result.rps, 2), "p50_ms": round(overall["p50"], 1),
+        "p99_ms": round(overall["p99"], 1), "errors": result.errors, "requests": len(result.samples),
+        "cached_p50_ms": round(cached["p50"], 1), "cached_p99_ms": round(cached["p99"], 1),
+        "uncached_p50_ms": round(uncached["p50"], 1), "uncached_p99_ms": round(uncached["p99"], 1),
+        "llm_calls": int(figures["llm_calls"])}, digits=1), flush=True)
+    return 0 if result.errors == 0 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
