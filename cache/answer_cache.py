@@ -191,6 +191,10 @@ class AnswerCache:
     def __len__(self) -> int:
         return len(self._data)
 
+    def __bool__(self) -> bool:
+        """Always true: an empty cache is still a cache (``cache or default()`` must keep it)."""
+        return True
+
     def __contains__(self, key: tuple[str, str | None, str | None]) -> bool:
         return self.key(*key) in self._data
 

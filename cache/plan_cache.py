@@ -364,6 +364,10 @@ class PlanCache:
             self._sync()
             return len(self._entries)
 
+    def __bool__(self) -> bool:
+        """Always true: an empty cache is still a cache (``cache or default()`` must keep it)."""
+        return True
+
     def get(self, entry_id: int) -> PlanEntry | None:
         with self._lock:
             self._sync()
@@ -519,17 +523,23 @@ class PlanCache:
             bucket = self._buckets.get(d.name, {}).get(aspect)
             if bucket is None:
                 return None
-            ranked = self.top_k_bm25(question, d.name, aspect, k=candidates)
-        ranked = [e for e in ranked if e.template and e.aspect == aspect and e.kg_version == d.graph.version]
+            # the aspect bucket itself, never relaxed to C[d][*]: a small bucket's entries must not be
+            # crowded out of the candidates by other aspects' entries that could not be used anyway
+            rel = self._relevance(bucket, question, "bm25")
+            ranked = [self._entries[bucket.ids[i]] for i in _top(rel, candidates, 0.0)]
+        ranked = [e for e in ranked if e.template and e.kg_version == d.graph.version]
         link = _pipeline_linker(d, mentions)
         lookup = _pipeline_lookup(d)
         spans = [Span(m.text, m.label) for m in mentions or [] if getattr(m, "label", None)]
         for e in ranked:
             f = fill(PlanTemplate.from_dict(e.template), question, link, lookup=lookup, spans=spans)
             if f is not None:
-                self.counters["reuse_hits"] += 1
+                with self._lock:
+                    self.counters["reuse_hits"] += 1
+                    self._touch([e])  # only the plan actually reused counts as used (bounded LRU)
                 return f.cypher, f.params
-        self.counters["reuse_refusals"] += 1
+        with self._lock:
+            self.counters["reuse_refusals"] += 1
         return None
 
 
