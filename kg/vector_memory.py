@@ -1,0 +1,442 @@
+"""Graph-less fallback memory (GLARE section 3.2, the non-parametric part): importance-pooled subgraphs.
+
+Built once per domain and KG version (``kgqa load``), from a graph opened read-only:
+
+1. read the graph once: every node (label, key, display name, properties) and every edge;
+2. score every entity by centrality, ``deg_in + deg_out`` (GLARE Eq. 5), or by PageRank (Eq. 6, computed
+   by Kuzu's statically linked ALGO extension on a projected graph of a temporary read-write copy);
+3. pool: the highest-scored entity not yet covered becomes an anchor, its 1-hop neighbours that are not
+   yet covered join it as one subgraph, and those nodes are removed; repeat ``m`` times, so no node is in
+   two subgraphs (the scores are computed once, on the whole graph);
+4. embed each member's text with the sentence encoder (:mod:`kg.embed`) and mean-pool every subgraph
+   into one normalised vector (Eq. 7).
+
+Each subgraph keeps as its evidence its members' properties and every edge incident to a member (an edge
+to a node outside the subgraph too, with that node's label and display name), so the facts of a covered
+entity are complete in the one subgraph that holds it. Retrieval is a linear cosine scan of the ``m``
+vectors. On disk (``<state>/vector_memory/<domain>/<version[:16]>-<ranking>-m<m>/``): ``vectors.npy``
+(float32, m x 384) and ``memory.json`` (meta, anchors, membership, triples); never pickles.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FORMAT = "kgqa-vector-memory-1"
+RANKINGS = ("degree", "pagerank")
+DEFAULT_RANKING = "degree"  # GLARE-Deg; "pagerank" is GLARE-PgRank
+VECTORS_FILE = "vectors.npy"
+MEMORY_FILE = "memory.json"
+DAMPING = 0.85
+_PROJECTED = "kgqa_vm"
+
+
+# -- reading the graph -------------------------------------------------------------------------------
+@dataclass
+class Snapshot:
+    """The whole graph as plain lists: node i is ``ids[i]`` ("Label:key"); edges index into them."""
+
+    ids: list[str]
+    labels: list[str]
+    names: list[str]  # display value of each node
+    props: list[dict[str, Any]]
+    edges: list[tuple[int, str, int, dict[str, Any]]]  # (src, rel type, dst, props)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def neighbours(self) -> list[set[int]]:
+        adj: list[set[int]] = [set() for _ in self.ids]
+        for s, _, t, _ in self.edges:
+            if s != t:
+                adj[s].add(t)
+                adj[t].add(s)
+        return adj
+
+    def incident(self) -> list[list[int]]:
+        """Edge indexes touching each node."""
+        inc: list[list[int]] = [[] for _ in self.ids]
+        for e, (s, _, t, _) in enumerate(self.edges):
+            inc[s].append(e)
+            if t != s:
+                inc[t].append(e)
+        return inc
+
+
+def _plain(value: dict) -> dict[str, Any]:
+    from kg.db import render_value
+
+    return {k: render_value(v) for k, v in value.items() if not k.startswith("_")}
+
+
+def read_snapshot(graph, spec=None) -> Snapshot:
+    """Every node and edge of ``graph`` (read-only queries, ordered by key so builds are deterministic)."""
+    from kg.operators import catalog
+
+    cat = catalog(graph)
+    big = {"row_cap": 10**9, "timeout_ms": 600_000}
+    ids, labels, names, props = [], [], [], []
+    index: dict[tuple[str, Any], int] = {}
+    for label in sorted(cat.nodes):
+        pk = cat.primary_keys[label]
+        shown = spec.display_prop(label) if spec is not None and label in spec.primary_keys else pk
+        for (node,) in graph.query(f"MATCH (n:`{label}`) RETURN n ORDER BY n.`{pk}`", **big).rows:
+            p = _plain(node)
+            index[(label, node[pk])] = len(ids)
+            ids.append(f"{label}:{p.get(pk)}")
+            labels.append(label)
+            names.append(str(p.get(shown) if p.get(shown) is not None else p.get(pk)))
+            props.append(p)
+    edges = []
+    for rel in sorted(cat.rels):
+        for src, dst in cat.rels[rel]:
+            ks, kd = cat.primary_keys[src], cat.primary_keys[dst]
+            rows = graph.query(f"MATCH (a:`{src}`)-[r:`{rel}`]->(b:`{dst}`) RETURN a.`{ks}`, b.`{kd}`, r "
+                               f"ORDER BY a.`{ks}`, b.`{kd}`", **big).rows
+            edges.extend((index[(src, a)], rel, index[(dst, b)], _plain(r)) for a, b, r in rows)
+    return Snapshot(ids, labels, names, props, edges)
+
+
+# -- importance scores -------------------------------------------------------------------------------
+def degree_scores(snap: Snapshot) -> np.ndarray:
+    """Centrality, GLARE Eq. 5: in-degree + out-degree of every node (parallel edges count)."""
+    deg = np.zeros(len(snap), dtype=np.float64)
+    for s, _, t, _ in snap.edges:
+        deg[s] += 1
+        deg[t] += 1
+    return deg
+
+
+def pagerank_scores(graph, snap: Snapshot, *, damping: float = DAMPING, max_iterations: int = 100) -> np.ndarray:
+    """PageRank, GLARE Eq. 6, from Kuzu's ``page_rank`` over a projection of every node and rel table.
+
+    Kuzu 0.11.3 refuses ``project_graph`` on a database opened read-only ("Cannot execute write operations
+    in a read-only database"), and the served graph is only ever opened read-only; so the projection runs
+    on a temporary read-write copy of the database file, which is deleted afterwards. The served graph is
+    never written. Kuzu's result is Eq. 6 as written: ``(1 - d) / N + d * sum(score_j / outdeg_j)``.
+    """
+    from kg.operators import catalog
+
+    cat = catalog(graph)
+    nodes = ", ".join(f"'{n}'" for n in sorted(cat.nodes))
+    rels = ", ".join(f"'{r}'" for r in sorted(cat.rels))
+    pos = {ident: i for i, ident in enumerate(snap.ids)}
+    scores = np.zeros(len(snap), dtype=np.float64)
+    with _writable_copy(graph) as conn:
+        conn.execute(f"CALL project_graph('{_PROJECTED}', [{nodes}], [{rels}])")
+        res = conn.execute(f"CALL page_rank('{_PROJECTED}', dampingFactor := {float(damping)}, "
+                           f"maxIterations := {int(max_iterations)}) RETURN node, rank")
+        while res.has_next():
+            node, rank = res.get_next()
+            label = node["_label"]
+            scores[pos[f"{label}:{_plain(node).get(cat.primary_keys[label])}"]] = float(rank)
+        res.close()
+        _drop_projection(conn)
+    return scores
+
+
+@contextmanager
+def _writable_copy(graph) -> Iterator:
+    """A connection to a throw-away read-write copy of ``graph``'s database file (and its WAL, if any)."""
+    import kuzu
+
+    from kg.db import DB_FILE
+
+    src = Path(graph.dir) / DB_FILE if Path(graph.dir).is_dir() else Path(graph.dir)
+    with tempfile.TemporaryDirectory(prefix="kgqa-pagerank-") as tmp:
+        dst = Path(tmp) / DB_FILE
+        shutil.copyfile(src, dst)
+        wal = src.with_name(src.name + ".wal")
+        if wal.exists():
+            shutil.copyfile(wal, dst.with_name(dst.name + ".wal"))
+        db = kuzu.Database(str(dst))
+        conn = kuzu.Connection(db)
+        try:
+            yield conn
+        finally:
+            conn.close()
+            db.close()
+
+
+def _drop_projection(conn) -> None:
+    try:
+        conn.execute(f"CALL drop_projected_graph('{_PROJECTED}')")
+    except RuntimeError:
+        pass  # none to drop
+
+
+def scores_for(graph, snap: Snapshot, ranking: str) -> np.ndarray:
+    if ranking == "degree":
+        return degree_scores(snap)
+    if ranking == "pagerank":
+        return pagerank_scores(graph, snap)
+    raise ValueError(f"unknown ranking {ranking!r}; choose one of {', '.join(RANKINGS)}")
+
+
+def rank_order(scores: np.ndarray) -> np.ndarray:
+    """Node indexes by decreasing score; ties keep key order (deterministic)."""
+    return np.argsort(-np.asarray(scores, dtype=np.float64), kind="stable")
+
+
+# -- pooling ----------------------------------------------------------------------------------------
+def pool(neighbours: list[set[int]], scores: np.ndarray, m: int) -> list[list[int]]:
+    """Importance-aware pooling: up to ``m`` disjoint node lists, each [anchor, its uncovered 1-hop neighbours]."""
+    covered = np.zeros(len(neighbours), dtype=bool)
+    out: list[list[int]] = []
+    order = rank_order(scores)
+    i = 0
+    while len(out) < max(0, m):
+        while i < len(order) and covered[order[i]]:
+            i += 1
+        if i >= len(order):
+            break
+        anchor = int(order[i])
+        members = [anchor] + sorted(n for n in neighbours[anchor] if not covered[n])
+        covered[members] = True
+        out.append(members)
+    return out
+
+
+def node_text(label: str, name: str) -> str:
+    """The text a node is encoded by: its display name and its label."""
+    return f"{name} ({_words(label)})"
+
+
+def _words(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name).replace("_", " ").lower()
+
+
+# -- the memory -------------------------------------------------------------------------------------
+@dataclass
+class MemoryMeta:
+    domain: str
+    version: str
+    ranking: str
+    m: int  # requested subgraphs
+    subgraphs: int = 0  # built (fewer than m when every node got covered)
+    nodes: int = 0
+    covered_nodes: int = 0
+    edges: int = 0
+    covered_edges: int = 0  # edges touching a covered node (kept as evidence)
+    model: str = ""
+    built_s: float = 0.0
+    format: str = FORMAT
+
+    @property
+    def node_coverage(self) -> float:
+        return self.covered_nodes / self.nodes if self.nodes else 0.0
+
+    @property
+    def edge_coverage(self) -> float:
+        return self.covered_edges / self.edges if self.edges else 0.0
+
+
+@dataclass
+class Hit:
+    """One retrieved subgraph: its position in the memory, cosine score, anchor, members and evidence."""
+
+    index: int
+    score: float
+    anchor: str
+    members: list[str]
+    subgraph: dict[str, Any]  # planner.types.Subgraph.to_dict(): {"nodes": {...}, "edges": [...]}
+
+
+@dataclass
+class VectorMemory:
+    meta: MemoryMeta
+    vectors: np.ndarray  # (subgraphs, dim) float32, rows L2-normalised
+    anchors: list[str]
+    members: list[list[str]]
+    subgraphs: list[dict[str, Any]]
+    _member_of: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._member_of = {nid: i for i, ms in enumerate(self.members) for nid in ms}
+
+    def __len__(self) -> int:
+        return len(self.anchors)
+
+    def member_of(self, node_id: str) -> int | None:
+        """Index of the subgraph holding ``node_id`` ("Label:key"), or None when it is not covered."""
+        return self._member_of.get(node_id)
+
+    def search(self, query_vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+        """Top-``k`` (index, cosine) by a linear scan of the vectors."""
+        if not len(self) or k <= 0:
+            return []
+        sims = self.vectors @ np.asarray(query_vector, dtype=np.float32).reshape(-1)
+        k = min(k, len(sims))
+        top = np.argpartition(-sims, k - 1)[:k]
+        top = top[np.lexsort((top, -sims[top]))]
+        return [(int(i), float(sims[i])) for i in top]
+
+    def retrieve(self, question: str | np.ndarray, k: int) -> list[Hit]:
+        """The ``k`` subgraphs closest to the question (a text is embedded first)."""
+        if isinstance(question, str):
+            from kg.embed import embed_one
+
+            question = embed_one(question)
+        return [Hit(i, s, self.anchors[i], self.members[i], self.subgraphs[i]) for i, s in self.search(question, k)]
+
+    # -- files --------------------------------------------------------------------------------------
+    def save(self, directory: str | Path) -> Path:
+        """Write atomically: a temporary sibling folder is filled, then renamed into place."""
+        directory = Path(directory)
+        directory.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{directory.name}.tmp-", dir=directory.parent))
+        tmp.chmod(0o755)
+        try:
+            np.save(tmp / VECTORS_FILE, self.vectors.astype(np.float32), allow_pickle=False)
+            payload = {"meta": asdict(self.meta), "anchors": self.anchors, "members": self.members,
+                       "subgraphs": self.subgraphs}
+            (tmp / MEMORY_FILE).write_text(json.dumps(payload, ensure_ascii=False, default=str))
+            if directory.exists():
+                shutil.rmtree(directory)
+            os.rename(tmp, directory)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return directory
+
+    @classmethod
+    def load(cls, directory: str | Path) -> VectorMemory:
+        directory = Path(directory)
+        data = json.loads((directory / MEMORY_FILE).read_text())
+        if data.get("meta", {}).get("format") != FORMAT:
+            raise ValueError(f"{directory}: not a {FORMAT} memory")
+        vectors = np.load(directory / VECTORS_FILE, allow_pickle=False)
+        return cls(MemoryMeta(**data["meta"]), vectors, data["anchors"], data["members"], data["subgraphs"])
+
+    def nbytes(self, directory: str | Path) -> dict[str, int]:
+        directory = Path(directory)
+        return {"vectors": (directory / VECTORS_FILE).stat().st_size,
+                "triples": (directory / MEMORY_FILE).stat().st_size}
+
+
+def _evidence(snap: Snapshot, members: list[int], incident: list[list[int]]) -> dict[str, Any]:
+    """The members with their properties, and every edge touching a member (outside ends as stubs)."""
+    from planner.types import Subgraph
+
+    sub = Subgraph()
+    for n in members:
+        sub.add_node(snap.labels[n], snap.ids[n].split(":", 1)[1], snap.props[n])
+    seen: set[int] = set()
+    for n in members:
+        for e in incident[n]:
+            if e in seen:
+                continue
+            seen.add(e)
+            s, rel, t, props = snap.edges[e]
+            for end in (s, t):
+                if snap.ids[end] not in sub.nodes:
+                    sub.nodes[snap.ids[end]] = {"_label": snap.labels[end], "_name": snap.names[end]}
+            sub.edges.append({"src": snap.ids[s], "rel": rel, "dst": snap.ids[t], "props": props})
+    for n in members:
+        sub.nodes[snap.ids[n]]["_name"] = snap.names[n]
+    return sub.to_dict()
+
+
+def embed_nodes(snap: Snapshot, nodes: list[int] | None = None) -> np.ndarray:
+    """Sentence embeddings of the nodes' texts (all nodes, or ``nodes``), rows aligned with the indexes."""
+    from kg.embed import DIM, embed
+
+    idx = range(len(snap)) if nodes is None else nodes
+    texts = [node_text(snap.labels[n], snap.names[n]) for n in idx]
+    return embed(texts) if texts else np.zeros((0, DIM), dtype=np.float32)
+
+
+def build_memory(graph, spec=None, *, m: int = 300, ranking: str = DEFAULT_RANKING,
+                 snapshot: Snapshot | None = None, node_vectors: np.ndarray | None = None) -> VectorMemory:
+    """Pool ``graph`` into at most ``m`` subgraph vectors (see the module docstring).
+
+    ``snapshot`` and ``node_vectors`` (:func:`embed_nodes` of every node) may be passed in to build
+    several memories of one graph (e.g. both rankings) reading and encoding it once.
+    """
+    from kg.embed import MODEL_NAME
+
+    t0 = time.perf_counter()
+    snap = snapshot or read_snapshot(graph, spec)
+    scores = scores_for(graph, snap, ranking)
+    groups = pool(snap.neighbours(), scores, m)
+    incident = snap.incident()
+    flat = [n for g in groups for n in g]
+    emb = node_vectors[flat] if node_vectors is not None else embed_nodes(snap, flat)
+    vectors, start = [], 0
+    for g in groups:
+        v = emb[start:start + len(g)].mean(axis=0)
+        start += len(g)
+        vectors.append(v / (np.linalg.norm(v) or 1.0))
+    covered = np.zeros(len(snap), dtype=bool)
+    covered[flat] = True
+    meta = MemoryMeta(domain=getattr(graph, "domain", ""), version=getattr(graph, "version", "unversioned"),
+                      ranking=ranking, m=m, subgraphs=len(groups), nodes=len(snap), covered_nodes=int(covered.sum()),
+                      edges=len(snap.edges),
+                      covered_edges=sum(1 for s, _, t, _ in snap.edges if covered[s] or covered[t]),
+                      model=MODEL_NAME)
+    memory = VectorMemory(meta, np.asarray(vectors, dtype=np.float32).reshape(len(groups), emb.shape[1]),
+                          [snap.ids[g[0]] for g in groups], [[snap.ids[n] for n in g] for g in groups],
+                          [_evidence(snap, g, incident) for g in groups])
+    memory.meta.built_s = round(time.perf_counter() - t0, 3)
+    return memory
+
+
+# -- where memories live, versioned with the KG --------------------------------------------------------
+def memory_dir(state_dir: str | Path, domain: str, version: str, *, m: int, ranking: str = DEFAULT_RANKING) -> Path:
+    return Path(state_dir) / "vector_memory" / domain / f"{version[:16]}-{ranking}-m{int(m)}"
+
+
+def load_memory(state_dir: str | Path, domain: str, version: str, *, m: int,
+                ranking: str = DEFAULT_RANKING) -> VectorMemory | None:
+    """The stored memory of this KG version, or None (absent, unreadable, or of another version)."""
+    path = memory_dir(state_dir, domain, version, m=m, ranking=ranking)
+    try:
+        memory = VectorMemory.load(path)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return memory if memory.meta.version == version else None
+
+
+def ensure_memory(graph, spec, state_dir: str | Path, *, m: int, ranking: str = DEFAULT_RANKING,
+                  force: bool = False) -> tuple[VectorMemory, Path, bool]:
+    """(memory, its folder, built?): load the current version's memory, else build and store it.
+
+    Memories of other KG versions of the domain are removed.
+    """
+    path = memory_dir(state_dir, graph.domain, graph.version, m=m, ranking=ranking)
+    memory = None if force else load_memory(state_dir, graph.domain, graph.version, m=m, ranking=ranking)
+    built = memory is None
+    if memory is None:
+        memory = build_memory(graph, spec, m=m, ranking=ranking)
+        memory.save(path)
+    for old in path.parent.glob("*"):
+        if old.is_dir() and not old.name.startswith(graph.version[:16]) and not old.name.startswith("."):
+            shutil.rmtree(old, ignore_errors=True)
+    return memory, path, built
+
+
+_cache: dict[Path, VectorMemory | None] = {}
+_cache_lock = threading.Lock()
+
+
+def cached_memory(state_dir: str | Path, domain: str, version: str, *, m: int,
+                  ranking: str = DEFAULT_RANKING) -> VectorMemory | None:
+    """:func:`load_memory`, once per process and memory folder (the serving path; never builds)."""
+    path = memory_dir(state_dir, domain, version, m=m, ranking=ranking)
+    with _cache_lock:
+        if path not in _cache or _cache[path] is None and (path / MEMORY_FILE).exists():
+            _cache[path] = load_memory(state_dir, domain, version, m=m, ranking=ranking)
+        return _cache[path]
