@@ -7,7 +7,7 @@ queries. The growth ratio is largest-size median / smallest-size median (CacheRA
 the target is <= 1.5x over a 32x size range). The last line printed is always
 ``kg-bench point_growth=<x> star_growth=<x>``.
 
-    python -m evals.bench_kg [--sizes 40000,160000,640000,1280000] [--queries 50] [--repeats 5]
+    python -m evals.bench_kg [--sizes 40000,160000,640000,1280000] [--queries 50] [--repeats 5] [--quick] [--out DIR]
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -22,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 DEFAULT_SIZES = (40_000, 160_000, 640_000, 1_280_000)
+QUICK_SIZES, QUICK_QUERIES, QUICK_REPEATS = "40k,160k,1.28m", 20, 3  # --quick: same 32x range, fewer queries
 QUESTION_TEMPLATES = (
     "Where was {name} born?", "Who directed {name}?", "Which awards did {name} receive?",
     "What is {name} part of?", "Which country is {name} located in?", "Who founded {name}?",
@@ -128,6 +130,43 @@ def _parse_sizes(text: str) -> list[int]:
     return sorted(set(sizes))
 
 
+def _write_section(out: Path, results: list[SizeResult], args, point_growth: float, star_growth: float,
+                   argv: list[str] | None) -> None:
+    """``out/kg.md`` (the table) and ``out/kg.png`` (p50/p95 latency against graph size) for ``bench all``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from evals.benchutil import md_table
+
+    out.mkdir(parents=True, exist_ok=True)
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    xs = [r.triples for r in results]
+    for attr, label in (("point_ms_p50", "point p50"), ("point_ms_p95", "point p95"), ("star_ms_p50", "star p50"),
+                        ("star_ms_p95", "star p95")):
+        ax.plot(xs, [getattr(r, attr) for r in results], marker="o", label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("triples")
+    ax.set_ylabel("ms per query")
+    ax.set_title(f"Bounded operators (K_degree={args.k_degree})")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "kg.png", dpi=110)
+    plt.close(fig)
+    rows = [[f"{r.triples:,}", r.max_in_degree, r.point_ms_p50, r.point_ms_p95, r.star_ms_p50, r.star_ms_p95,
+             r.star_max_edges] for r in results]
+    (out / "kg.md").write_text("\n".join([
+        "## Bounded operators on synthetic graphs (CacheRAG A.5)", "",
+        f"Point (depth) and star (breadth, K_degree={args.k_degree}) queries, {args.queries} each, median of "
+        f"{args.repeats} repeats; growth = largest / smallest size p50 (target <= 1.5x).", "",
+        "Command: `" + " ".join(["kgqa bench kg", *(argv or [])]) + "`", "",
+        md_table(["triples", "max in-degree", "point p50 ms", "point p95 ms", "star p50 ms", "star p95 ms",
+                  "max star edges"], rows, digits=2), "",
+        f"Growth over x{results[-1].triples / results[0].triples:g} size: point x{point_growth:.2f}, "
+        f"star x{star_growth:.2f}.", "", "![kg latency](kg.png)", ""]))
+
+
 def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
     from rich.table import Table
@@ -144,8 +183,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--k-depth", type=int, default=settings.k_depth)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--home", type=Path, default=settings.home, help="graphs are cached in <home>/bench")
-    ap.add_argument("--report", type=Path, default=None, help="JSON report path (default <home>/reports)")
+    ap.add_argument("--report", type=Path, default=None, help="JSON report path (default <out>/bench_kg.json)")
+    ap.add_argument("--quick", action="store_true",
+                    help=f"sizes {QUICK_SIZES}, {QUICK_QUERIES} queries x {QUICK_REPEATS} repeats (unless given)")
+    ap.add_argument("--out", type=Path, default=None, help="folder for kg.md, kg.png and the JSON report "
+                    "(default <home>/reports)")
     args = ap.parse_args(argv)
+    if args.quick:
+        given = {a.split("=", 1)[0] for a in (argv if argv is not None else sys.argv[1:])}
+        args.sizes = args.sizes if "--sizes" in given else QUICK_SIZES
+        args.queries = args.queries if "--queries" in given else QUICK_QUERIES
+        args.repeats = args.repeats if "--repeats" in given else QUICK_REPEATS
     sizes = _parse_sizes(args.sizes)
     if not sizes:
         ap.error("--sizes needs at least one size")
@@ -183,8 +231,10 @@ def main(argv: list[str] | None = None) -> int:
     size_ratio = last.triples / first.triples
     console.print(f"size x{size_ratio:g}: point p50 x{point_growth:.2f}, star p50 x{star_growth:.2f} "
                   f"(target <= 1.5x); total {elapsed:.1f}s")
-    report = args.report or (args.home / "reports" / "bench_kg.json")
+    out = args.out or (args.home / "reports")
+    report = args.report or (out / "bench_kg.json")
     report.parent.mkdir(parents=True, exist_ok=True)
+    _write_section(out, results, args, point_growth, star_growth, argv)
     report.write_text(json.dumps({"sizes": [asdict(r) for r in results], "point_growth": point_growth,
                                   "star_growth": star_growth, "k_degree": args.k_degree,
                                   "queries": args.queries, "repeats": args.repeats, "elapsed_s": elapsed},

@@ -45,11 +45,11 @@ def run_eval(settings: Settings, questions: str, out: str, *, domain: str | None
                 r = pipe.ask(item["question"], dom, use_answer_cache=False)
                 line = {"id": qid, "question": r.question, "domain": r.domain, "cypher": r.cypher, "rows": r.rows,
                         "answer": r.answer, "status": r.status if r.status != "refused" else "dont_know",
-                        "timings_ms": r.timings_ms,
+                        "error": r.error, "timings_ms": r.timings_ms,
                         "cache": {k: r.cache.get(k) for k in ("answer_hit", "plan_hit", "llm_calls")}}
             except InputError as err:
                 line = {"id": qid, "question": item.get("question"), "domain": dom, "cypher": None, "rows": [],
-                        "answer": str(err), "status": "error", "timings_ms": {},
+                        "answer": str(err), "status": "error", "error": str(err), "timings_ms": {},
                         "cache": {"answer_hit": False, "plan_hit": False, "llm_calls": 0}}
             counts[line["status"]] = counts.get(line["status"], 0) + 1
             fh.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")

@@ -1,0 +1,377 @@
+"""Accuracy benchmark: execution accuracy, CRAG truthfulness, stage latency and LLM calls per question.
+
+Protocol. One pipeline (the service's: plan cache + answer cache) on a scratch KGQA home whose graphs are
+the built ones (symlinked) and whose plan cache starts empty, so nothing is written to the real state.
+Pass 1 (uncached) answers every question of every set once, in file order, northwind_dev then movies then
+nobel, with the answer cache bypassed on lookup (``kgqa eval``'s loop); the plan cache learns online as it
+goes, as in the service. Pass 2 (cached) asks the same questions again with the answer cache on, which is
+what a repeated question costs. Pass 1 is scored: execution accuracy (lenient and strict, see
+:mod:`evals.scorer`), executable rate, and CRAG accurate / hallucinated / missing with T = A - H from the
+deterministic judge (:mod:`evals.judge`); ``--llm-judge`` also grades the answers with the LLM backend
+and reports where the two judges disagree. Stage timings come from ``Result.timings_ms``: per stage, the
+share of questions in which it ran, the mean over all questions (0 where it did not run, so the means add
+up to the mean total) and p50/p99 over the questions in which it ran.
+
+    kgqa bench accuracy [--quick] [--limit N] [--sets northwind_dev,movies,nobel] [--llm-judge] [--out DIR]
+
+The last line printed is ``accuracy-bench ex_northwind_dev=<x> ex_movies=<x> ex_nobel=<x> truthfulness=<x> ...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.config import REPO_ROOT, Settings
+from evals.benchutil import (
+    artifacts_note,
+    fmt,
+    key_value_line,
+    md_table,
+    pct,
+    remove_home,
+    scratch_home,
+    summarize,
+)
+from evals.scorer import Report, read_jsonl, score_records
+
+STAGES = ("answer_cache", "parse_route", "link", "cache_retrieval", "compile", "repair", "execute", "dispatch",
+          "expansion", "vector_memory", "summarize", "cache_update")
+_NOT_RUN = {"ran": 0.0, "mean": 0.0, "p50": 0.0, "p99": 0.0}
+QUICK_LIMIT = 24  # questions per set in --quick (stratified over the question types)
+
+
+def question_sets(settings: Settings) -> dict[str, Path]:
+    """The benchmark's question files: the shared Northwind dev set and our movies and nobel sets."""
+    return {"northwind_dev": settings.data_dir / "northwind_dev.jsonl",
+            "movies": REPO_ROOT / "evals" / "questions" / "movies.jsonl",
+            "nobel": REPO_ROOT / "evals" / "questions" / "nobel.jsonl"}
+
+
+def stratified(golds: list[dict], limit: int | None, key: str = "type") -> list[dict]:
+    """At most ``limit`` questions, taken round-robin over the values of ``key`` (file order within each),
+    then put back in file order; all of them when ``limit`` is None."""
+    if limit is None or limit >= len(golds):
+        return list(golds)
+    groups: dict[str, list[int]] = defaultdict(list)
+    for i, g in enumerate(golds):
+        groups[str(g.get(key))].append(i)
+    chosen: list[int] = []
+    queues = [list(v) for v in groups.values()]
+    while len(chosen) < limit and any(queues):
+        for q in queues:
+            if q and len(chosen) < limit:
+                chosen.append(q.pop(0))
+    return [golds[i] for i in sorted(chosen)]
+
+
+@dataclass
+class SetRun:
+    """One question set: its gold lines, pass-1 predictions (scored), pass-2 (answer cache) records."""
+
+    name: str
+    golds: list[dict]
+    preds: list[dict] = field(default_factory=list)
+    cached: list[dict] = field(default_factory=list)
+    report: Report | None = None
+    judge_agreement: float | None = None
+    disagreements: list = field(default_factory=list)
+
+
+def stage_stats(records: list[dict]) -> dict[str, dict[str, float]]:
+    """Per stage (and ``total``): share of questions where it ran, mean over all, p50/p99 where it ran."""
+    out: dict[str, dict[str, float]] = {}
+    n = len(records)
+    names = list(STAGES) + sorted({k for r in records for k in (r.get("timings_ms") or {})} - set(STAGES))
+    for stage in names:
+        ran = [float(r["timings_ms"][stage]) for r in records if stage in (r.get("timings_ms") or {})]
+        s = summarize(ran)
+        out[stage] = {"ran": len(ran) / n if n else 0.0, "mean": sum(ran) / n if n else 0.0,
+                      "p50": s["p50"], "p99": s["p99"]}
+    totals = summarize(sum(float(v) for v in (r.get("timings_ms") or {}).values()) for r in records)
+    out["total"] = {"ran": 1.0 if n else 0.0, "mean": totals["mean"], "p50": totals["p50"], "p99": totals["p99"]}
+    return out
+
+
+def llm_call_stats(records: list[dict]) -> dict[str, float]:
+    calls = [int((r.get("cache") or {}).get("llm_calls") or 0) for r in records]
+    n = len(calls) or 1
+    return {"mean": sum(calls) / n, "with_calls": sum(c > 0 for c in calls) / n,
+            "answer_hits": sum(bool((r.get("cache") or {}).get("answer_hit")) for r in records) / n,
+            "plan_hits": sum(bool((r.get("cache") or {}).get("plan_hit")) for r in records) / n}
+
+
+def _ask_record(pipe, gold: dict, *, use_answer_cache: bool) -> dict:
+    """One question through the pipeline, as a ``kgqa eval`` prediction line plus the pipeline's ``error``
+    (a query that failed repair or execution is not executable, whatever its status)."""
+    from planner.pipeline import InputError
+
+    try:
+        r = pipe.ask(gold["question"], gold.get("domain"), use_answer_cache=use_answer_cache)
+    except InputError as err:
+        return {"id": gold["id"], "question": gold["question"], "domain": gold.get("domain"), "cypher": None,
+                "rows": [], "answer": str(err), "status": "error", "timings_ms": {},
+                "cache": {"answer_hit": False, "plan_hit": False, "llm_calls": 0}}
+    return {"id": gold["id"], "question": r.question, "domain": r.domain, "cypher": r.cypher, "rows": r.rows,
+            "answer": r.answer, "status": r.status if r.status != "refused" else "dont_know", "error": r.error,
+            "timings_ms": r.timings_ms, "cache": {k: r.cache.get(k) for k in ("answer_hit", "plan_hit", "llm_calls")}}
+
+
+def warm_up(pipe) -> float:
+    """Load the models a first question would otherwise pay for (sentence embedder, LLM), so stage timings
+    are steady-state; returns the seconds it took. Asks no question, so no cache learns anything."""
+    from kg.embed import embed
+
+    t0 = time.perf_counter()
+    embed(["warm up"])
+    try:
+        pipe.llm  # noqa: B018 - the property loads the backend
+    except Exception:  # noqa: BLE001 - no LLM: questions that need one answer "I don't know"
+        pass
+    return time.perf_counter() - t0
+
+
+def run(settings: Settings, sets: dict[str, Path], *, limit: int | None, llm_judge: bool = False,
+        pred_dir: Path | None = None, progress: bool = True) -> list[SetRun]:
+    """Both passes over the question sets with one pipeline (protocol in the module docstring)."""
+    from planner.pipeline import build_pipeline
+
+    pipe = build_pipeline(settings)
+    warm_up(pipe)
+    runs = [SetRun(name, stratified(read_jsonl(path), limit)) for name, path in sets.items()]
+    total = sum(len(r.golds) for r in runs)
+    done = 0
+    t0 = time.perf_counter()
+    for use_cache, attr in ((False, "preds"), (True, "cached")):
+        for sr in runs:
+            for gold in sr.golds:
+                getattr(sr, attr).append(_ask_record(pipe, gold, use_answer_cache=use_cache))
+                done += 1
+                if progress and done % 25 == 0:
+                    print(f"  {done}/{2 * total} questions, {time.perf_counter() - t0:.0f}s", flush=True)
+    judge = None
+    if llm_judge:
+        from evals.judge import LLMJudge
+
+        judge = LLMJudge(pipe.llm)
+    for sr in runs:
+        sr.report = score_records(sr.preds, sr.golds)
+        if judge is not None:
+            from evals.judge import compare_judges
+
+            cmp = compare_judges(sr.preds, sr.golds, second=judge)
+            sr.judge_agreement, sr.disagreements = cmp.agreement, cmp.disagreements
+        if pred_dir is not None:
+            pred_dir.mkdir(parents=True, exist_ok=True)
+            for suffix, records in (("pred", sr.preds), ("cached", sr.cached)):
+                with open(pred_dir / f"{sr.name}.{suffix}.jsonl", "w", encoding="utf-8") as fh:
+                    for p in records:
+                        fh.write(json.dumps(p, ensure_ascii=False, default=str) + "\n")
+    return runs
+
+
+def pooled(runs: list[SetRun]) -> Report:
+    """One report over every question of every set."""
+    return score_records([p for sr in runs for p in sr.preds], [g for sr in runs for g in sr.golds])
+
+
+def cached_consistency(runs: list[SetRun]) -> float:
+    """Share of pass-2 answers (answer-cache hits) identical to the pass-1 answer."""
+    pairs = [(a, b) for sr in runs for a, b in zip(sr.preds, sr.cached)]
+    same = sum(a.get("answer") == b.get("answer") for a, b in pairs)
+    return same / len(pairs) if pairs else 0.0
+
+
+# -- output ----------------------------------------------------------------------------------------
+def plot(runs: list[SetRun], path: Path) -> None:
+    """Accuracy per set (left) and mean stage latency per set, uncached and cached (right)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(14, 4.8), gridspec_kw={"width_ratios": [1.3, 1]})
+    metrics = [("ex", "EX"), ("ex_strict", "EX strict"), ("executable", "executable"), ("accurate", "A"),
+               ("hallucinated", "H"), ("truthfulness", "T = A-H")]
+    x = np.arange(len(runs))
+    w = 0.8 / len(metrics)
+    for i, (key, label) in enumerate(metrics):
+        ax1.bar(x + (i - len(metrics) / 2 + 0.5) * w, [sr.report.total.summary()[key] for sr in runs], w, label=label)
+    ax1.set_xticks(x, [f"{sr.name}\n(n={len(sr.golds)})" for sr in runs])
+    ax1.axhline(0, color="black", lw=0.6)
+    ax1.set_ylim(min(-0.1, min(sr.report.truthfulness for sr in runs) - 0.05), 1.25)
+    ax1.set_title("Accuracy per question set (pass 1)")
+    ax1.legend(fontsize=8, ncol=6, loc="upper center")
+
+    bars = [(sr.name, stage_stats(sr.preds)) for sr in runs]
+    bars.append(("cached\n(all sets)", stage_stats([c for sr in runs for c in sr.cached])))
+    bottom = np.zeros(len(bars))
+    totals = np.array([sum(st[s]["mean"] for s in STAGES) for _, st in bars])
+    cmap = plt.get_cmap("tab20")
+    for i, stage in enumerate(STAGES):
+        vals = np.array([st[stage]["mean"] for _, st in bars])
+        if not vals.any():
+            continue
+        share = np.divide(100 * vals, totals, out=np.zeros_like(vals), where=totals > 0)
+        ax2.bar(range(len(bars)), share, bottom=bottom, label=stage, color=cmap(i))
+        bottom += share
+    for i, total in enumerate(totals):
+        ax2.text(i, 101, f"{total:.3g} ms", ha="center", va="bottom", fontsize=8)
+    ax2.set_xticks(range(len(bars)), [b for b, _ in bars])
+    ax2.set_ylabel("% of mean time per question")
+    ax2.set_ylim(0, 112)
+    ax2.set_title("Where the time goes (mean ms per question on top)")
+    ax2.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def _accuracy_rows(runs: list[SetRun], all_report: Report) -> list[list]:
+    rows = []
+    for name, rep in [(sr.name, sr.report) for sr in runs] + [("all", all_report)]:
+        s = rep.total.summary()
+        rows.append([name, rep.total.n, pct(s["ex"]), pct(s["ex_strict"]), pct(s["executable"]),
+                     pct(s["accurate"]), pct(s["hallucinated"]), pct(s["missing"]), f"{s['truthfulness']:+.3f}"])
+    return rows
+
+
+ACC_HEADERS = ["set", "n", "EX", "EX strict", "executable", "A", "H", "M", "T"]
+
+
+def markdown(runs: list[SetRun], all_report: Report, command: str, png: str | None, elapsed_s: float,
+             llm_judge: bool, artifacts: str = "") -> str:
+    uncached = [p for sr in runs for p in sr.preds]
+    cached = [c for sr in runs for c in sr.cached]
+    st_u, st_c = stage_stats(uncached), stage_stats(cached)
+    lc_u, lc_c = llm_call_stats(uncached), llm_call_stats(cached)
+    out = ["## Accuracy", "",
+           "Execution accuracy (lenient: gold columns found in any order; strict: same columns in order), "
+           "executable rate and CRAG answer scores (A accurate, H hallucinated, M missing, T = A - H; "
+           "deterministic judge). Pass 1 answers each question once with a plan cache that starts empty and "
+           "learns online; pass 2 repeats them through the answer cache. Service settings as configured "
+           f"(KGQA_* variables), scratch state {artifacts}.", "",
+           f"Command: `{command}` ({elapsed_s:.0f} s)", "", md_table(ACC_HEADERS, _accuracy_rows(runs, all_report)), ""]
+    for sr in runs:
+        if len(sr.report.by_type) > 1:
+            out += [f"### {sr.name} by type", ""]
+            rows = []
+            for t, b in sorted(sr.report.by_type.items()):
+                s = b.summary()
+                rows.append([t, b.n, pct(s["ex"]), pct(s["ex_strict"]), pct(s["executable"]), pct(s["accurate"]),
+                             pct(s["hallucinated"]), pct(s["missing"]), f"{s['truthfulness']:+.3f}"])
+            out += [md_table(["type", *ACC_HEADERS[1:]], rows), ""]
+    out += ["### Latency by stage (ms)", "",
+            "`ran`: share of questions in which the stage ran; mean over all questions; p50/p99 over those "
+            "in which it ran.", ""]
+    stages = list(st_u) + [s for s in st_c if s not in st_u]
+    rows = [[s, pct(u["ran"]), u["mean"], u["p50"], u["p99"], pct(c["ran"]), c["mean"], c["p50"], c["p99"]]
+            for s in stages for u, c in [(st_u.get(s, _NOT_RUN), st_c.get(s, _NOT_RUN))] if u["ran"] or c["ran"]]
+    out += [md_table(["stage", "ran", "mean", "p50", "p99", "ran (cached)", "mean (cached)", "p50 (cached)",
+                      "p99 (cached)"], rows, digits=2), ""]
+    out += ["### LLM calls per question", "",
+            md_table(["pass", "questions", "LLM calls / q", "with >= 1 call", "answer-cache hits", "plan hits"],
+                     [["uncached (pass 1)", len(uncached), lc_u["mean"], pct(lc_u["with_calls"]),
+                       pct(lc_u["answer_hits"]), pct(lc_u["plan_hits"])],
+                      ["cached (pass 2)", len(cached), lc_c["mean"], pct(lc_c["with_calls"]),
+                       pct(lc_c["answer_hits"]), pct(lc_c["plan_hits"])]], digits=2),
+            "", f"Cached answers identical to pass 1: {pct(cached_consistency(runs))}.", ""]
+    if llm_judge:
+        out += ["### Deterministic vs LLM judge", ""]
+        out += [md_table(["set", "agreement", "disagreements"],
+                         [[sr.name, pct(sr.judge_agreement or 0.0), len(sr.disagreements)] for sr in runs]), ""]
+        dis = [(sr.name, d) for sr in runs for d in sr.disagreements][:15]
+        if dis:
+            out += [md_table(["set", "id", "deterministic", "LLM", "answer"],
+                             [[n, d.id, d.first, d.second, " ".join(d.answer.split())[:90]] for n, d in dis]), ""]
+    if png:
+        out += [f"![accuracy and stage latency]({png})", ""]
+    return "\n".join(out)
+
+
+def print_tables(runs: list[SetRun], all_report: Report) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=140)
+    t = Table(title="Accuracy (pass 1, deterministic judge)")
+    for h in ACC_HEADERS:
+        t.add_column(h, justify="left" if h == "set" else "right")
+    for row in _accuracy_rows(runs, all_report):
+        t.add_row(*map(str, row))
+    console.print(t)
+    st_u = stage_stats([p for sr in runs for p in sr.preds])
+    st_c = stage_stats([c for sr in runs for c in sr.cached])
+    t = Table(title="Latency by stage, ms (uncached pass 1 | cached pass 2)")
+    for h in ("stage", "ran", "mean", "p50", "p99", "| mean", "p50", "p99"):
+        t.add_column(h, justify="left" if h == "stage" else "right")
+    for s in list(st_u) + [s for s in st_c if s not in st_u]:
+        v, c = st_u.get(s, _NOT_RUN), st_c.get(s, _NOT_RUN)
+        if v["ran"] or c["ran"]:
+            t.add_row(s, pct(v["ran"]), *(fmt(x, 2) for x in (v["mean"], v["p50"], v["p99"], c["mean"], c["p50"],
+                                                               c["p99"])))
+    console.print(t)
+
+
+def main(argv: list[str] | None = None) -> int:
+    settings = Settings.from_env()
+    ap = argparse.ArgumentParser(prog="kgqa bench accuracy", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help=f"{QUICK_LIMIT} questions per set, stratified by type")
+    ap.add_argument("--limit", type=int, help=f"questions per set (default: all; --quick: {QUICK_LIMIT})")
+    ap.add_argument("--sets", default="northwind_dev,movies,nobel", help="comma-separated question sets")
+    ap.add_argument("--llm-judge", action="store_true", help="also grade with the LLM backend; report disagreements")
+    ap.add_argument("--out", type=Path, default=settings.reports_dir, help="report folder (accuracy.md, .png, .json)")
+    args = ap.parse_args(argv)
+
+    all_sets = question_sets(settings)
+    names = [s.strip() for s in args.sets.split(",") if s.strip()]
+    unknown = [n for n in names if n not in all_sets]
+    if unknown:
+        ap.error(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(all_sets)}")
+    limit = args.limit if args.limit is not None else (QUICK_LIMIT if args.quick else None)
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    home = scratch_home(settings.graphs_dir, prefix="kgqa-accuracy-", artifacts_from=settings.state_dir)
+    t0 = time.perf_counter()
+    artifacts = artifacts_note(home / "state")
+    try:
+        runs = run(settings.with_(home=home), {n: all_sets[n] for n in names}, limit=limit,
+                   llm_judge=args.llm_judge, pred_dir=out / "accuracy")
+    finally:
+        remove_home(home)
+    elapsed = time.perf_counter() - t0
+    all_report = pooled(runs)
+    png = out / "accuracy.png"
+    plot(runs, png)
+    command = "kgqa bench accuracy " + " ".join(argv if argv is not None else [])
+    (out / "accuracy.md").write_text(markdown(runs, all_report, command.strip(), png.name, elapsed, args.llm_judge,
+                                              artifacts))
+    uncached = [p for sr in runs for p in sr.preds]
+    cached = [c for sr in runs for c in sr.cached]
+    summary = {
+        "sets": {sr.name: sr.report.to_dict() | {"judge_agreement": sr.judge_agreement} for sr in runs},
+        "all": all_report.total.summary(), "stages_uncached": stage_stats(uncached),
+        "stages_cached": stage_stats(cached), "llm_calls_uncached": llm_call_stats(uncached),
+        "llm_calls_cached": llm_call_stats(cached), "cached_consistency": cached_consistency(runs),
+        "limit": limit, "elapsed_s": elapsed}
+    (out / "accuracy.json").write_text(json.dumps(summary, indent=2, default=str))
+    print_tables(runs, all_report)
+    pairs = {f"ex_{sr.name}": sr.report.execution_accuracy for sr in runs}
+    pairs |= {"truthfulness": all_report.truthfulness, "ex_strict": all_report.execution_accuracy_strict,
+              "executable": all_report.executable_rate, "accurate": all_report.total.rate(all_report.total.accurate),
+              "hallucinated": all_report.total.rate(all_report.total.hallucinated),
+              "llm_calls_uncached": summary["llm_calls_uncached"]["mean"],
+              "llm_calls_cached": summary["llm_calls_cached"]["mean"],
+              "p50_ms_uncached": summary["stages_uncached"]["total"]["p50"],
+              "p50_ms_cached": summary["stages_cached"]["total"]["p50"], "n": all_report.total.n}
+    print(key_value_line("accuracy-bench", pairs), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,251 @@
+"""The benchmark suite's plumbing: key=value lines, `bench all` on tiny real sub-benchmark scripts, the
+ablation variants, the accuracy bench's question selection and stage statistics."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from app.config import Settings
+from evals import ablation, bench_accuracy, bench_all
+from evals.benchutil import (
+    artifacts_note,
+    key_value_line,
+    parse_key_value_line,
+    remove_home,
+    scratch_home,
+    summarize,
+)
+
+# -- key=value lines and statistics ------------------------------------------------------------------
+
+
+def test_key_value_line_round_trip():
+    line = key_value_line("accuracy-bench", {"ex_movies": 0.5, "n": 12, "ratio": None, "tag": "a b"})
+    assert line == "accuracy-bench ex_movies=0.500 n=12 ratio=na tag=a_b"
+    assert parse_key_value_line(line) == ("accuracy-bench", {"ex_movies": "0.500", "n": "12", "ratio": "na",
+                                                             "tag": "a_b"})
+    assert parse_key_value_line("x=1 y=2") == ("", {"x": "1", "y": "2"})
+    assert parse_key_value_line("done in 3 s") == ("done", {})
+
+
+def test_summarize_percentiles():
+    s = summarize(range(1, 101))
+    assert (s["n"], s["mean"], s["p50"], s["p99"], s["max"]) == (100, 50.5, 50.5, 99.0, 100.0)
+    assert summarize([])["n"] == 0
+
+
+def test_scratch_home_links_graphs_and_copies_state(tmp_path):
+    graphs = tmp_path / "graphs"
+    (graphs / "movies").mkdir(parents=True)
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "plan_cache.sqlite").write_text("x")
+    real = tmp_path / "real-state"
+    (real / "vector_memory" / "movies").mkdir(parents=True)
+    (real / "plan_cache.sqlite").write_text("learned")
+    home = scratch_home(graphs, state_from=state, artifacts_from=real)
+    try:
+        assert (home / "graphs").is_symlink() and (home / "graphs" / "movies").is_dir()
+        assert (home / "state" / "plan_cache.sqlite").read_text() == "x"  # learned state is not shared
+        assert (home / "state" / "vector_memory" / "movies").is_dir()  # load-time artifacts are
+        assert artifacts_note(home / "state") == "with vector_memory"
+    finally:
+        remove_home(home)
+    assert not home.exists() and (graphs / "movies").is_dir()  # the link's target survives
+    bare = scratch_home(graphs)
+    assert [p.name for p in (bare / "state").iterdir()] == [] and "without vector_memory" in artifacts_note(bare)
+    remove_home(bare)
+
+
+# -- bench all on tiny real scripts ----------------------------------------------------------------
+SCRIPTS = {
+    "accuracy": """
+        out = Path(sys.argv[sys.argv.index("--out") + 1])
+        (out / "accuracy.md").write_text("## Accuracy\\n\\n| set | EX |\\n|---|---|\\n| movies | 50% |\\n")
+        (out / "accuracy.png").write_bytes(b"\\x89PNG\\r\\n\\x1a\\n")
+        print("scoring ...")
+        print("accuracy-bench ex_northwind_dev=0.412 ex_movies=0.500 truthfulness=0.250")
+    """,
+    "cache": """
+        print("cache-bench hit_p50_ms=0.80 miss_p50_ms=900.00")
+    """,
+    "subgcache": """
+        print("subgcache-bench ttft_ratio=0.40", flush=True)
+        print("Traceback: boom", file=sys.stderr)
+        raise SystemExit(3)
+    """,
+    "vector-memory": """
+        print("done, but no figures")
+    """,
+    "load": """
+        import time
+        print("load-bench starting", flush=True)
+        time.sleep(60)
+    """,
+}
+
+
+def _fake_specs(tmp_path: Path, out: Path) -> list[bench_all.BenchSpec]:
+    specs = []
+    for name, body in SCRIPTS.items():
+        script = tmp_path / f"{name.replace('-', '_')}.py"
+        script.write_text("import sys\nfrom pathlib import Path\n" + textwrap.dedent(body))
+        specs.append(bench_all.BenchSpec(name, [sys.executable, str(script), "--quick", "--out", str(out)]))
+    return specs + [bench_all.BenchSpec("ablation", None)]
+
+
+def test_bench_all_collects_last_lines_sections_and_failures(tmp_path):
+    out = tmp_path / "report"
+    runs = bench_all.run_all(_fake_specs(tmp_path, out), out, timeout_s=3, progress=False)
+    by = {r.name: r for r in runs}
+    assert [r.name for r in runs] == ["accuracy", "cache", "subgcache", "vector-memory", "load", "ablation"]
+    assert by["accuracy"].status == "ok" and by["accuracy"].prefix == "accuracy-bench"
+    assert by["accuracy"].figures == {"ex_northwind_dev": "0.412", "ex_movies": "0.500", "truthfulness": "0.250"}
+    assert by["accuracy"].section.startswith("## Accuracy") and by["accuracy"].pngs == ["accuracy.png"]
+    assert by["cache"].status == "ok" and by["cache"].section == ""
+    assert by["subgcache"].status == "failed" and "exit 3" in by["subgcache"].note and "boom" in by["subgcache"].note
+    assert by["vector-memory"].status == "failed" and "no key=value" in by["vector-memory"].note
+    assert by["load"].status == "timeout" and by["load"].seconds < 30
+    assert by["ablation"].status == "missing"
+    assert (out / "logs" / "subgcache.err").read_text().strip() == "Traceback: boom"
+    # a failed benchmark's figures never reach the headline
+    assert bench_all.headline(runs) == {"ex_northwind_dev": "0.412", "truthfulness": "0.250", "hit_p50_ms": "0.80",
+                                        "ttft_ratio": "na"}
+
+    import datetime as dt
+
+    when = dt.datetime(2025, 1, 2, 3, 4)
+    report = bench_all.write_report(runs, out, command="kgqa bench all", elapsed_s=12.0, when=when).read_text()
+    assert "| accuracy | ok | " in report and "| ablation | missing | 0 | not in this build |" in report
+    assert "## Accuracy" in report and "accuracy.png" not in report.split("## Accuracy")[0]
+    assert "## cache" in report  # a benchmark without a section still gets a heading
+    results = bench_all.write_results(runs, tmp_path / "RESULTS.md", command="kgqa bench all --results x",
+                                      elapsed_s=12.0, when=when).read_text()
+    assert "2025-01-02 03:04" in results and "| ex_northwind_dev | 0.412 |" in results
+    assert re.search(r"- machine: .*\d+ cores", results) and "- commit: " in results
+
+
+def test_bench_all_skips_when_the_budget_is_spent(tmp_path):
+    out = tmp_path / "r"
+    runs = bench_all.run_all(_fake_specs(tmp_path, out)[:2], out, budget_s=0, progress=False)
+    assert [r.status for r in runs] == ["skipped", "skipped"]
+
+
+def test_bench_all_commands_follow_the_conventions(tmp_path):
+    (spec,) = bench_all.specs(["kg"], tmp_path)
+    assert spec.cmd[1:] == ["-m", "app.cli", "bench", "kg", "--quick", "--out", str(tmp_path)]
+    (full,) = bench_all.specs(["accuracy"], tmp_path, quick=False)
+    assert "--quick" not in full.cmd
+
+
+def test_bench_all_main_prints_the_last_line(tmp_path, capsys):
+    rc = bench_all.main(["--only", "kg,accuracy", "--budget", "0", "--out", str(tmp_path),
+                         "--results", str(tmp_path / "RESULTS.md")])
+    assert rc == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert re.fullmatch(r"bench-all ex_northwind_dev=na truthfulness=na hit_p50_ms=na ttft_ratio=na "
+                        r"benches_ok=0 benches=2", last)
+    assert (tmp_path / "report.md").exists() and (tmp_path / "RESULTS.md").exists()
+
+
+# -- ablation variants -----------------------------------------------------------------------------
+def test_ablation_variants_are_distinct_settings():
+    base = Settings()
+    fields = {f.name for f in dataclasses.fields(Settings)}
+    seen = set()
+    for v in ablation.VARIANTS:
+        s = v.settings(base, Path("/tmp/x"))
+        assert s.home == Path("/tmp/x")
+        assert all(name in fields for name, _ in v.changes)
+        key = (dataclasses.replace(s, home=base.home), v.prewarm)
+        assert key not in seen, v.name
+        seen.add(key)
+        changed = {f for f in fields - {"home"} if getattr(s, f) != getattr(base, f)}
+        assert changed == {name for name, _ in v.changes}
+    assert ablation.BY_NAME["full"].settings(base) == base
+    table3 = {"full", "no_depth", "no_breadth", "no_plan_cache", "no_mmr", "one_layer", "no_prewarm",
+              "no_param_reuse"}
+    assert table3 <= {v.name for v in ablation.VARIANTS if not v.optional}
+
+
+def test_ablation_stream_is_fixed_and_stratified():
+    s = Settings()
+    a, b = ablation.stream(s, 6, seed=13), ablation.stream(s, 6, seed=13)
+    assert [g["id"] for g in a] == [g["id"] for g in b] and len(a) == 18
+    assert {ablation.set_of(g) for g in a} == {"northwind_dev", "movies", "nobel"}
+    movies = [g for g in a if g["domain"] == "movies"]
+    assert len({g["type"] for g in movies}) == 6  # one of each question type
+    assert [g["id"] for g in ablation.stream(s, 6, seed=14)] != [g["id"] for g in a]
+
+
+# -- accuracy bench helpers -------------------------------------------------------------------------
+def test_stratified_takes_types_round_robin_in_file_order():
+    golds = [{"id": i, "type": t} for i, t in enumerate("aaabbc")]
+    assert [g["id"] for g in bench_accuracy.stratified(golds, 4)] == [0, 1, 3, 5]
+    assert bench_accuracy.stratified(golds, None) == golds
+
+
+def test_stage_stats_mean_over_all_questions_percentiles_where_run():
+    recs = [{"timings_ms": {"compile": 10.0, "execute": 2.0}}, {"timings_ms": {"compile": 30.0}},
+            {"timings_ms": {"answer_cache": 0.5}}, {"timings_ms": {}}]
+    st = bench_accuracy.stage_stats(recs)
+    assert st["compile"] == {"ran": 0.5, "mean": 10.0, "p50": 20.0, "p99": 30.0}
+    assert st["execute"]["mean"] == 0.5 and st["expansion"]["ran"] == 0.0
+    assert st["total"]["mean"] == pytest.approx(42.5 / 4)
+    assert sum(st[s]["mean"] for s in bench_accuracy.STAGES) == pytest.approx(st["total"]["mean"])
+
+
+def _set_run(name: str, golds: list[dict]) -> bench_accuracy.SetRun:
+    """A set run from prediction records: the first question right, the second a don't-know."""
+    from evals.scorer import score_records
+
+    preds = [{"id": golds[0]["id"], "cypher": "MATCH ...", "rows": golds[0]["gold_rows"], "status": "answered",
+              "answer": ", ".join(str(v) for row in golds[0]["gold_rows"] for v in row),
+              "timings_ms": {"link": 5.0, "compile": 2.0, "execute": 3.0}, "cache": {"llm_calls": 0}},
+             {"id": golds[1]["id"], "cypher": None, "rows": [], "status": "dont_know", "answer": "I don't know.",
+              "timings_ms": {"link": 4.0, "vector_memory": 9.0}, "cache": {"llm_calls": 1}}]
+    cached = [{"id": p["id"], "answer": p["answer"], "timings_ms": {"answer_cache": 0.1},
+               "cache": {"answer_hit": True, "llm_calls": 0}} for p in preds]
+    sr = bench_accuracy.SetRun(name, golds[:2], preds, cached)
+    sr.report = score_records(preds, golds[:2])
+    return sr
+
+
+def test_accuracy_report_renders_from_scored_runs(tmp_path):
+    from evals.scorer import read_jsonl
+
+    sets = bench_accuracy.question_sets(Settings())
+    runs = [_set_run(n, read_jsonl(sets[n])) for n in ("movies", "nobel")]
+    everything = bench_accuracy.pooled(runs)
+    assert everything.total.n == 4 and everything.execution_accuracy == 0.5
+    assert everything.truthfulness == 0.5 and bench_accuracy.cached_consistency(runs) == 1.0
+    md = bench_accuracy.markdown(runs, everything, "kgqa bench accuracy", "accuracy.png", 1.0, False, "with x")
+    assert "| movies | 2 | 50.0% |" in md and "| vector_memory | 50.0% |" in md and "![" in md
+    calls = bench_accuracy.llm_call_stats([p for sr in runs for p in sr.preds])
+    assert calls["mean"] == 0.5 and calls["with_calls"] == 0.5
+    bench_accuracy.plot(runs, tmp_path / "a.png")
+    assert (tmp_path / "a.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_ablation_report_renders_variants_and_failures(tmp_path):
+    from evals.scorer import read_jsonl
+
+    golds = read_jsonl(bench_accuracy.question_sets(Settings())["movies"])[:2]
+    sr = _set_run("movies", golds)
+    full = ablation.VariantRun(ablation.BY_NAME["full"], [sr.preds], [sr.report], [{"movies": sr.report}])
+    broken = ablation.VariantRun(ablation.BY_NAME["no_depth"], error="RuntimeError: boom")
+    h = ablation.headline(full)
+    assert (h["n"], h["A"], h["M"], h["T"], h["EX"], h["llm_calls"]) == (2, 0.5, 0.5, 0.5, 0.5, 0.5)
+    assert ablation.headline(broken) == {}
+    md = ablation.markdown([full, broken], command="kgqa bench ablation", n_questions=2, passes=1,
+                           prewarm={"budget": 0, "entries": 0, "seconds": 0.0}, png="ablation.png", elapsed_s=1.0)
+    assert "| full | full system | 2 | 50.0% | 0.0% | 50.0% | +0.500 | +0.000 | 50.0% |" in md
+    assert "| no_depth | w/o depth expansion | failed | RuntimeError: boom |" in md
+    ablation.plot([full, broken], tmp_path / "ab.png")
+    assert (tmp_path / "ab.png").stat().st_size > 1000
