@@ -31,7 +31,23 @@ def cmd_load(args, settings: Settings) -> int:
         rels = sum(meta.rel_counts.values())
         print(f"{domain}: {nodes} nodes, {rels} relationships "
               f"({', '.join(f'{k} {v}' for k, v in meta.node_counts.items())}) version {meta.version[:12]}")
+        if settings.vector_memory:
+            _load_vector_memory(domain, settings, force=args.force)
     return 0
+
+
+def _load_vector_memory(domain: str, settings: Settings, *, force: bool = False) -> None:
+    """Build (or find current) the domain's GLARE vector memory, stored under state/ keyed by the KG version."""
+    from kg.db import Graph
+    from kg.domains import SPECS
+    from kg.vector_memory import ensure_memory
+
+    with Graph(settings.graph_path(domain), read_only=True, pool_size=1) as graph:
+        memory, path, built = ensure_memory(graph, SPECS[domain], settings.state_dir, m=settings.vector_memory_m,
+                                            ranking=settings.vector_memory_ranking, force=force)
+    meta = memory.meta
+    print(f"{domain}: vector memory {'built' if built else 'current'}: {meta.subgraphs} subgraphs "
+          f"({meta.ranking}), node coverage {meta.node_coverage:.1%}, edge coverage {meta.edge_coverage:.1%}")
 
 
 def cmd_ask(args, settings: Settings) -> int:
@@ -92,7 +108,7 @@ def cmd_bench(args, settings: Settings) -> int:
 
     names = {"kg": "evals.bench_kg", "cache": "evals.bench_cache", "subgcache": "evals.bench_subgcache",
              "accuracy": "evals.bench_accuracy", "vector-memory": "evals.bench_vector_memory",
-             "ablation": "evals.ablation", "all": "evals.bench_all"}
+             "ablation": "evals.ablation", "load": "evals.bench_load", "all": "evals.bench_all"}
     if args.name not in names:
         raise SystemExit(f"unknown benchmark {args.name!r}; choose one of {', '.join(names)}")
     try:

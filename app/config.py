@@ -48,12 +48,18 @@ class Settings:
     # bounded operators (CacheRAG section 4.3)
     k_depth: int = 3
     k_degree: int = 30
+    use_depth: bool = True  # ablation switches: depth / breadth expansion of incomplete results
+    use_breadth: bool = True
 
     # plan cache (CacheRAG section 4.2)
     mmr_lambda: float = 0.5
     mmr_k: int = 5
     plan_bucket_bound: int = 0  # 0 = unbounded; B > 0 = LRU per bucket
     param_reuse: bool = True
+    use_plan_cache: bool = True  # False = static exemplars, no reuse, no online learning (ablation)
+    plan_mmr: bool = True  # False = plain BM25 top-k exemplars (ablation)
+    plan_index_layers: int = 2  # 2 = Domain -> Aspect; 1 = one-layer index by domain (ablation)
+    plan_similarity: str = "bm25"  # "bm25" (paper) or "embedding"
 
     # answer cache
     answer_cache_entries: int = 4096
@@ -61,6 +67,16 @@ class Settings:
     answer_prune_rows: int = 50
     answer_compress_min_bytes: int = 512
     semantic_cache_threshold: float = 0.0  # 0 = semantic hits off
+
+    # graph-less fallback: vector memory of importance-pooled subgraphs (GLARE)
+    vector_memory: bool = True
+    vector_memory_m: int = 300  # pooled subgraphs per domain
+    vector_memory_k: int = 3  # subgraphs retrieved per question
+    vector_memory_ranking: str = "degree"  # "degree" (GLARE-Deg) or "pagerank" (GLARE-PgRank, Kuzu ALGO)
+
+    # batches: subgraph clustering and prefix reuse (SubGCache)
+    batch_clusters: int = 0  # 0 = cut the dendrogram at batch_distance
+    batch_distance: float = 0.35  # cosine distance threshold for AgglomerativeClustering
 
     # service
     host: str = "127.0.0.1"

@@ -37,6 +37,13 @@ STOP = set("the a an of in on for to by with and or is are was were be been has 
            "which what who whom whose how many much list show find give name identify all any that "
            "this those these there their its it me tell please get from at as than".split())
 
+# words that ask, count or point at the data without constraining it ("List all products we sell")
+FILLER = set("we our us you your i my sell sells sold carry stock have has database dataset data graph known "
+             "every each ever exist exists existing available different distinct unique names number total "
+             "count counts can could would should see want need like know about full entire whole complete "
+             "currently recorded registered stored kept listed present overall altogether various kinds types "
+             "type kind so far are there".split())
+
 
 @dataclass
 class Mention:
@@ -78,6 +85,8 @@ class Frame:
     distinct: bool = True
     notes: list[str] = field(default_factory=list)
     question: str = ""
+    exemplar_rels: dict[str, float] = field(default_factory=dict)  # relationship -> weight from cached plans
+    linked: list[tuple[int, int]] = field(default_factory=list)  # spans of the linked entity mentions
 
 
 @dataclass
@@ -427,7 +436,7 @@ class Compiler:
     def _superlatives(self, low: str, f: Frame, props_at, labels_at) -> None:
         m = re.search(rf"\b(top|first)\s+({_NUM})\b", low) or re.search(
             rf"\b(?:which|what|list|name|identify|find|the)\s+({_NUM})\s+[a-z]", low)
-        if m:
+        if m and not (m.lastindex == 1 and 1000 <= _num(m.group(1)) <= 2100):  # "the 2020 chemistry prize"
             f.limit = int(_num(m.group(m.lastindex)))
         sup = re.search(r"\b(most|highest|largest|greatest|biggest|maximum|least|lowest|smallest|fewest|"
                         r"minimum|cheapest|oldest|youngest|earliest|latest|newest)\b", low)
@@ -537,14 +546,39 @@ class Compiler:
                     f.target, f.target_prop = anchor.label, prop
                     return
 
+    def unexplained(self, f: Frame) -> list[str]:
+        """Content words of an unconstrained question (no anchor, no condition) that no schema name, value or
+        filler word accounts for: "Which laureates were born in Iceland?" leaves "iceland", so a plan listing
+        every laureate would answer another question."""
+        if (f.anchors or f.conds or f.linked or f.agg not in (None, "count") or f.group_prop or f.order or f.limit
+                or f.having):
+            return []
+        low = f.question.lower()
+        covered = [(s, e) for s, e, _, _ in self.lex.scan(low, [])]
+        words = []
+        for m in re.finditer(r"[a-z][a-z'-]*", low):
+            if any(a <= m.start() < b for a, b in covered):
+                continue
+            w = m.group(0).strip("'-")
+            if w.endswith("'s"):
+                w = w[:-2]
+            if w and w not in STOP and w not in FILLER and w not in self.view.spec.name:
+                words.append(w)
+        return words
+
     def _rel_of(self, owner: str) -> str | None:
         return owner if owner in self.view.rel_props and owner not in self.view.nodes else None
 
     # ------------------------------------------------------------------ cypher
-    def compile(self, question: str, mentions: list[Mention] | None = None) -> list[Compiled]:
+    def compile(self, question: str, mentions: list[Mention] | None = None,
+                exemplar_rels: dict[str, float] | None = None) -> list[Compiled]:
+        """Candidate plans for the question. ``exemplar_rels`` (relationship types used by verified plans of
+        similar questions, from the plan cache) break ties between schema paths before the LLM is asked."""
         f = self.frame(question, mentions)
         if f.target is None:
             return []
+        f.exemplar_rels = dict(exemplar_rels or {})
+        f.linked = [(m.start, m.end) for m in f.anchors]
         return self.build(f)
 
     def build(self, f: Frame) -> list[Compiled]:
@@ -611,7 +645,7 @@ class Compiler:
                 start = c
             else:
                 start = target
-            path = self._pick_path(paths, prefer, f.question)
+            path = self._pick_path(paths, prefer, f.question, f.exemplar_rels)
             cur = start
             for rel, direction, other in path:
                 rv = ""
@@ -704,10 +738,17 @@ class Compiler:
             cypher += f" LIMIT {int(f.limit)}"
         return [Compiled(cypher, params, f, description="selection")]
 
-    def _pick_path(self, paths: list[list], prefer: set[str], question: str = "") -> list:
+    def _pick_path(self, paths: list[list], prefer: set[str], question: str = "",
+                   exemplars: dict[str, float] | None = None) -> list:
         scored = sorted(paths, key=lambda p: -sum(step[0] in prefer for step in p))
+        top = [p for p in scored if sum(s[0] in prefer for s in p) == sum(s[0] in prefer for s in scored[0])]
+        if len(top) > 1 and exemplars:
+            # the question's own words tie: the relationships of verified plans for similar questions decide
+            weight = [sum(exemplars.get(step[0], 0.0) for step in p) / len(p) for p in top]
+            best = max(weight)
+            if best > 0 and weight.count(best) == 1:
+                return top[weight.index(best)]
         if len(scored) > 1 and self.chooser is not None:
-            top = [p for p in scored if sum(s[0] in prefer for s in p) == sum(s[0] in prefer for s in scored[0])]
             if len(top) > 1:
                 options = [" then ".join(f"{rel.lower().replace('_', ' ')} {other}" for rel, _, other in p) for p in top]
                 try:

@@ -31,7 +31,14 @@ from planner.types import Attempt, Result, Subgraph
 WRITE_INTENT = re.compile(
     r"^\s*(please\s+)?(delete|remove|drop|create|insert|update|set|merge|detach|add|rename|change|modify|wipe|erase|"
     r"truncate|alter|load|import|export|install|attach|copy)\b|\b(detach\s+delete|drop\s+table|load\s+from|"
-    r"copy\s+\w+\s+from|ignore (all |the )?(previous|prior|above) instructions)\b",
+    r"copy\s+\w+\s+from|ignore (all |the )?(previous|prior|above) instructions)\b"
+    # Cypher write, file and system clauses written into a question; instruction overrides; file paths
+    r"|\b(create|merge)\s*\(|\bset\s+\w+\.\w+\s*=|\bremove\s+\w+\.\w+|\)\s*(detach\s+)?delete\s+\w|\bcopy\s*\("
+    r"|\b(drop|alter|comment\s+on|create\s+(node|rel))\s+table\b|\bcreate\s+macro\b|\bload\s+(extension|with)\b"
+    r"|\b(force\s+)?(un)?install\s+\w+\b|\battach\s+['\"]|\b(export|import)\s+database\b|\bcall\s*[\w.`{]+\s*[({=]"
+    r"|\b(read_\w+|file_info)\s*\(|\b(ignore|disregard|forget|override)\b[^.?!]{0,40}\b(instructions|rules|"
+    r"everything above)\b|\b(system\s+override|developer\s+mode|execute\s+verbatim|new\s+task\s+from|system\s+prompt)\b"
+    r"|\b(print|show|read|cat|dump)\s+(me\s+)?(the\s+)?(contents?\s+of\s+)?(the\s+)?(file\s+)?['\"]?(/|\.\./|~/)",
     re.I,
 )
 
@@ -123,14 +130,10 @@ class Pipeline:
         return result
 
     def ask_batch(self, questions: list[dict | str]) -> list[Result]:
-        out = []
-        for q in questions:
-            text, dom = (q, None) if isinstance(q, str) else (q.get("question"), q.get("domain"))
-            try:
-                out.append(self.ask(text, dom))
-            except InputError as err:
-                out.append(Result(question=str(text), domain=dom, status="error", error=str(err), answer=str(err)))
-        return out
+        """Answer in order: retrieval per question, then SubGCache summarization (planner/batch.py)."""
+        from planner.batch import answer_batch
+
+        return answer_batch(self, questions)
 
     @contextmanager
     def _timed(self, timings: dict[str, float], stage: str):
@@ -167,7 +170,26 @@ class Pipeline:
                                "subgraph", "evidence", "operators"):
                 setattr(r, field_name, getattr(cached, field_name))
             r.cache = {"answer_hit": True, "plan_hit": cached.cache.get("plan_hit", False), "llm_calls": 0}
+            for flag in ("rows_pruned", "semantic_hit"):  # the rows shown are the cache's first N, or a neighbour's
+                if cached.cache.get(flag):
+                    r.cache[flag] = True
             return
+        mentions, learn = self._answer(question, d, r, timings)
+        if r.status == "dont_know" and self.settings.vector_memory:
+            with self._timed(timings, "vector_memory"):
+                self._memory_fallback(question, d, mentions, r)
+        if learn is not None and r.status == "answered":
+            with self._timed(timings, "cache_update"):
+                learn()
+        if self.answer_cache is not None and r.status in ("answered", "dont_know"):
+            self.answer_cache.put(question, domain, d.graph.version, r.to_dict())
+
+    def _answer(self, question: str, d: Domain, r: Result, timings: dict):
+        """Link → ISR → plan (template reuse or grounded compilation) → EXPLAIN/repair → execute →
+        dispatch/expand → summarize, filling ``r``. Every "I don't know" exit returns here, so the caller's
+        fallback and answer-cache steps see all of them. Returns the linked mentions and the plan-cache
+        learning step when the plan was verified (query ran, dispatcher COMPLETE, rows), else None."""
+        domain = d.name
         with self._timed(timings, "link"):
             mentions, candidates = link_mentions(question, d.compiler, d.index)
         with self._timed(timings, "parse_route"):
@@ -176,15 +198,21 @@ class Pipeline:
 
         compiled = None
         cypher, params, frame = None, {}, None
-        if self.plan_cache is not None and self.settings.param_reuse:
+        cache_on = self.plan_cache is not None and self.settings.use_plan_cache
+        if cache_on and self.settings.param_reuse:
             with self._timed(timings, "cache_retrieval"):
                 reuse = self._template_reuse(question, d, isr, mentions)
             if reuse is not None:
                 cypher, params = reuse
                 r.cache["plan_hit"] = True
+        hints: dict[str, float] = {}
+        if cypher is None and cache_on:
+            with self._timed(timings, "cache_retrieval"):
+                hints = self._exemplar_rels(question, d, isr)
+            r.cache["exemplar_rels"] = sorted(hints)
         if cypher is None:
             with self._timed(timings, "compile"):
-                plans = d.compiler.compile(question, mentions)
+                plans = d.compiler.compile(question, mentions, hints)
             if plans:
                 compiled = plans[0]
                 cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
@@ -196,13 +224,19 @@ class Pipeline:
             if extra is not None:
                 mentions = sorted(mentions + [extra], key=lambda m: m.start)
                 with self._timed(timings, "compile"):
-                    plans = d.compiler.compile(question, mentions)
+                    plans = d.compiler.compile(question, mentions, hints)
                 if plans:
                     compiled = plans[0]
                     cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
         if cypher is None:
             r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
-            return
+            return mentions, None
+        left_out = unused_numbers(question, cypher, params) + (d.compiler.unexplained(frame) if frame else [])
+        if left_out:
+            # a plan that ignores a number the question states ("born before 1850") answers another question
+            r.status, r.answer, r.evidence, r.cypher = "dont_know", summarizer.DONT_KNOW, "none", _inline(cypher, params)
+            r.error = f"the plan does not account for {', '.join(repr(w) for w in left_out)} in the question"
+            return mentions, None
         with self._timed(timings, "repair"):
             repaired = validate_and_repair(d.graph, d.view, cypher, params, self.settings.repair_rounds)
         for q, err in repaired.attempts:
@@ -210,7 +244,7 @@ class Pipeline:
         if not repaired.ok:
             r.status, r.answer, r.cypher = "dont_know", summarizer.DONT_KNOW, repaired.cypher
             r.error = repaired.attempts[-1][1]
-            return
+            return mentions, None
         cypher = repaired.cypher
         r.cypher = _inline(cypher, params)
         error = None
@@ -233,21 +267,23 @@ class Pipeline:
             with self._timed(timings, "expansion"):
                 sub = self._expand(question, d, mentions)
             if sub is not None and len(sub):
-                r.subgraph, r.operators = sub.to_dict(), ["depth", "breadth"]
+                r.subgraph = sub.to_dict()
+                r.operators = [op for op, on in (("depth", self.settings.use_depth),
+                                                 ("breadth", self.settings.use_breadth)) if on]
         with self._timed(timings, "summarize"):
             subject = (frame.target or "results").lower() + "s" if frame and frame.target else "results"
+            # an empty result is an answer ("none") when the plan is grounded: a compiled frame whose
+            # anchors all linked, or a verified template whose slots all filled
+            grounded = dispatcher.grounded(frame) or (frame is None and r.cache.get("plan_hit", False))
             answer, status = summarizer.summarize(question, r.columns, rows,
-                                                  empty_is_answer=dispatcher.grounded(frame) and error is None,
-                                                  subject=subject)
+                                                  empty_is_answer=grounded and error is None, subject=subject)
             r.answer, r.status = answer, status
             r.evidence = "rows" if rows else ("subgraph" if r.subgraph else "none")
             if error:
                 r.error = error
-        if r.status == "answered" and rows and self.plan_cache is not None:
-            with self._timed(timings, "cache_update"):
-                self._learn(question, isr, d, cypher, params, r)
-        if self.answer_cache is not None and r.status in ("answered", "dont_know"):
-            self.answer_cache.put(question, domain, d.graph.version, r.to_dict())
+        if rows and cache_on and verdict.status == dispatcher.COMPLETE:
+            return mentions, lambda: self._learn(question, isr, d, cypher, params, r)
+        return mentions, None
 
     # -- plan cache hooks (filled by the cache layer) ------------------------------------------
     def _template_reuse(self, question, d: Domain, isr, mentions):
@@ -256,10 +292,51 @@ class Pipeline:
             return None
         return reuse(question, d, isr, mentions)
 
+    def _exemplar_rels(self, question: str, d: Domain, isr) -> dict[str, float]:
+        """Relationship types of the verified plans the plan cache picks as exemplars for this question:
+        MMR over ``C[domain][aspect]`` (CacheRAG Algorithm 2), or plain BM25 top-k, or a one-layer index,
+        as configured. Each exemplar votes with its relevance rank (first = 1, then 1/2, ...)."""
+        s = self.settings
+        aspect = (getattr(isr, "aspect", None) or "general") if s.plan_index_layers >= 2 else None
+        if s.plan_mmr:
+            picked = self.plan_cache.retrieve(question, d.name, aspect, k=s.mmr_k, lam=s.mmr_lambda,
+                                              sim=s.plan_similarity)
+        else:
+            picked = self.plan_cache.top_k_bm25(question, d.name, aspect, k=s.mmr_k, sim=s.plan_similarity)
+        votes: dict[str, float] = {}
+        for rank, e in enumerate(picked):
+            if e.kg_version != d.graph.version:
+                continue
+            for rel in set(_REL_TYPE.findall(e.cypher or "")):
+                if rel in d.view.rels:
+                    votes[rel] = votes.get(rel, 0.0) + 1.0 / (rank + 1)
+        return votes
+
     def _learn(self, question, isr, d: Domain, cypher, params, r: Result) -> None:
         learn = getattr(self.plan_cache, "learn", None)
         if learn is not None:
             learn(question, isr, d, cypher, params, r)
+
+    # -- graph-less fallback (GLARE vector memory, kg/vector_memory.py) -------------------------
+    def _memory_fallback(self, question: str, d: Domain, mentions, r: Result) -> None:
+        """After the Cypher path ended in "I don't know": retrieve the top-k pooled subgraphs of the
+        domain's vector memory (loaded lazily, once per domain and KG version; never built here) and
+        answer from their triples only when :func:`planner.memory_answer.answer_from_memory` finds one
+        fact that answers the question; otherwise "I don't know" stands."""
+        if not self.settings.vector_memory or r.status != "dont_know":
+            return
+        from kg.vector_memory import cached_memory
+        from planner.memory_answer import answer_from_memory
+
+        memory = cached_memory(self.settings.state_dir, d.name, d.graph.version, m=self.settings.vector_memory_m,
+                               ranking=self.settings.vector_memory_ranking)
+        if memory is None:
+            return
+        hits = memory.retrieve(question, self.settings.vector_memory_k)
+        r.operators = [*r.operators, "vector_memory"]
+        out = answer_from_memory(question, hits, mentions, domain=d.name)
+        if out.answer is not None:
+            r.answer, r.status, r.evidence, r.subgraph = out.answer, "answered", "vector-memory", out.subgraph
 
     def _llm_entity(self, question: str, d: Domain, mentions):
         from planner.compiler import Mention
@@ -281,9 +358,18 @@ class Pipeline:
         top = cands[0]
         return Mention(start, start + len(entity), entity, top.label, d.view.key(top.label), top.key, top.score)
 
+    @staticmethod
+    def _local_relations(d: Domain, label: str, key: str, node_key) -> list[tuple[str, str, str]]:
+        """The anchor's local 1-hop schema: (rel, direction, other label) it really has edges for."""
+        out = []
+        for direction, arrow in (("out", "-[r]->"), ("in", "<-[r]-")):
+            res = d.graph.query(_local_relations_query(label, key, arrow), {"k": node_key})
+            out += [(rel, direction, other) for rel, other in sorted(res.rows)]
+        return out
+
     def _expand(self, question: str, d: Domain, mentions) -> Subgraph | None:
         anchors = [m for m in mentions if m.label]
-        if not anchors:
+        if not anchors or not (self.settings.use_depth or self.settings.use_breadth):
             return None
         try:
             from kg.operators import breadth_expand, depth_expand
@@ -298,7 +384,7 @@ class Pipeline:
             if node_key is None:
                 return None
             sub = Subgraph()
-            options = d.view.neighbours(m.label)
+            options = self._local_relations(d, m.label, key, node_key) if self.settings.use_depth else []
             if options:
                 # depth: one hop along the relation the LLM picks from the anchor's real relationships
                 labels = [f"{rel.lower().replace('_', ' ')} ({other})" for rel, _, other in options]
@@ -311,10 +397,37 @@ class Pipeline:
                 rel, direction, _ = options[pick]
                 sub.merge(depth_expand(d.graph, [(m.label, node_key)], rel, direction, k_depth_used=0,
                                        k_depth=self.settings.k_depth, limit=self.settings.k_degree))
-            # breadth: bounded star scan around the anchor
-            return sub.merge(breadth_expand(d.graph, (m.label, node_key), question, k_degree=self.settings.k_degree))
+            if self.settings.use_breadth:
+                # breadth: bounded star scan around the anchor
+                sub.merge(breadth_expand(d.graph, (m.label, node_key), question, k_degree=self.settings.k_degree))
+            return sub
         except Exception:  # noqa: BLE001 - expansion is best effort evidence
             return None
+
+
+_REL_TYPE = re.compile(r"\[\w*:`?(\w+)`?")
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:\.\d+)?")
+
+
+def unused_numbers(question: str, cypher: str, params: dict) -> list[str]:
+    """Numbers written in the question that the plan uses nowhere (not in its text, not in a parameter)."""
+    haystack = cypher + " " + " ".join(str(v) for v in params.values())
+    values = [v for v in params.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    out = []
+    for raw in _NUMBER.findall(question):
+        text = raw.replace(",", "")
+        if re.search(rf"(?<![\d.]){re.escape(text)}(?![\d])", haystack):
+            continue
+        if any(abs(float(text) - v) < 1e-9 for v in values):
+            continue
+        out.append(raw)
+    return out
+
+
+def _local_relations_query(label: str, key: str, arrow: str) -> str:
+    return f"MATCH (a:`{label}`){arrow}(b) WHERE a.`{key}` = $k RETURN DISTINCT label(r), label(b)"
 
 
 def _inline(cypher: str, params: dict) -> str:
@@ -338,8 +451,10 @@ def build_pipeline(settings: Settings | None = None, *, caches: bool = True, **k
         return Pipeline(settings, **kwargs)
     from cache.store import open_answer_cache, open_plan_cache
 
-    plan_cache = kwargs.pop("plan_cache", None) or open_plan_cache(settings)
-    answer_cache = kwargs.pop("answer_cache", None) or open_answer_cache(settings)
+    plan_cache = kwargs.pop("plan_cache", None)
+    plan_cache = open_plan_cache(settings) if plan_cache is None else plan_cache
+    answer_cache = kwargs.pop("answer_cache", None)
+    answer_cache = open_answer_cache(settings) if answer_cache is None else answer_cache
     pipe = Pipeline(settings, plan_cache=plan_cache, answer_cache=answer_cache, **kwargs)
     for name, d in pipe.domains.items():
         plan_cache.invalidate(name, d.graph.version)

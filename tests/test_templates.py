@@ -176,3 +176,43 @@ def test_pipeline_reuses_a_verified_plan(built_graphs, kgqa_home, tmp_path):
         both = "Which products does Exotic Liquids and Tokyo Traders supply?"
         assert not cached.ask(both, "northwind").cache["plan_hit"]  # one slot cannot hold two suppliers
         assert pc.stats()["reuse_hits"] == 1
+
+
+def test_reuse_is_not_crowded_out_by_other_aspects(built_graphs, kgqa_home, tmp_path):
+    """A small aspect bucket is searched on its own: more similar plans of other aspects in the domain
+    (which reuse could not take anyway) must not push the matching template out of the candidates."""
+    from app.config import Settings
+    from cache.plan_cache import PlanCache, PlanEntry
+    from planner.pipeline import Pipeline
+
+    with PlanCache(tmp_path) as pc:
+        pipe = Pipeline(Settings(home=kgqa_home), plan_cache=pc, domains=["northwind"])
+        first = pipe.ask("Which products does Exotic Liquids supply?", "northwind")
+        assert first.status == "answered"
+        (learnt,) = pc.entries()
+        version = pipe.domains["northwind"].graph.version
+        pc.add_many(PlanEntry(question=f"Which products does Tokyo Traders supply with a price above {i}?",
+                              cypher=f"MATCH (p:Product) WHERE p.unitPrice > {i} RETURN p.productName",
+                              domain="northwind", aspect="filter", kg_version=version) for i in range(12))
+        assert learnt.aspect != "filter" and len(pc) == 13
+        r = pipe.ask("Which products does Tokyo Traders supply?", "northwind")
+        assert r.cache["plan_hit"] and r.status == "answered" and r.rows
+        assert pc.get(learnt.id).hits == 1  # the reused plan, and only it, was touched
+
+
+def test_a_filled_template_with_no_rows_is_a_grounded_none(built_graphs, kgqa_home, tmp_path):
+    """Every slot of a verified template filled from linked entities: an empty result answers "none",
+    as fresh compilation of the same question does, instead of "I don't know"."""
+    from app.config import Settings
+    from cache.plan_cache import PlanCache
+    from planner.pipeline import Pipeline
+
+    settings = Settings(home=kgqa_home, vector_memory=False)
+    with PlanCache(tmp_path) as pc:
+        cached = Pipeline(settings, plan_cache=pc, domains=["movies"])
+        plain = Pipeline(settings, domains=["movies"])
+        assert cached.ask("Which movies did Lana Wachowski direct?", "movies").status == "answered"
+        q = "Which movies did Keanu Reeves direct?"
+        reused, fresh = cached.ask(q, "movies"), plain.ask(q, "movies")
+        assert reused.cache["plan_hit"] and reused.rows == [] and reused.cypher == fresh.cypher
+        assert reused.status == fresh.status == "answered" and reused.answer.startswith("None")
