@@ -7,6 +7,9 @@ domain and the KG version, so a rebuilt graph never serves stale answers. Values
 With ``prune_rows=N`` the row, candidate, attempt and subgraph context of a value is cut to its first N
 items. With ``compress=True`` (the memory-efficient variant) a value is stored as JSON bytes, compressed
 with zlib-ng only when the payload is at least ``compress_min_bytes`` long and compression saves at least 10%.
+Deflate is primed with a preset dictionary (:data:`ZDICT`: the JSON shape of a result, its field names
+and stock phrases, followed by the entry's own key: normalized question, domain, KG version), so a typical
+1 KiB result compresses about as well as a large one.
 ``get`` reverses this transparently and marks pruned values with ``cache["rows_pruned"] = True``. The
 cache is bounded by entries and by stored bytes, counts hits, misses and evictions, and takes one lock.
 
@@ -33,6 +36,25 @@ import numpy as np
 _RAW, _JSON, _ZLIB = 0, 1, 2
 _TRAIL = re.compile(r"[\s?.!,;:]+$")
 CONTEXT_LIST_FIELDS = ("rows", "candidates", "attempts")
+# deflate preset dictionary: what most results repeat (zlib reads it as if it preceded the value; nearer the
+# end is cheaper to refer to). Only in-memory bytes depend on it: ``save`` writes plain JSON.
+ZDICT = (
+    b'"subgraph":{"nodes":{},"edges":[{"src":"","rel":"","dst":"","props":{}}]},"operators":["depth","breadth",'
+    b'"vector_memory"],"evidence":"subgraph","evidence":"vector-memory","status":"refused","status":"error",'
+    b'"answer":"None: the knowledge graph has no results matching the question.","semantic_hit":true,'
+    b'"cypher":"MATCH (n)-[r]->(m) WHERE toLower() CONTAINS toLower() RETURN DISTINCT count(*) AS n ORDER BY '
+    b'DESC LIMIT 10","candidates":[{"label":"","key":"","name":"","score":0.9,"prop":"title","source":"fuzzy"},'
+    b'{"label":"","key":"","name":"","score":1.0,"prop":"name","source":"exact"}],"attempts":[{"cypher":"MATCH '
+    b'(p:Person)-[:DIRECTED]->(m:Movie) WHERE m.title = $v0 RETURN DISTINCT p.name","origin":"template",'
+    b'"origin":"compiler","error":null,"rows":0}],"subgraph":null,"evidence":"none","evidence":"rows",'
+    b'"operators":[],"timings_ms":{"answer_cache":0.01,"parse_route":1.94,"link":3.96,"cache_retrieval":0.5,'
+    b'"compile":15.01,"repair":8.65,"execute":3.96,"dispatch":0.03,"expansion":1.0,"summarize":0.03,'
+    b'"vector_memory":2.0,"cache_update":0.5},"cache":{"answer_hit":false,"plan_hit":false,"llm_calls":0,'
+    b'"exemplar_rels":[]},"error":null,"kg_version":"","isr":{"entity":"","constraints":[],"domain":"",'
+    b'"aspect":"attribute","aspect":"aggregation","aspect":"relation","answer_type":null,"literals":[]},'
+    b'{"question":"","domain":"","status":"dont_know","answer":"I don\'t know: the knowledge graph gave no '
+    b'evidence that answers this question.","status":"answered","answer":"","cypher":"","columns":[],'
+    b'"rows":[[""],[""]],')
 
 
 def normalize_question(question: str) -> str:
@@ -70,7 +92,14 @@ class AnswerCache:
         return normalize_question(question), domain or "", kg_version or ""
 
     # -- encode / decode ---------------------------------------------------------------------------------
-    def _encode(self, value: dict, question: str) -> _Item:
+    @staticmethod
+    def _zdict(k: tuple[str, str, str]) -> bytes:
+        """:data:`ZDICT` followed by the entry's key, which its value repeats (question, domain, version)."""
+        q, domain, version = k
+        return ZDICT + f'"domain":"{domain}","kg_version":"{version}","question":"{q}'.encode()
+
+    def _encode(self, value: dict, k: tuple[str, str, str]) -> _Item:
+        question = k[0]
         raw = json.dumps(value, default=str, separators=(",", ":")).encode()
         pruned = False
         if self.prune_rows > 0:
@@ -82,20 +111,23 @@ class AnswerCache:
         if len(data) >= self.compress_min_bytes:
             from zlib_ng import zlib_ng
 
-            packed = zlib_ng.compress(data, self.level)
+            packer = zlib_ng.compressobj(self.level, zlib_ng.DEFLATED, 15, 9, zlib_ng.Z_DEFAULT_STRATEGY,
+                                         self._zdict(k))
+            packed = packer.compress(data) + packer.flush()
             if len(packed) <= (1.0 - self.min_saving) * len(data):
                 return _Item(_ZLIB, packed, len(packed), len(raw), pruned, question)
         return _Item(_JSON, data, len(data), len(raw), pruned, question)
 
-    @staticmethod
-    def _decode(item: _Item) -> dict:
+    @classmethod
+    def _decode(cls, item: _Item, k: tuple[str, str, str]) -> dict:
         if item.kind == _RAW:
             return copy.deepcopy(item.payload)
         data = item.payload
         if item.kind == _ZLIB:
             from zlib_ng import zlib_ng
 
-            data = zlib_ng.decompress(data)
+            unpacker = zlib_ng.decompressobj(15, cls._zdict(k))
+            data = unpacker.decompress(data) + unpacker.flush()
         return json.loads(data)
 
     # -- API -----------------------------------------------------------------------------------------
@@ -107,7 +139,7 @@ class AnswerCache:
             if item is not None:
                 self._data.move_to_end(k)
                 self._counts["hits"] += 1
-                return self._mark(self._decode(item), item, semantic=False)
+                return self._mark(self._decode(item, k), item, semantic=False)
         if self.semantic_threshold > 0:
             hit = self._semantic(k)
             if hit is not None:
@@ -153,13 +185,13 @@ class AnswerCache:
                 return None
             self._data.move_to_end(key)
             self._counts["semantic_hits"] += 1
-            value = self._decode(item)
+            value = self._decode(item, key)
         return self._mark(value, item, semantic=True)
 
     def put(self, question: str, domain: str | None, kg_version: str | None, value: dict) -> bool:
         """Store ``value``; returns False when it alone exceeds ``max_bytes`` (not cached)."""
         k = self.key(question, domain, kg_version)
-        item = self._encode(value, k[0])
+        item = self._encode(value, k)
         if item.size > self.max_bytes or self.max_entries <= 0:
             return False
         with self._lock:
@@ -226,7 +258,7 @@ class AnswerCache:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         with self._lock:
-            items = [(k, self._mark(self._decode(it), it, semantic=False), it.pruned) for k, it in self._data.items()]
+            items = [(k, self._mark(self._decode(it, k), it, semantic=False), it.pruned) for k, it in self._data.items()]
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:

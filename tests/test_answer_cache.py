@@ -99,6 +99,30 @@ def test_compression_only_when_it_saves_ten_percent():
     assert c2.stats()["compressed"] == 0  # below the size threshold: stored as JSON
 
 
+def test_small_results_compress_against_the_preset_dictionary():
+    """A ~1 KiB result (the common size) shrinks by well over half, and comes back identical."""
+    from zlib_ng import zlib_ng
+
+    version = "45c1332599211db35501434c10fae27c95135018a925390523eff467adae3f8c"
+    v = Result(question="Who directed The Matrix?", domain="movies", status="answered",
+               answer="Lilly Wachowski and Lana Wachowski (2 in all).",
+               cypher="MATCH (p:Person)-[:DIRECTED]->(m:Movie) WHERE m.title = 'The Matrix' RETURN DISTINCT p.name",
+               columns=["p.name"], rows=[["Lilly Wachowski"], ["Lana Wachowski"]], evidence="rows",
+               isr={"entity": "The Matrix", "constraints": ["directed"], "domain": "movies", "aspect": "relation",
+                    "answer_type": None, "literals": []},
+               candidates=[{"label": "Movie", "key": "The Matrix", "name": "The Matrix", "score": 1.0,
+                            "prop": "title", "source": "exact"}],
+               timings_ms={"parse_route": 1.9, "link": 3.9, "compile": 15.0, "repair": 8.6, "execute": 3.9},
+               cache={"answer_hit": False, "plan_hit": False, "llm_calls": 0}, kg_version=version).to_dict()
+    raw = json.dumps(v, separators=(",", ":")).encode()
+    c = AnswerCache(10, compress=True, prune_rows=50)
+    c.put(v["question"], "movies", version, v)
+    s = c.stats()
+    assert s["compressed"] == 1 and s["stored_bytes"] < 0.4 * len(raw)
+    assert s["stored_bytes"] < 0.8 * len(zlib_ng.compress(raw, 6))  # the dictionary, not deflate alone
+    assert c.get("who directed the matrix", "movies", version) == v
+
+
 def test_prune_leaves_short_values_alone():
     v = result("q", 3)
     assert prune(v, 5) == (v, False)
