@@ -94,10 +94,7 @@ def cmd_serve(args, settings: Settings) -> int:
 
 
 def cmd_prewarm(args, settings: Settings) -> int:
-    try:
-        from autogen.job import run_prewarm
-    except ModuleNotFoundError as err:
-        raise SystemExit(f"kgqa prewarm is not available in this build ({err})") from err
+    from autogen.job import run_prewarm
 
     return run_prewarm(settings, _domains(args.domain), budget=args.budget, resume=args.resume,
                        if_empty=args.if_empty)
@@ -147,13 +144,14 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("prewarm", help="pre-warm the plan cache offline (auto-generation)")
-    s.add_argument("--domain", default="all")
-    s.add_argument("--budget", type=int, default=200)
-    s.add_argument("--resume", action="store_true")
+    s.add_argument("--domain", default="all", help="a domain or 'all'")
+    s.add_argument("--budget", type=int, default=200, help="candidate questions per domain (verified entries are fewer)")
+    s.add_argument("--resume", action="store_true", help="continue an interrupted run without duplicates")
     s.add_argument("--if-empty", action="store_true", help="only domains whose plan cache is empty")
     s.set_defaults(func=cmd_prewarm)
 
-    s = sub.add_parser("bench", help="run a benchmark (kg, cache, subgcache, accuracy, ablation, all)")
+    s = sub.add_parser("bench", help="run a benchmark (kg, cache, subgcache, accuracy, "
+                                          "vector-memory, ablation, load, all)")
     s.add_argument("name")
     s.add_argument("rest", nargs=argparse.REMAINDER)
     s.set_defaults(func=cmd_bench)

@@ -5,7 +5,5 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 .venv/bin/kgqa load --domain all
-if .venv/bin/python -c "import autogen.job" >/dev/null 2>&1; then
-  .venv/bin/kgqa prewarm --domain all --if-empty   # the offline cache pre-warm job, once it is built
-fi
+.venv/bin/kgqa prewarm --domain all --if-empty   # the offline pre-warm job, only for empty plan caches
 exec .venv/bin/kgqa serve "$@"
