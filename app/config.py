@@ -38,11 +38,13 @@ class Settings:
     llm_threads: int = 2
     llm_ctx: int = 2048
     llm_timeout_s: float = 120.0
+    llm_wait_s: float = 30.0  # longest queue for the embedded model; then the deterministic default stands (0 = no bound)
     llm_seed: int = 7
 
     # query execution
     query_timeout_ms: int = 5000
     row_cap: int = 1000
+    buffer_pool_mb: int = 1024  # per serving graph (0 = Kuzu's default, 80% of RAM); the graphs are < 100 MB
     repair_rounds: int = 3
 
     # bounded operators (CacheRAG section 4.3)

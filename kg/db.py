@@ -73,7 +73,7 @@ class Graph:
     """One domain's Kuzu database, opened read-only by default, with a small connection pool."""
 
     def __init__(self, graph_dir: str | Path, *, read_only: bool = True, timeout_ms: int = 5000,
-                 row_cap: int = 1000, pool_size: int = 4, domain: str | None = None):
+                 row_cap: int = 1000, pool_size: int = 4, domain: str | None = None, buffer_pool_mb: int = 0):
         self.dir = Path(graph_dir)
         path = self.dir / DB_FILE if self.dir.is_dir() or not self.dir.suffix else self.dir
         if read_only and not Path(path).exists():
@@ -81,7 +81,9 @@ class Graph:
         self.read_only = read_only
         self.timeout_ms = timeout_ms
         self.row_cap = row_cap
-        self.db = kuzu.Database(str(path), read_only=read_only)
+        # Kuzu's default buffer pool is 80% of RAM per database; the service caps it, so a query that
+        # builds huge intermediate results fails with a query error instead of exhausting the machine
+        self.db = kuzu.Database(str(path), read_only=read_only, buffer_pool_size=max(0, buffer_pool_mb) << 20)
         self._pool: queue.LifoQueue[kuzu.Connection] = queue.LifoQueue()
         for _ in range(max(1, pool_size)):
             self._pool.put(kuzu.Connection(self.db))

@@ -78,7 +78,8 @@ class Pipeline:
 
     def _open(self, name: str) -> Domain:
         s = self.settings
-        graph = Graph(s.graph_path(name), read_only=True, timeout_ms=s.query_timeout_ms, row_cap=s.row_cap)
+        graph = Graph(s.graph_path(name), read_only=True, timeout_ms=s.query_timeout_ms, row_cap=s.row_cap,
+                      buffer_pool_mb=s.buffer_pool_mb)
         view = SchemaView.from_graph(graph, SPECS[name])
         index = None
         try:

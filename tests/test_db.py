@@ -49,3 +49,28 @@ def test_read_only_engine_refuses_writes_even_unguarded(movies_graph):
 def test_missing_graph_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="kgqa load"):
         Graph(tmp_path / "nothing")
+
+
+BOMB = ("MATCH (a:`Order`), (b:`Order`), (c:Category) RETURN count(DISTINCT a.shipAddress + b.shipAddress "
+        "+ c.description + a.orderID + b.orderID) AS n")
+
+
+def test_a_memory_bomb_hits_the_buffer_pool_cap_not_the_machine(built_graphs):
+    """Kuzu's default pool is 80% of RAM per database; capped, a query whose hash table would need ~1 GB
+    fails at once with Kuzu's own error, and the service's graph stays usable."""
+    with Graph(built_graphs["northwind"], buffer_pool_mb=64, timeout_ms=20_000, pool_size=1) as g:
+        with pytest.raises(QueryError, match="buffer pool is full"):
+            g.query(BOMB)
+        assert g.query("MATCH (c:Category) RETURN count(*)").rows == [[8]]
+
+
+def test_the_service_caps_the_buffer_pool(built_graphs, kgqa_home):
+    from app.config import Settings
+    from planner.pipeline import Pipeline
+
+    assert Settings().buffer_pool_mb == 1024
+    pipe = Pipeline(Settings(home=kgqa_home, buffer_pool_mb=64), domains=["northwind"])
+    r = pipe.ask("Which products does Exotic Liquids supply?", "northwind")
+    assert r.status == "answered"  # a 64 MB pool holds a real graph's working set
+    with pytest.raises(QueryError, match="buffer pool is full"):
+        pipe.domains["northwind"].graph.query(BOMB)
