@@ -31,6 +31,10 @@ class LLMError(RuntimeError):
     """The backend failed (unreachable server, bad response, model error)."""
 
 
+class LLMBusy(LLMError):
+    """The embedded model stayed busy with other requests for longer than its wait bound."""
+
+
 @dataclass
 class Completion:
     text: str
@@ -157,11 +161,16 @@ class PrefixState:
 
 
 class EmbeddedLLM(_Counter):
-    """A GGUF model in this process (llama-cpp-python), loaded lazily once; calls are serialized."""
+    """A GGUF model in this process (llama-cpp-python), loaded lazily once; calls are serialized.
+
+    ``wait_s`` bounds how long :meth:`complete` queues for the model under concurrent requests; past it
+    :class:`LLMBusy` is raised and the caller keeps its deterministic default (None: wait as long as needed).
+    """
 
     def __init__(self, model_path: str | Path | None = None, *, n_threads: int = 2, n_ctx: int = 2048,
-                 seed: int = 7, n_batch: int = 512):
+                 seed: int = 7, n_batch: int = 512, wait_s: float | None = None):
         super().__init__()
+        self.wait_s = wait_s
         self.model_path = Path(model_path) if model_path else default_model_path()
         self.n_threads, self.n_ctx, self.seed, self.n_batch = n_threads, n_ctx, seed, n_batch
         self.load_ms: float | None = None
@@ -173,6 +182,9 @@ class EmbeddedLLM(_Counter):
     # -- loading -----------------------------------------------------------------------------------
     @property
     def model(self):
+        model = self._model
+        if model is not None:  # loaded: tokenizing and templating need no turn at generation
+            return model
         with self._lock:
             if self._model is None:
                 self._load()
@@ -232,9 +244,13 @@ class EmbeddedLLM(_Counter):
     def complete(self, prompt: Prompt, *, max_tokens: int = 64, temperature: float = 0.0,
                  json_schema: dict | None = None, grammar: str | None = None,
                  stop: list[str] | None = None) -> Completion:
-        with self._lock:
+        if not self._lock.acquire(timeout=-1 if self.wait_s is None else max(0.0, self.wait_s)):
+            raise LLMBusy(f"the embedded model stayed busy for {self.wait_s:g} s")
+        try:
             tokens = self.tokenize(self.render(prompt))
             return self._generate(tokens, max_tokens, temperature, json_schema, grammar, stop)
+        finally:
+            self._lock.release()
 
     def choose(self, prompt: str, options: list[str]) -> int:
         """Index of the option the model picks; the grammar admits nothing but an option."""
@@ -456,7 +472,7 @@ def make_llm(settings) -> LLM:
     """The backend ``settings.llm_backend`` names ("embedded" or "openai")."""
     if settings.llm_backend == "embedded":
         return EmbeddedLLM(settings.llm_model_path or None, n_threads=settings.llm_threads,
-                           n_ctx=settings.llm_ctx, seed=settings.llm_seed)
+                           n_ctx=settings.llm_ctx, seed=settings.llm_seed, wait_s=settings.llm_wait_s or None)
     if settings.llm_backend == "openai":
         return OpenAICompatLLM(settings.llm_base_url, settings.llm_model, settings.llm_api_key,
                                timeout_s=settings.llm_timeout_s)

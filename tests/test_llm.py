@@ -57,7 +57,8 @@ def test_make_llm_backends():
     embedded = make_llm(Settings(llm_backend="embedded", llm_threads=1, llm_seed=3))
     assert isinstance(embedded, EmbeddedLLM) and isinstance(embedded, LLM)
     assert embedded.model_path == default_model_path() and embedded.model_path.suffix == ".gguf"
-    assert embedded.seed == 3 and embedded.n_threads == 1
+    assert embedded.seed == 3 and embedded.n_threads == 1 and embedded.wait_s == 30.0
+    assert make_llm(Settings(llm_backend="embedded", llm_wait_s=0)).wait_s is None  # 0 = no bound
     remote = make_llm(Settings(llm_backend="openai", llm_base_url="http://127.0.0.1:9/v1", llm_model="m"))
     assert isinstance(remote, OpenAICompatLLM) and remote.model == "m"
     with pytest.raises(LLMError):
@@ -226,3 +227,30 @@ def test_openai_backend_completion_and_json_schema(server_url):
     options = ["acted in", "directed", "produced"]
     assert remote.choose("Question: Who directed The Matrix? Which relation?", options) in range(3)
     assert remote.calls == 3
+
+
+@pytest.mark.llm
+def test_a_request_queued_past_the_wait_bound_gets_llm_busy(llm):
+    from planner.llm import LLMBusy
+
+    held, release = threading.Event(), threading.Event()
+
+    def hold():  # another request is using the model
+        with llm._lock:
+            held.set()
+            release.wait(10)
+
+    t = threading.Thread(target=hold)
+    t.start()
+    held.wait(5)
+    wait, before = llm.wait_s, llm.calls
+    llm.wait_s = 0.2
+    try:
+        with pytest.raises(LLMBusy, match="busy for 0.2 s"):
+            llm.choose("Pick a colour.", ["red", "blue"])
+        assert llm.calls == before  # nothing was generated
+    finally:
+        release.set()
+        t.join()
+        llm.wait_s = wait
+    assert llm.choose("Pick a colour.", ["red", "blue"]) in (0, 1)  # free again
