@@ -18,8 +18,8 @@
    group (:class:`cache.prefix.PrefixStore`). OpenAI-compatible servers: the group's requests go back to
    back with a byte-identical prefix, so vLLM's automatic prefix caching reuses it.
 5. **Truthfulness.** On the embedded model a grammar lets the LLM write only a comma-separated list
-   of values of its group's facts (or "I don't know"); which values answer the question is its choice,
-   so a larger representative subgraph is a harder choice. The LLM's phrasing replaces the
+   of values of the question's own evidence (or "I don't know"), in clusters as alone: the shared prefix
+   changes what the model attends to, not what it may answer; which values answer is its choice. The LLM's phrasing replaces the
    deterministic answer (:mod:`planner.summarizer`) only when :func:`planner.summarizer.faithful` finds nothing in it beyond the question's *own*
    evidence and it states every value of that evidence (values the question itself names excepted);
    otherwise the deterministic answer stays.
@@ -199,7 +199,7 @@ def messages_for(facts: list[str], question: str) -> list[dict[str, str]]:
 
 def values_grammar(values: list[str]) -> str:
     """GBNF: a comma-separated list of the given values, or "I don't know" (the embedded model may only
-    copy values of the prefix's facts; which ones answer the question is its choice)."""
+    copy values of the question's evidence; which ones answer the question is its choice)."""
     alts = " | ".join(json.dumps(v, ensure_ascii=False) for v in dict.fromkeys(values))
     return f'root ::= item (", " item)* | "I don\'t know"\nitem ::= {alts}\n'
 
@@ -382,8 +382,10 @@ def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None
     store = PrefixStore(llm, max_states=1) if embedded else None
     before = read_prefix_metrics(base_url) if base_url else None
     for g, (cluster, members, facts) in enumerate(groups):
-        grammar = values_grammar([v for it in members for v in it.values]) if embedded else None
         for it in members:
+            # the prefix (facts) is the group's; the answer space is the question's own evidence, as in the
+            # per-question path: a shared prefix must not let one question answer with another's values
+            grammar = values_grammar(it.values) if embedded else None
             messages = messages_for(facts, it.question)
             try:
                 ph = _phrase(llm, store, messages, max_tokens, split_prompt if embedded else None, grammar)

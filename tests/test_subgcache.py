@@ -23,6 +23,7 @@ from cache.prefix import (
 from planner.batch import (
     acceptable,
     answer_batch,
+    answer_values,
     cluster_labels,
     embed_subgraphs,
     messages_for,
@@ -228,3 +229,5 @@ def test_one_cluster_evaluates_the_shared_prefix_once(llm, retrieved):
     assert rep.mean_pftt_ms < rep.mean_ttft_ms and rep.cluster_ms > 0
     for r, det, ph in zip(results, retrieved, rep.phrases):
         assert r.answer == (ph.text if ph.kept else det.answer)  # a kept phrasing or the rows, nothing else
+        own = set(answer_values(det))  # the shared prefix holds every question's facts; the answer, only its own
+        assert ph.text == "I don't know" or set(ph.text.split(", ")) <= own, (ph.text, own)
