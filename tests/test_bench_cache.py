@@ -50,18 +50,20 @@ def test_tiny_run_prints_the_summary_line(built_graphs, kgqa_home, tmp_path, cap
     state = kgqa_home / "state" / "plan_cache.sqlite"
     before = state.stat().st_mtime_ns if state.exists() else None
     rc = bench_cache.main(["--quick", "--domains", "northwind", "--limit", "6", "--sample-sizes", "3,6",
-                           "--mmr-sizes", "200,400", "--no-llm-warmup", "--out", str(tmp_path)])
+                           "--mmr-sizes", "200,400", "--no-llm-warmup", "--prewarm-budget", "20", "--out", str(tmp_path)])
     assert rc == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
     m = re.fullmatch(r"cache-bench hit_p50_ms=(\S+) speedup=(\S+) compression_saving=(\S+) mmr_10k_ms=nan "
-                     r"param_reuse=(\S+)", last)
+                     r"param_reuse=(\S+) param_reuse_prewarm=(\S+)", last)
     assert m, last
-    hit_ms, speedup, saving, reuse = map(float, m.groups())
-    assert 0 < hit_ms and speedup > 1 and 0 < saving < 1 and 0 <= reuse <= 1
+    hit_ms, speedup, saving, reuse, reuse_warm = map(float, m.groups())
+    assert 0 < hit_ms and speedup > 1 and 0 < saving < 1 and 0 <= reuse <= 1 and 0 <= reuse_warm <= 1
     data = json.loads((tmp_path / "bench_cache.json").read_text())
     assert data["hits"]["llm_calls_on_hits"] == 0 and data["hits"]["non_hits"] == 0
     assert set(data["sample_sizes"]) == {"no cache", "LRU", "compressed LRU"}
     assert data["sample_sizes"]["no cache"]["6"]["hit_rate"] == 0
+    warm = data["reuse_prewarm"]
+    assert warm["questions"] == 6 and warm["entries"] > 0 and warm["llm_calls_on_hits"] == 0
     assert (tmp_path / "cache.md").read_text().startswith("## Cache benchmark")
     assert (tmp_path / "cache_sample_sizes.png").stat().st_size > 1000
     assert (state.stat().st_mtime_ns if state.exists() else None) == before  # the home's plan cache is untouched
