@@ -69,6 +69,17 @@ class KGBackend(Protocol):
     def explain(self, cypher: str, params: dict | None = None) -> str | None: ...
 
 
+# Kuzu reserves ``max_db_size`` of virtual address space for every open database; its default (8 TiB) lets a
+# process hold only ~15 at once (47-bit address space). The graphs here are < 1 GiB, benchmark graphs a few.
+MAX_DB_SIZE = 1 << 36  # 64 GiB
+
+
+def open_database(path: str | Path, *, read_only: bool = False, buffer_pool_mb: int = 0) -> kuzu.Database:
+    """``kuzu.Database`` with a bounded address-space reservation and, when given, a buffer-pool cap."""
+    return kuzu.Database(str(path), read_only=read_only, buffer_pool_size=max(0, buffer_pool_mb) << 20,
+                         max_db_size=MAX_DB_SIZE)
+
+
 class Graph:
     """One domain's Kuzu database, opened read-only by default, with a small connection pool."""
 
@@ -83,7 +94,7 @@ class Graph:
         self.row_cap = row_cap
         # Kuzu's default buffer pool is 80% of RAM per database; the service caps it, so a query that
         # builds huge intermediate results fails with a query error instead of exhausting the machine
-        self.db = kuzu.Database(str(path), read_only=read_only, buffer_pool_size=max(0, buffer_pool_mb) << 20)
+        self.db = open_database(path, read_only=read_only, buffer_pool_mb=buffer_pool_mb)
         self._pool: queue.LifoQueue[kuzu.Connection] = queue.LifoQueue()
         for _ in range(max(1, pool_size)):
             self._pool.put(kuzu.Connection(self.db))

@@ -28,7 +28,7 @@ from typing import Any
 
 import kuzu
 
-from kg.db import DB_FILE, META_FILE, GraphMeta
+from kg.db import DB_FILE, META_FILE, GraphMeta, open_database
 from kg.domains import SPECS
 
 LOADER_VERSION = "kg-loader-1"
@@ -238,7 +238,7 @@ def build_domain(domain: str, data_dir: str | Path, graphs_dir: str | Path, *, f
 
 def _build_into(tmp: Path, domain: str, data: Dataset, version: str, *, progress: bool,
                 index: bool) -> GraphMeta:
-    db = kuzu.Database(str(tmp / DB_FILE))
+    db = open_database(tmp / DB_FILE)
     conn = kuzu.Connection(db)
     try:
         load_dataset(conn, data, domain, progress=progress)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.db import DB_FILE, GraphMeta
+from kg.db import DB_FILE, GraphMeta, open_database
 
 GENERATOR_VERSION = "1"
 STATS_FILE = "synthetic.json"
@@ -118,7 +118,7 @@ def build(home: Path, triples: int, seed: int = 13, *, force: bool = False) -> t
         sel = pred == p
         pairs = np.stack([src[sel], dst[sel]], axis=1)
         np.savetxt(tmp / "csv" / f"{rel}.csv", pairs, fmt="%d", delimiter=",", header="from,to", comments="")
-    db = kuzu.Database(str(tmp / DB_FILE))
+    db = open_database(tmp / DB_FILE)
     conn = kuzu.Connection(db)
     conn.execute("CREATE NODE TABLE Item(id INT64 PRIMARY KEY, name STRING, description STRING, kind STRING)")
     conn.execute(f"COPY Item FROM '{tmp / 'csv' / 'items.csv'}' (header=true)")

@@ -153,7 +153,7 @@ def _writable_copy(graph) -> Iterator:
     """A connection to a throw-away read-write copy of ``graph``'s database file (and its WAL, if any)."""
     import kuzu
 
-    from kg.db import DB_FILE
+    from kg.db import DB_FILE, open_database
 
     src = Path(graph.dir) / DB_FILE if Path(graph.dir).is_dir() else Path(graph.dir)
     with tempfile.TemporaryDirectory(prefix="kgqa-pagerank-") as tmp:
@@ -162,7 +162,7 @@ def _writable_copy(graph) -> Iterator:
         wal = src.with_name(src.name + ".wal")
         if wal.exists():
             shutil.copyfile(wal, dst.with_name(dst.name + ".wal"))
-        db = kuzu.Database(str(dst))
+        db = open_database(dst)
         conn = kuzu.Connection(db)
         try:
             yield conn

@@ -9,7 +9,7 @@ import kuzu
 import numpy as np
 import pytest
 
-from kg.db import Graph
+from kg.db import Graph, open_database
 from kg.domains import MOVIES, NOBEL, NORTHWIND
 from kg.entity_index import (
     ENTRIES_FILE,
@@ -50,7 +50,7 @@ FILMS = ["The Matrix", "The Matrix Reloaded", "Cloud Atlas", "Cars"]
 @pytest.fixture(scope="module")
 def tiny_graph(tmp_path_factory):
     d = tmp_path_factory.mktemp("tiny_movies")
-    db = kuzu.Database(str(d / "graph.kuzu"))
+    db = open_database(d / "graph.kuzu")
     conn = kuzu.Connection(db)
     conn.execute("CREATE NODE TABLE Person(name STRING PRIMARY KEY, born INT64)")
     conn.execute("CREATE NODE TABLE Movie(title STRING PRIMARY KEY, released INT64)")

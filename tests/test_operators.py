@@ -5,7 +5,7 @@ from __future__ import annotations
 import kuzu
 import pytest
 
-from kg.db import Graph
+from kg.db import Graph, open_database
 from kg.operators import (
     DepthLimitExceeded,
     UnknownSchemaItem,
@@ -25,7 +25,7 @@ N_FILMS = 120
 def star_graph(tmp_path_factory):
     """One super-node acting in, directing and reviewing 120 films, following 40 people."""
     d = tmp_path_factory.mktemp("star")
-    db = kuzu.Database(str(d / "graph.kuzu"))
+    db = open_database(d / "graph.kuzu")
     conn = kuzu.Connection(db)
     conn.execute("CREATE NODE TABLE Person(name STRING PRIMARY KEY, born INT64, bio STRING)")
     conn.execute("CREATE NODE TABLE Movie(id INT64 PRIMARY KEY, title STRING, released INT64)")

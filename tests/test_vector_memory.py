@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from app.config import Settings
-from kg.db import DB_FILE, META_FILE, Graph, GraphMeta
+from kg.db import DB_FILE, META_FILE, Graph, GraphMeta, open_database
 from kg.domains import SPECS
 from kg.vector_memory import (
     VectorMemory,
@@ -31,7 +31,7 @@ from planner.memory_answer import answer_from_memory, stem
 def star_graph(tmp_path_factory):
     """H points at five M nodes (degree 5, no in-links); a, b, c point at S (degree 3, the PageRank top)."""
     path = tmp_path_factory.mktemp("star")
-    db = kuzu.Database(str(path / DB_FILE))
+    db = open_database(path / DB_FILE)
     conn = kuzu.Connection(db)
     conn.execute("CREATE NODE TABLE N(id STRING, PRIMARY KEY(id))")
     conn.execute("CREATE NODE TABLE M(id INT64, PRIMARY KEY(id))")
@@ -119,7 +119,7 @@ def planted(built_graphs, tmp_path_factory):
     meta = GraphMeta.read(built_graphs["movies"])
     meta.version = "planted-" + meta.version
     meta.write(path)
-    db = kuzu.Database(str(path / DB_FILE))
+    db = open_database(path / DB_FILE)
     conn = kuzu.Connection(db)
     conn.execute("CREATE (:Movie {title: 'Zorbium Rising', released: 2031, tagline: 'Element 119 awakens'})")
     conn.execute("CREATE (:Person {name: 'Zygmunt Quarkowski', born: 1977})")
