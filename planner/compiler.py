@@ -23,6 +23,7 @@ Chooser = Callable[[str, list[str]], int]
 
 NUMBER_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                 "eight": 8, "nine": 9, "ten": 10, "twenty": 20}
+YEAR = r"(?:18|19|20)\d\d"
 _NUM = r"(?:\$?\d+(?:\.\d+)?|zero|one|two|three|four|five|six|seven|eight|nine|ten|twenty)"
 COMPARATORS = [
     (r"(?:more than|greater than|higher than|larger than|above|over|exceeding|exceeds|in excess of)", ">"),
@@ -123,7 +124,7 @@ class Lexicon:
         self.phrases = sorted(self.entries, key=lambda p: -len(p))
 
     def _exists(self, target: str) -> bool:
-        t = target[4:].split(">")[0] if target.startswith("rel:") else target
+        t = target[4:].split(">")[0] if target.startswith("rel:") else target.split("=", 1)[0]
         if target.startswith("rel:"):
             return t in self.view.rels
         if "." in t:
@@ -219,12 +220,18 @@ class Compiler:
 
         labels_at: list[tuple[int, str]] = []
         props_at: list[tuple[int, int, str, str]] = []  # (start, end, owner, prop)
+        value_conds: list[Cond] = []
         for s, e, phrase, target in terms:
             if target.startswith("rel:"):
                 rel, _, implied = target[4:].partition(">")
                 f.rel_hints.append(rel)
                 if implied:
                     labels_at.append((s, implied))
+            elif "=" in target:  # a word that names a value ("women" -> Laureate.gender = 'female')
+                owner, _, rest = target.partition(".")
+                prop, _, value = rest.partition("=")
+                labels_at.append((s, owner))
+                value_conds.append(Cond(owner, prop, "=", value))
             elif "." in target:
                 owner, prop = target.split(".", 1)
                 props_at.append((s, e, owner, prop))
@@ -252,6 +259,7 @@ class Compiler:
         f.target = self._target(low, labels_at, f)
         props_at = [self._reown(low, f, s, e, owner, prop, labels_at) for s, e, owner, prop in props_at]
 
+        f.conds.extend(value_conds)
         # numbers attached to properties or counted labels
         self._comparisons(q, low, f, props_at, labels_at, blocked)
         self._string_conds(low, f, props_at, [m for m in mentions if not m.label])
@@ -308,6 +316,8 @@ class Compiler:
         used: list[tuple[int, int]] = []
         m_between = re.finditer(rf"between\s+({_NUM})\s+and\s+({_NUM})", low)
         for m in m_between:
+            if re.fullmatch(YEAR, m.group(1)) and re.fullmatch(YEAR, m.group(2)):
+                continue  # a span of years: _years (date strings compare as text)
             owner, prop = self._closest_numeric_prop(m.start(), m.end(), props_at, f) or (None, None)
             if owner:
                 f.conds.append(Cond(owner, prop, ">=", _num(m.group(1)), self._rel_of(owner)))
@@ -336,18 +346,83 @@ class Compiler:
             hit = self._closest_numeric_prop(m.end(1), m.end(), props_at, f)
             if hit and not any(c.prop == hit[1] for c in f.conds):
                 f.conds.append(Cond(hit[0], hit[1], "=", 0, self._rel_of(hit[0])))
-        # "in 1997", "during 1996" on a date string property
-        for m in re.finditer(r"\b(?:in|during|of)\s+(?:the year\s+)?((?:18|19|20)\d\d)\b", low):
-            if any(a <= m.start() < b for a, b in used):
-                continue
-            year = m.group(1)
-            hit = self._year_prop(m.start(), props_at, f)
+        self._years(low, f, props_at, used + blocked)
+
+    def _years(self, low: str, f: Frame, props_at, taken: list[tuple[int, int]]) -> None:
+        """Years as conditions on a year or date property: ranges ("from 1939 to 1945", "between 2000 and
+        2009"), decades ("the 1920s"), bounds ("before 1850", "since 1990") and single years ("in 1997",
+        "the 2020 chemistry prize"). The property: the one a cue word names ("born" -> birth, "died" ->
+        death, "won" -> award), else the nearest year-like property mentioned, else the single one of an
+        anchored, mentioned or target label. A date string compares as text ("1939" <= "1939-10-05")."""
+        taken = list(taken)
+        found: list[tuple[int, int, list[tuple[str, int]]]] = []
+
+        def claim(m, bounds) -> None:
+            if not any(a < m.end() and m.start() < b for a, b in taken):
+                taken.append((m.start(), m.end()))
+                found.append((m.start(), m.end(), bounds))
+
+        for m in re.finditer(rf"\b(?:from\s+|between\s+)?({YEAR})\s*(?:to|and|-|–|through|until)\s*({YEAR})\b", low):
+            lo, hi = sorted((int(m.group(1)), int(m.group(2))))
+            claim(m, [(">=", lo), ("<=", hi)])
+        for m in re.finditer(r"\b(?:the\s+)?((?:18|19|20)\d)0'?s\b", low):
+            claim(m, [(">=", int(m.group(1)) * 10), ("<=", int(m.group(1)) * 10 + 9)])
+        for m in re.finditer(rf"\b(before|prior to|earlier than|until|after|later than|since)\s+(?:the\s+)?(?:year\s+)?"
+                             rf"({YEAR})\b", low):
+            op = {"before": "<", "prior to": "<", "earlier than": "<", "until": "<=", "after": ">",
+                  "later than": ">", "since": ">="}[m.group(1)]
+            claim(m, [(op, int(m.group(2)))])
+        for m in re.finditer(rf"(?<![$.,])\b({YEAR})\b(?![.,]\d)(?!\s*(?:units|products|orders|items|dollars))", low):
+            claim(m, [("=", int(m.group(1)))])
+        picked = []
+        for start, _end, bounds in sorted(found):
+            # with no cue word, "in 1997" may mean the asked label's one year; a bound or bare year must
+            # belong to a label the question names ("Who directed X after 1990?" is not about birth years)
+            plain_in = re.search(r"\b(?:in|during|of)\s+(?:the\s+)?(?:year\s+)?$", low[:start])
+            hit = self._year_cue(low, start, f) or self._year_prop(start, props_at, f, with_target=bool(plain_in))
             if hit:
-                owner, prop, typ = hit
-                if typ == "STRING":
-                    f.conds.append(Cond(owner, prop, "STARTS WITH", year, self._rel_of(owner)))
-                else:
-                    f.conds.append(Cond(owner, prop, "=", int(year), self._rel_of(owner)))
+                picked.append((hit, bounds))
+        singles = [hit for hit, bounds in picked if bounds[0][0] == "="]
+        for hit, bounds in picked:
+            if bounds[0][0] == "=" and singles.count(hit) > 1:
+                continue  # "1901 or 2001": not a conjunction; left unbound, the plan is declined
+            owner, prop, typ = hit
+            for op, year in bounds:
+                if typ != "STRING":
+                    f.conds.append(Cond(owner, prop, op, year, self._rel_of(owner)))
+                elif op == "=":
+                    f.conds.append(Cond(owner, prop, "STARTS WITH", str(year), self._rel_of(owner)))
+                else:  # ISO date text: "<= 1945" is "<= '1945-99'" (after every 1945 date, before 1946)
+                    bound = f"{year}-99" if op in ("<=", ">") else str(year)
+                    f.conds.append(Cond(owner, prop, op, bound, self._rel_of(owner)))
+
+    def _year_cue(self, low: str, pos: int, f: Frame) -> tuple[str, str, str] | None:
+        """The year property a cue word before the year names, on a label of the frame, if exactly one."""
+        window = low[max(0, pos - 40):pos]
+        cues = [(r"\b(?:born|birth)", ("birth", "born")), (r"\b(?:died|dead|death|die)", ("death", "died")),
+                (r"\b(?:released|release|came out)", ("released", "release")),
+                (r"\b(?:won|win|awarded|award|prize|nobel)", ("award",)),
+                (r"\b(?:ordered|order|placed)", ("orderdate",)), (r"\b(?:shipped|ship)", ("shippeddate",))]
+        labels = [m.label for m in f.anchors] + f.labels_mentioned + [f.target]
+        nearest = []  # cues by distance to the year: "orders shipped in 1997" is about shipping
+        for pattern, stems in cues:
+            found = [m.end() for m in re.finditer(pattern, window)]
+            if found:
+                nearest.append((len(window) - found[-1], stems))
+        for _, stems in sorted(nearest):
+            hits = []
+            for label in dict.fromkeys(lb for lb in labels if lb):
+                for p, t in self.view.nodes.get(label, {}).items():
+                    name = p.lower()
+                    if any(name.startswith(st) for st in stems) and (
+                            t.startswith("INT") and ("year" in name or name in ("released", "born", "died"))
+                            or t == "STRING" and name.endswith("date")):
+                        hits.append((label, p, t))
+            ints = [h for h in hits if h[2].startswith("INT")]
+            pick = ints or hits
+            if len({(lb, p) for lb, p, _ in pick}) == 1:
+                return pick[0]
+        return None
 
     def _string_conds(self, low: str, f: Frame, props_at, literals: list[Mention]) -> None:
         """Quoted literals that are not graph values: dates, prefixes, substrings ('... containing 'bags'')."""
@@ -400,7 +475,7 @@ class Compiler:
             return best[1]
         return None
 
-    def _year_prop(self, pos: int, props_at, f: Frame) -> tuple[str, str, str] | None:
+    def _year_prop(self, pos: int, props_at, f: Frame, with_target: bool = True) -> tuple[str, str, str] | None:
         best = None
         for ps, pe, owner, prop in props_at:
             typ = self.view.prop_type(owner, prop)
@@ -413,7 +488,7 @@ class Compiler:
             return best[1]
         # a year with no property named: the target's own date/year property, if it has exactly one
         # a year with no property named: the one year-like property of an anchored, mentioned or target label
-        labels = [m.label for m in f.anchors] + f.labels_mentioned + [f.target]
+        labels = [m.label for m in f.anchors] + f.labels_mentioned + ([f.target] if with_target else [])
         for label in dict.fromkeys(lb for lb in labels if lb):
             props = self.view.nodes.get(label, {})
             ints = [(p, t) for p, t in props.items() if t.startswith("INT") and (
@@ -425,6 +500,15 @@ class Compiler:
         return None
 
     def _booleans(self, low: str, f: Frame, props_at) -> None:
+        # "still alive" / "deceased": whether the label's death date or year is recorded
+        life = re.search(r"\b(alive|living|still living|dead|deceased|passed away)\b", low)
+        if life:
+            for label in dict.fromkeys([f.target, *f.labels_mentioned]):
+                death = [p for p in self.view.nodes.get(label or "", {}) if p.lower().startswith("death")]
+                if death:
+                    op = "IS NULL" if life.group(1) in ("alive", "living", "still living") else "IS NOT NULL"
+                    f.conds.append(Cond(label, sorted(death)[0], op, None))
+                    break
         for s, e, owner, prop in props_at:
             if self.view.prop_type(owner, prop) != "BOOL":
                 continue
@@ -668,6 +752,9 @@ class Compiler:
         for j, c in enumerate(f.conds):
             holder = rel_var.get(c.rel) if c.rel else var_of.get(c.label)
             if holder is None:
+                continue
+            if c.op in ("IS NULL", "IS NOT NULL"):
+                where.append(f"{holder}.{ident(c.prop)} {c.op}")
                 continue
             typ = v.prop_type(c.label, c.prop)
             value = c.value

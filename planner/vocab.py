@@ -4,7 +4,8 @@ This is schema documentation, not answers: it says that "film" means ``Movie`` a
 ``Product.unitPrice``. Everything not listed here is matched from the schema's own names (camelCase split,
 plural forms) and, failing that, by embedding similarity — see :mod:`planner.lexicon`.
 Targets: ``"Label"``, ``"Label.prop"``, ``"rel:TYPE"`` (optionally ``"rel:TYPE>Label"`` to also imply the
-label at the far end, as "director" implies a Person along DIRECTED).
+label at the far end, as "director" implies a Person along DIRECTED), or ``"Label.prop=value"`` for a word
+that names a value ("women" is ``Laureate.gender = 'female'``).
 """
 
 from __future__ import annotations
@@ -63,8 +64,10 @@ VOCAB: dict[str, dict[str, str]] = {
         "city": "City", "cities": "City", "country": "Country", "countries": "Country",
         "continent": "Continent", "continents": "Continent",
         "category": "Prize.category", "year": "Prize.awardYear", "amount": "Prize.prizeAmount",
-        "money": "Prize.prizeAmount", "gender": "Laureate.gender", "women": "Laureate.gender",
-        "woman": "Laureate.gender", "female": "Laureate.gender", "men": "Laureate.gender",
+        "money": "Prize.prizeAmount", "gender": "Laureate.gender",
+        # "Label.prop=value": the word names a value, and the condition comes with it
+        "women": "Laureate.gender=female", "woman": "Laureate.gender=female", "female": "Laureate.gender=female",
+        "men": "Laureate.gender=male", "man": "Laureate.gender=male", "male": "Laureate.gender=male",
         "died": "Laureate.deathYear", "death": "Laureate.deathYear",
     },
 }

@@ -175,8 +175,9 @@ def test_unused_numbers(question, cypher, params, left):
     assert unused_numbers(question, cypher, params) == left
 
 
-@pytest.mark.parametrize("question", ["Which laureates were born in Iceland?", "Which laureates were born before 1850?",
-                                      "Who won a Nobel Prize for work on insulin?"])
+@pytest.mark.parametrize("question", ["Which laureates were born in Iceland?", "Which laureates shared 3 prizes?",
+                                      "Who won a Nobel Prize for work on insulin?",
+                                      "Which physics prize was worth more in today's money, 1901 or 2001?"])
 def test_a_plan_that_ignores_part_of_the_question_says_dont_know(pipe, question):
     r = pipe.ask(question, "nobel")
     assert r.status == "dont_know" and "does not account for" in r.error and r.rows == []
@@ -191,9 +192,37 @@ def test_every_dont_know_exit_is_answered_from_the_answer_cache_next_time(built_
     from cache.answer_cache import AnswerCache
 
     cached = Pipeline(Settings(home=kgqa_home, vector_memory=False), answer_cache=AnswerCache())
-    question = "Which laureates were born before 1850?"  # stops before execution: the plan ignores 1850
+    question = "Which laureates shared 3 prizes?"  # stops before execution: the plan ignores the 3
     first = cached.ask(question, "nobel")
     again = cached.ask(question, "nobel")
     assert first.status == again.status == "dont_know" and not first.cache["answer_hit"]
     assert again.cache["answer_hit"] and again.cache["llm_calls"] == 0 and again.answer == first.answer
     assert "answer_cache" in again.timings_ms and "compile" not in again.timings_ms
+
+
+@pytest.mark.parametrize("question,domain,cypher_part,expected", [
+    ("Which laureates were born before 1850?", "nobel", "l.birthYear < 1850", {"Adolf von Baeyer", "Camillo Golgi"}),
+    ("who won the 2020 chemistry nobel", "nobel", "p.awardYear = 2020", {"Emmanuelle Charpentier", "Jennifer A. Doudna"}),
+    ("Who won the physics prize in the 1920s?", "nobel", "p.awardYear >= 1920 AND p.awardYear <= 1929",
+     {"Albert Einstein", "Niels Bohr"}),
+    ("Which movies were released from 1995 to 1999?", "movies", "m.released >= 1995 AND m.released <= 1999",
+     {"The Matrix", "Apollo 13"}),
+    ("Which people in the graph were born after 1980?", "movies", "p.born > 1980", {"Jonathan Lipnicki"}),
+    ("Which orders were shipped between 1996 and 1997?", "northwind",
+     "o.shippedDate >= '1996' AND o.shippedDate <= '1997-99'", set()),
+    ("Which laureates born before 1925 are still alive?", "nobel", "l.deathDate IS NULL", {"Chen Ning Yang"}),
+    ("How many women have won a Nobel Prize?", "nobel", "l.gender = 'female'", set()),
+])
+def test_years_and_value_words_become_conditions(pipe, question, domain, cypher_part, expected):
+    r = pipe.ask(question, domain)
+    assert r.status == "answered" and cypher_part in r.cypher, r.cypher
+    assert expected <= {v for row in r.rows for v in row if isinstance(v, str)}
+
+
+def test_a_year_binds_to_the_property_its_cue_names_or_to_nothing(pipe):
+    shipped = pipe.ask("Which orders were shipped between 1996 and 1997?", "northwind")
+    assert all("1996" <= row[1] < "1998" for row in shipped.rows) and len(shipped.rows) > 400
+    # no cue: the year belongs to a label the question names (the anchored movie), not to the implied
+    # "who" (a person's birth year)
+    r = pipe.ask("Who directed The Matrix after 1990?", "movies")
+    assert "m.released > 1990" in r.cypher and "born" not in r.cypher
