@@ -353,7 +353,8 @@ class Compiler:
         2009"), decades ("the 1920s"), bounds ("before 1850", "since 1990") and single years ("in 1997",
         "the 2020 chemistry prize"). The property: the one a cue word names ("born" -> birth, "died" ->
         death, "won" -> award), else the nearest year-like property mentioned, else the single one of an
-        anchored, mentioned or target label. A date string compares as text ("1939" <= "1939-10-05")."""
+        anchored or mentioned label (or, for "in 1997", of the asked label). Several single years on one
+        property are a disjunction and stay unbound. A date string compares as text ("1939" <= "1939-10-05")."""
         taken = list(taken)
         found: list[tuple[int, int, list[tuple[str, int]]]] = []
 
@@ -362,9 +363,11 @@ class Compiler:
                 taken.append((m.start(), m.end()))
                 found.append((m.start(), m.end(), bounds))
 
-        for m in re.finditer(rf"\b(?:from\s+|between\s+)?({YEAR})\s*(?:to|and|-|–|through|until)\s*({YEAR})\b", low):
-            lo, hi = sorted((int(m.group(1)), int(m.group(2))))
-            claim(m, [(">=", lo), ("<=", hi)])
+        for pattern in (rf"\bbetween\s+({YEAR})\s+and\s+({YEAR})\b",  # "in 1901 and 2001" is two years, not a span
+                        rf"\b(?:from\s+)?({YEAR})\s*(?:to|-|–|through|until)\s*({YEAR})\b"):
+            for m in re.finditer(pattern, low):
+                lo, hi = sorted((int(m.group(1)), int(m.group(2))))
+                claim(m, [(">=", lo), ("<=", hi)])
         for m in re.finditer(r"\b(?:the\s+)?((?:18|19|20)\d)0'?s\b", low):
             claim(m, [(">=", int(m.group(1)) * 10), ("<=", int(m.group(1)) * 10 + 9)])
         for m in re.finditer(rf"\b(before|prior to|earlier than|until|after|later than|since)\s+(?:the\s+)?(?:year\s+)?"

@@ -234,7 +234,7 @@ class Pipeline:
             return mentions, None
         left_out = unused_numbers(question, cypher, params) + (d.compiler.unexplained(frame) if frame else [])
         if left_out:
-            # a plan that ignores a number the question states ("born before 1850") answers another question
+            # a plan that ignores a number the question states ("shared 3 prizes") answers another question
             r.status, r.answer, r.evidence, r.cypher = "dont_know", summarizer.DONT_KNOW, "none", _inline(cypher, params)
             r.error = f"the plan does not account for {', '.join(repr(w) for w in left_out)} in the question"
             return mentions, None
