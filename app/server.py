@@ -380,9 +380,18 @@ class BackgroundServer:
         return self
 
     def __exit__(self, *exc) -> None:
-        self.server.close()
-        self.server.task_dispatcher.shutdown()
-        self.thread.join(timeout=5)
+        from waitress import wasyncore
+
+        srv = self.server
+        if self.thread.is_alive() and getattr(srv, "trigger", None) is not None:
+            # close the sockets from the loop's own thread (closing them from here races its select() into
+            # EBADF); an empty socket map ends the loop
+            srv.trigger.pull_trigger(lambda: wasyncore.close_all(srv._map))
+            self.thread.join(timeout=5)
+        if self.thread.is_alive():
+            srv.close()
+            self.thread.join(timeout=5)
+        srv.task_dispatcher.shutdown()
 
 
 def serve(settings: Settings) -> None:
