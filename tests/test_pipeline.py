@@ -227,3 +227,12 @@ def test_a_year_binds_to_the_property_its_cue_names_or_to_nothing(pipe):
     # "who" (a person's birth year)
     r = pipe.ask("Who directed The Matrix after 1990?", "movies")
     assert "m.released > 1990" in r.cypher and "born" not in r.cypher
+
+
+def test_unordered_results_come_back_in_a_stable_order(pipe):
+    r = pipe.ask("Who directed The Matrix?", "movies", use_answer_cache=False)
+    assert "ORDER BY" not in r.cypher and r.rows == sorted(r.rows)
+    assert r.answer.startswith("Lana Wachowski and Lilly Wachowski")
+    top = pipe.ask("What are the 3 most expensive products?", "northwind", use_answer_cache=False)
+    assert "ORDER BY" in top.cypher and [row[-1] for row in top.rows] == sorted((row[-1] for row in top.rows),
+                                                                                reverse=True)
