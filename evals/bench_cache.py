@@ -411,6 +411,27 @@ def folds(questions: list[Question], seed: int) -> tuple[list[Question], list[Qu
     return order[0::2], order[1::2]
 
 
+def _reuse_record(pipe, q: Question, baseline: dict[str, dict]) -> dict:
+    """One question through a reuse-only plan cache: hit, right, right when compiled, LLM calls."""
+    r = pipe.ask(q.question, q.domain).to_dict()
+    return {"id": q.id, "hit": bool(r["cache"].get("plan_hit")), "ok": correct(r, q),
+            "base_ok": correct(baseline[q.id], q), "llm": r["cache"].get("llm_calls", 0)}
+
+
+def _reuse_summary(recs: list[dict], **extra) -> dict:
+    """Reuse fraction and accuracy of :func:`_reuse_record` records, plus ``extra`` fields."""
+    hits = [r for r in recs if r["hit"]]
+    n = len(recs) or 1
+    return {"questions": len(recs), "reuse_hits": len(hits), "reuse_fraction": len(hits) / n,
+            "reuse_accuracy": (sum(r["ok"] for r in hits) / len(hits)) if hits else float("nan"),
+            "compiled_accuracy_same": (sum(r["base_ok"] for r in hits) / len(hits)) if hits else float("nan"),
+            "reuse_wrong_where_compiled_right": sum(1 for r in hits if r["base_ok"] and not r["ok"]),
+            "reuse_right_where_compiled_wrong": sum(1 for r in hits if r["ok"] and not r["base_ok"]),
+            "accuracy_with_cache": sum(r["ok"] for r in recs) / n,
+            "accuracy_without_cache": sum(r["base_ok"] for r in recs) / n,
+            "llm_calls_on_hits": sum(r["llm"] for r in hits), **extra}
+
+
 def section_reuse(pipe, questions: list[Question], baseline: dict[str, dict], bound: int, seed: int,
                   tmp: Path, console, tag: str) -> dict:
     """2-fold: learn online on one fold through the pipeline, reuse (frozen) on the other."""
@@ -431,21 +452,10 @@ def section_reuse(pipe, questions: list[Question], baseline: dict[str, dict], bo
                 sizes, entries, templates = sizes + st["size_bytes"], entries + st["entries"], templates + st["templates"]
                 pipe.plan_cache = ReuseOnly(pc)
                 for q in tqdm(test, desc=f"{tag}: reuse fold {k + 1}", console=console):
-                    r = pipe.ask(q.question, q.domain).to_dict()
-                    recs.append({"id": q.id, "hit": bool(r["cache"].get("plan_hit")), "ok": correct(r, q),
-                                 "base_ok": correct(baseline[q.id], q), "llm": r["cache"].get("llm_calls", 0)})
+                    recs.append(_reuse_record(pipe, q, baseline))
     finally:
         pipe.plan_cache, pipe.answer_cache = saved_plan, saved_answer
-    hits = [r for r in recs if r["hit"]]
-    return {"questions": len(recs), "reuse_hits": len(hits), "reuse_fraction": len(hits) / len(recs),
-            "reuse_accuracy": (sum(r["ok"] for r in hits) / len(hits)) if hits else float("nan"),
-            "compiled_accuracy_same": (sum(r["base_ok"] for r in hits) / len(hits)) if hits else float("nan"),
-            "reuse_wrong_where_compiled_right": sum(1 for r in hits if r["base_ok"] and not r["ok"]),
-            "reuse_right_where_compiled_wrong": sum(1 for r in hits if r["ok"] and not r["base_ok"]),
-            "accuracy_with_cache": sum(r["ok"] for r in recs) / len(recs),
-            "accuracy_without_cache": sum(r["base_ok"] for r in recs) / len(recs),
-            "llm_calls_on_hits": sum(r["llm"] for r in hits),
-            "entries": entries, "templates": templates, "size_bytes": sizes, "bound": bound}
+    return _reuse_summary(recs, entries=entries, templates=templates, size_bytes=sizes, bound=bound)
 
 
 def section_reuse_prewarm(pipe, questions: list[Question], baseline: dict[str, dict], budget: int, seed: int,
@@ -465,22 +475,11 @@ def section_reuse_prewarm(pipe, questions: list[Question], baseline: dict[str, d
             st = pc.stats()
             pipe.plan_cache = ReuseOnly(pc)
             for q in tqdm(questions, desc=f"{domain}: reuse after pre-warm", console=console):
-                r = pipe.ask(q.question, q.domain).to_dict()
-                recs.append({"id": q.id, "hit": bool(r["cache"].get("plan_hit")), "ok": correct(r, q),
-                             "base_ok": correct(baseline[q.id], q), "llm": r["cache"].get("llm_calls", 0)})
+                recs.append(_reuse_record(pipe, q, baseline))
     finally:
         pipe.plan_cache, pipe.answer_cache = saved_plan, saved_answer
-    hits = [r for r in recs if r["hit"]]
-    return {"questions": len(recs), "reuse_hits": len(hits), "reuse_fraction": len(hits) / len(recs) if recs else 0.0,
-            "reuse_accuracy": (sum(r["ok"] for r in hits) / len(hits)) if hits else float("nan"),
-            "compiled_accuracy_same": (sum(r["base_ok"] for r in hits) / len(hits)) if hits else float("nan"),
-            "reuse_wrong_where_compiled_right": sum(1 for r in hits if r["base_ok"] and not r["ok"]),
-            "reuse_right_where_compiled_wrong": sum(1 for r in hits if r["ok"] and not r["base_ok"]),
-            "accuracy_with_cache": sum(r["ok"] for r in recs) / len(recs) if recs else 0.0,
-            "accuracy_without_cache": sum(r["base_ok"] for r in recs) / len(recs) if recs else 0.0,
-            "llm_calls_on_hits": sum(r["llm"] for r in hits), "entries": st["entries"],
-            "templates": st["templates"], "size_bytes": st["size_bytes"], "bound": 0, "budget": budget,
-            "prewarm_s": warm_s, "prewarm": report.to_dict()}
+    return _reuse_summary(recs, entries=st["entries"], templates=st["templates"], size_bytes=st["size_bytes"],
+                          bound=0, budget=budget, prewarm_s=warm_s, prewarm=report.to_dict())
 
 
 # -- 7. semantic threshold ---------------------------------------------------------------------------------
@@ -601,15 +600,11 @@ def render(res: dict, args, elapsed: float) -> tuple[list, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import os
 
     from rich.console import Console
 
     from app.config import Settings
 
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     base = Settings.from_env()
     ap = argparse.ArgumentParser(prog="kgqa bench cache", description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="smaller sizes (<= 4 minutes on 2 cores)")

@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import os
 import random
 import tempfile
 import time
@@ -138,9 +137,6 @@ def _plot(rows: list[Row], sizes: list[int], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     from app.config import Settings
 
     settings = Settings.from_env()
