@@ -106,19 +106,10 @@ def llm_call_stats(records: list[dict]) -> dict[str, float]:
 
 
 def _ask_record(pipe, gold: dict, *, use_answer_cache: bool) -> dict:
-    """One question through the pipeline, as a ``kgqa eval`` prediction line plus the pipeline's ``error``
-    (a query that failed repair or execution is not executable, whatever its status)."""
-    from planner.pipeline import InputError
+    """One gold question through the pipeline, as a ``kgqa eval`` prediction line."""
+    from planner.evaluate import prediction
 
-    try:
-        r = pipe.ask(gold["question"], gold.get("domain"), use_answer_cache=use_answer_cache)
-    except InputError as err:
-        return {"id": gold["id"], "question": gold["question"], "domain": gold.get("domain"), "cypher": None,
-                "rows": [], "answer": str(err), "status": "error", "timings_ms": {},
-                "cache": {"answer_hit": False, "plan_hit": False, "llm_calls": 0}}
-    return {"id": gold["id"], "question": r.question, "domain": r.domain, "cypher": r.cypher, "rows": r.rows,
-            "answer": r.answer, "status": r.status if r.status != "refused" else "dont_know", "error": r.error,
-            "timings_ms": r.timings_ms, "cache": {k: r.cache.get(k) for k in ("answer_hit", "plan_hit", "llm_calls")}}
+    return prediction(pipe, gold["id"], gold["question"], gold.get("domain"), use_answer_cache=use_answer_cache)
 
 
 def warm_up(pipe) -> float:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from app.config import Settings
 
@@ -27,11 +28,28 @@ def read_questions(path: str | Path) -> list[dict]:
     return out
 
 
+def prediction(pipe, qid: str, question: Any, domain: str | None, *, use_answer_cache: bool) -> dict:
+    """One question through the pipeline as a ``kgqa eval`` line: the answer, Cypher, rows, status,
+    the pipeline's ``error`` (a query that failed repair or execution is not executable), timings and cache
+    flags. A question the pipeline refuses as input is a line with status "error"."""
+    from planner.pipeline import InputError
+
+    try:
+        r = pipe.ask(question, domain, use_answer_cache=use_answer_cache)
+    except InputError as err:
+        return {"id": qid, "question": question, "domain": domain, "cypher": None, "rows": [], "answer": str(err),
+                "status": "error", "error": str(err), "timings_ms": {},
+                "cache": {"answer_hit": False, "plan_hit": False, "llm_calls": 0}}
+    return {"id": qid, "question": r.question, "domain": r.domain, "cypher": r.cypher, "rows": r.rows,
+            "answer": r.answer, "status": r.status if r.status != "refused" else "dont_know", "error": r.error,
+            "timings_ms": r.timings_ms, "cache": {k: r.cache.get(k) for k in ("answer_hit", "plan_hit", "llm_calls")}}
+
+
 def run_eval(settings: Settings, questions: str, out: str, *, domain: str | None = None, limit: int | None = None,
              pipeline=None) -> int:
     from rich.progress import track
 
-    from planner.pipeline import InputError, build_pipeline
+    from planner.pipeline import build_pipeline
 
     pipe = pipeline or build_pipeline(settings)
     items = read_questions(questions)[:limit]
@@ -41,16 +59,7 @@ def run_eval(settings: Settings, questions: str, out: str, *, domain: str | None
         for i, item in enumerate(track(items, description="eval")):
             qid = item.get("id") or f"q{i + 1}"
             dom = domain or item.get("domain")
-            try:
-                r = pipe.ask(item["question"], dom, use_answer_cache=False)
-                line = {"id": qid, "question": r.question, "domain": r.domain, "cypher": r.cypher, "rows": r.rows,
-                        "answer": r.answer, "status": r.status if r.status != "refused" else "dont_know",
-                        "error": r.error, "timings_ms": r.timings_ms,
-                        "cache": {k: r.cache.get(k) for k in ("answer_hit", "plan_hit", "llm_calls")}}
-            except InputError as err:
-                line = {"id": qid, "question": item.get("question"), "domain": dom, "cypher": None, "rows": [],
-                        "answer": str(err), "status": "error", "error": str(err), "timings_ms": {},
-                        "cache": {"answer_hit": False, "plan_hit": False, "llm_calls": 0}}
+            line = prediction(pipe, qid, item.get("question"), dom, use_answer_cache=False)
             counts[line["status"]] = counts.get(line["status"], 0) + 1
             fh.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
             fh.flush()
