@@ -63,6 +63,7 @@ class PrefixStats:
     prefill_ms: float = 0.0  # time spent evaluating prefixes and saving their states
     prefix_tokens: int = 0  # tokens evaluated in prefixes
     reused_tokens: int = 0  # prefix tokens not evaluated again thanks to reuse
+    restored: int = 0  # requests that restored a saved state (the others continued in place)
     released: int = 0
     peak_bytes: int = 0
 
@@ -74,7 +75,9 @@ class PrefixStore:
     """Saved KV states of prompt prefixes on one :class:`~planner.llm.EmbeddedLLM`.
 
     ``complete(prefix, suffix)`` evaluates ``prefix`` on a miss (from an empty cache, so the result
-    does not depend on what the model ran before), restores its state, and evaluates only ``suffix``.
+    does not depend on what the model ran before) and evaluates only ``suffix`` after it: in place when
+    the live KV cache still starts with the prefix (the group's previous request left it there), else
+    from the restored state.
     At most ``max_states`` states and ``max_bytes`` bytes are held (least recently used released first);
     :meth:`release` frees them explicitly.
     """
@@ -121,6 +124,8 @@ class PrefixStore:
         hit = prefix in self._states
         state, prefix_ms = self.acquire(prefix)
         t0 = time.perf_counter()
+        holds = getattr(self.llm, "holds", None)
+        self.stats.restored += 0 if holds is not None and holds(state) else 1
         out = self.llm.complete_from_state(state, suffix, **kwargs)
         wall = (time.perf_counter() - t0) * 1000
         # the completion times its own generation; what came before it (restore, tokenize) counts too

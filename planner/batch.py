@@ -13,9 +13,10 @@
 3. **Representative subgraph** of a cluster = the union of its members' nodes and edges; its rendered
    facts form one shared prompt prefix (system turn), the question comes last (user turn). A cluster
    whose union does not fit the context budget is split, in member order, into groups that do.
-4. **Prefix reuse.** Embedded llama.cpp: the prefix is evaluated once, its KV state saved, restored for
-   each question of the group (only the question's tokens are evaluated) and released before the next
-   group (:class:`cache.prefix.PrefixStore`). OpenAI-compatible servers: the group's requests go back to
+4. **Prefix reuse.** Embedded llama.cpp: the prefix is evaluated once and its KV state saved; each
+   question of the group evaluates only its own tokens after it, continuing in place when the previous
+   question left the prefix in the KV cache (llama.cpp drops the cells past it), else from the restored
+   state; the state is released before the next group (:class:`cache.prefix.PrefixStore`). OpenAI-compatible servers: the group's requests go back to
    back with a byte-identical prefix, so vLLM's automatic prefix caching reuses it.
 5. **Truthfulness.** On the embedded model a grammar lets the LLM write only a comma-separated list
    of values of the question's own evidence (or "I don't know"), in clusters as alone: the shared prefix
@@ -267,6 +268,12 @@ class Phrase:
     prefix_tokens: int
     reused: bool
     error: str | None = None
+    prompt_tokens: int = 0  # the whole prompt: prefix + the question's own tokens
+
+    @property
+    def evaluated_tokens(self) -> int:
+        """Prompt tokens evaluated for this question: its own, plus the prefix if it was evaluated for it."""
+        return self.prompt_tokens - (self.prefix_tokens if self.reused else 0)
 
 
 @dataclass
@@ -425,13 +432,14 @@ def _phrase(llm, store, messages, max_tokens: int, split, grammar: str | None = 
         if prefix:
             out = store.complete(prefix, suffix, max_tokens=max_tokens, stop=stop, grammar=grammar)
             return Phrase(0, 0, 0, _dedupe(out.text), False, out.prefix_ms, out.ttft_ms, out.wall_ms,
-                          out.prefix_tokens, out.reused)
+                          out.prefix_tokens, out.reused, prompt_tokens=out.completion.prompt_tokens)
     t0 = time.perf_counter()
     out = llm.complete(messages, max_tokens=max_tokens, stop=stop, grammar=grammar)
     wall = (time.perf_counter() - t0) * 1000
     first = out.ttft_ms if out.ttft_ms is not None else out.elapsed_ms
     ttft = wall - (out.elapsed_ms - first)
-    return Phrase(0, 0, 0, _dedupe(out.text), False, 0.0, ttft, wall, out.cached_tokens, out.cached_tokens > 0)
+    return Phrase(0, 0, 0, _dedupe(out.text), False, 0.0, ttft, wall, out.cached_tokens, out.cached_tokens > 0,
+                  prompt_tokens=out.prompt_tokens)
 
 
 def summarize_each(results: list[Result], llm, **kwargs) -> BatchReport:

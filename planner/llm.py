@@ -321,18 +321,40 @@ class EmbeddedLLM(_Counter):
         m.n_tokens = n
         m._requires_eval = True
 
+    def holds(self, state: PrefixState) -> bool:
+        """Whether the live KV cache already starts with ``state``'s tokens (the previous request of its
+        group left them there): continuing in place then needs no restore; llama.cpp drops the cells
+        past the prefix itself."""
+        m = self._model
+        n = len(state.tokens)
+        return m is not None and 0 < n <= m.n_tokens and m.input_ids[:n].tolist() == list(state.tokens)
+
+    def _continue_from(self, state: PrefixState) -> None:
+        """Leave exactly ``state``'s prefix in the KV cache: truncate in place when it is there, else restore."""
+        if not self.holds(state):
+            self._restore(state)
+            return
+        m = self.model
+        n = len(state.tokens)
+        if m.n_tokens > n and not m._ctx.kv_cache_seq_rm(-1, n, -1):
+            self._restore(state)
+            return
+        m.n_tokens = n
+        m._requires_eval = True
+
     def complete_from_state(self, state: PrefixState, suffix: str, *, max_tokens: int = 64,
                             temperature: float = 0.0, json_schema: dict | None = None,
                             grammar: str | None = None, stop: list[str] | None = None) -> Completion:
-        """Restore ``state`` and generate after ``suffix``: only the suffix tokens are evaluated."""
+        """Generate after ``state``'s prefix and ``suffix``: only the suffix tokens are evaluated. The
+        state is restored unless the live KV cache still holds its prefix (:meth:`holds`)."""
         with self._lock:
-            self._restore(state)
+            self._continue_from(state)
             tokens = list(state.tokens) + self.tokenize(suffix)
             return self._generate(tokens, max_tokens, temperature, json_schema, grammar, stop)
 
     def logits_after(self, text: str, state: PrefixState | None = None):
-        """Next-token logits after ``text`` — from scratch, or after restoring ``state`` (whose text must
-        be a prefix of ``text``) and evaluating only the rest."""
+        """Next-token logits after ``text`` — from scratch, or from ``state`` (whose text must be a prefix
+        of ``text``; restored, or kept in place as by :meth:`complete_from_state`) evaluating only the rest."""
         import numpy as np
 
         with self._lock:
@@ -344,7 +366,7 @@ class EmbeddedLLM(_Counter):
             else:
                 if not text.startswith(state.text):
                     raise ValueError("the state's text is not a prefix of text")
-                self._restore(state)
+                self._continue_from(state)
                 rest = self.tokenize(text[len(state.text):])
                 if not rest:  # the KV state holds no logits: recompute the last token's
                     m.n_tokens -= 1

@@ -178,6 +178,19 @@ def test_restored_state_gives_the_logits_of_a_fresh_prefix_evaluation(llm):
     b = store.complete(prefix, "Which film is this?<|im_end|>\n<|im_start|>assistant\n", max_tokens=8)
     assert not a.reused or a.prefix_ms == 0.0
     assert b.reused and b.prefix_ms == 0.0 and b.completion.cached_tokens == len(state.tokens)
+    assert store.stats.restored == 0  # b continued in place: a left the prefix in the KV cache
+    # continuing in place gives the logits of a restored state
+    other = prefix + "Who acted in it?<|im_end|>\n<|im_start|>assistant\n"
+    assert llm.holds(state)
+    in_place = llm.logits_after(other, state=state)
+    llm.complete("Something else entirely.", max_tokens=3)
+    assert not llm.holds(state)
+    np.testing.assert_array_equal(in_place, llm.logits_after(other, state=state))
+    store.complete(prefix, suffix, max_tokens=2)
+    assert store.stats.restored == 0  # logits_after left the prefix in place again
+    llm.complete("Something else entirely.", max_tokens=3)
+    store.complete(prefix, suffix, max_tokens=2)
+    assert store.stats.restored == 1
     assert store.stats.evaluated == 1 and store.release() == 1 and len(store) == 0
     store.acquire(prefix + " ")  # a new prefix: evaluated, and the LRU bound holds one state
     store.acquire(prefix)
@@ -225,6 +238,8 @@ def test_one_cluster_evaluates_the_shared_prefix_once(llm, retrieved):
     rep = summarize_batch(results, llm, n_clusters=1, max_tokens=16)
     assert rep.n_clusters == 1 and rep.n_groups == 1 and rep.n_candidates == 3
     assert rep.prefix["evaluated"] == 1 and rep.prefix["reused"] == 2
+    assert rep.prefix["restored"] == 0  # each question continued in place from the one before it
+    assert [p.evaluated_tokens == p.prompt_tokens for p in rep.phrases] == [True, False, False]
     assert [p.prefix_ms > 0 for p in rep.phrases] == [True, False, False]
     assert rep.mean_pftt_ms < rep.mean_ttft_ms and rep.cluster_ms > 0
     for r, det, ph in zip(results, retrieved, rep.phrases):
