@@ -114,7 +114,7 @@ def _table(rows: list[Row]) -> list[str]:
     return out
 
 
-def _plot(rows: list[Row], sizes: list[int], path: Path) -> None:
+def _plot(rows: list[Row], sizes: list[int], path: Path, threads: int = 1) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -136,7 +136,8 @@ def _plot(rows: list[Row], sizes: list[int], path: Path) -> None:
         acc.set_ylabel("ACC (%)")
         acc.set_ylim(0, 100)
         acc.legend(loc="upper right", fontsize=8)
-    fig.suptitle("SubGCache: impact of cluster number (embedded SmolLM2-135M, 2 CPU cores)")
+    fig.suptitle(f"SubGCache: impact of cluster number (embedded SmolLM2-135M, CPU, {threads} "
+                 f"thread{'s' if threads != 1 else ''})")
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -223,14 +224,15 @@ def main(argv: list[str] | None = None) -> int:
     ceiling = base_tokens / own_tokens if own_tokens > 0 else 0.0
 
     args.out.mkdir(parents=True, exist_ok=True)
-    _plot(rows, sizes, args.out / "subgcache.png")
+    _plot(rows, sizes, args.out / "subgcache.png", settings.llm_threads)
     lines = [
         "## SubGCache: subgraph-level prefix reuse for in-batch summarization",
         "",
         "What: the summarization stage of a batch (retrieval per question, then one shared prompt prefix per "
         "cluster of similar retrieved subgraphs, its llama.cpp KV state evaluated once and reused for each "
         "question) against the per-question baseline (each question's own evidence as its prefix). "
-        f"Model: embedded SmolLM2-135M-Instruct (Q4_1), {settings.llm_threads} threads, n_ctx {settings.llm_ctx}; "
+        f"Model: embedded SmolLM2-135M-Instruct (Q4_1), {settings.llm_threads} thread"
+        f"{'s' if settings.llm_threads != 1 else ''}, n_ctx {settings.llm_ctx}; "
         f"{args.max_tokens} generated tokens per answer; questions drawn with seed {args.seed} from "
         "northwind_dev + movies + nobel. No GPU was available for this run.",
         "",
