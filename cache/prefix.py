@@ -128,9 +128,7 @@ class PrefixStore:
         self.stats.restored += 0 if holds is not None and holds(state) else 1
         out = self.llm.complete_from_state(state, suffix, **kwargs)
         wall = (time.perf_counter() - t0) * 1000
-        # the completion times its own generation; what came before it (restore, tokenize) counts too
-        first = out.ttft_ms if out.ttft_ms is not None else out.elapsed_ms
-        ttft = wall - (out.elapsed_ms - first)
+        ttft = out.ttft_within(wall)
         self.stats.requests += 1
         if hit:
             self.stats.reused += 1

@@ -316,13 +316,16 @@ def candidates(results: list[Result], *, max_rows: int = MAX_ROWS) -> list[Item]
     """The answered questions whose rows a short phrasing can state in full."""
     out = []
     for i, r in enumerate(results):
-        if r.status != "answered" or not r.rows or len(r.rows) > max_rows or not answer_values(r):
+        if r.status != "answered" or not r.rows or len(r.rows) > max_rows:
+            continue
+        values = answer_values(r)
+        if not values:
             continue
         sub = evidence_subgraph(r, max_rows=max_rows)
         if not len(sub):
             continue
         evidence = "\n".join([summarizer.render_rows(r.columns, r.rows), " ".join(r.columns), *subgraph_texts(sub)])
-        out.append(Item(i, r.question, sub, evidence, answer_values(r)))
+        out.append(Item(i, r.question, sub, evidence, values))
     return out
 
 
@@ -437,10 +440,8 @@ def _phrase(llm, store, messages, max_tokens: int, split, grammar: str | None = 
     t0 = time.perf_counter()
     out = llm.complete(messages, max_tokens=max_tokens, stop=stop, grammar=grammar)
     wall = (time.perf_counter() - t0) * 1000
-    first = out.ttft_ms if out.ttft_ms is not None else out.elapsed_ms
-    ttft = wall - (out.elapsed_ms - first)
-    return Phrase(0, 0, 0, _dedupe(out.text), False, 0.0, ttft, wall, out.cached_tokens, out.cached_tokens > 0,
-                  prompt_tokens=out.prompt_tokens)
+    return Phrase(0, 0, 0, _dedupe(out.text), False, 0.0, out.ttft_within(wall), wall, out.cached_tokens,
+                  out.cached_tokens > 0, prompt_tokens=out.prompt_tokens)
 
 
 def summarize_each(results: list[Result], llm, **kwargs) -> BatchReport:

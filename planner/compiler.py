@@ -489,7 +489,6 @@ class Compiler:
                     best = (dist, (owner, prop, typ))
         if best:
             return best[1]
-        # a year with no property named: the target's own date/year property, if it has exactly one
         # a year with no property named: the one year-like property of an anchored, mentioned or target label
         labels = [m.label for m in f.anchors] + f.labels_mentioned + ([f.target] if with_target else [])
         for label in dict.fromkeys(lb for lb in labels if lb):

@@ -44,6 +44,12 @@ class Completion:
     ttft_ms: float | None = None
     cached_tokens: int = 0  # prompt tokens whose KV state was reused rather than evaluated
 
+    def ttft_within(self, wall_ms: float) -> float:
+        """Time to first token of a call that took ``wall_ms`` in all: what ran before generation (restore,
+        tokenizing, the request itself) counts too, what ran after the first token does not."""
+        first = self.ttft_ms if self.ttft_ms is not None else self.elapsed_ms
+        return wall_ms - (self.elapsed_ms - first)
+
     def json(self) -> Any:
         """The text parsed as JSON, or None when it does not parse."""
         try:
@@ -323,23 +329,19 @@ class EmbeddedLLM(_Counter):
 
     def holds(self, state: PrefixState) -> bool:
         """Whether the live KV cache already starts with ``state``'s tokens (the previous request of its
-        group left them there): continuing in place then needs no restore; llama.cpp drops the cells
-        past the prefix itself."""
+        group left them there): continuing in place then needs no restore."""
         m = self._model
         n = len(state.tokens)
         return m is not None and 0 < n <= m.n_tokens and m.input_ids[:n].tolist() == list(state.tokens)
 
     def _continue_from(self, state: PrefixState) -> None:
-        """Leave exactly ``state``'s prefix in the KV cache: truncate in place when it is there, else restore."""
+        """Make ``state``'s prefix the model's context: in place when the KV cache holds it (llama-cpp-python's
+        ``eval`` and ``generate`` drop the cells past ``n_tokens`` before evaluating), else restored."""
         if not self.holds(state):
             self._restore(state)
             return
         m = self.model
-        n = len(state.tokens)
-        if m.n_tokens > n and not m._ctx.kv_cache_seq_rm(-1, n, -1):
-            self._restore(state)
-            return
-        m.n_tokens = n
+        m.n_tokens = len(state.tokens)
         m._requires_eval = True
 
     def complete_from_state(self, state: PrefixState, suffix: str, *, max_tokens: int = 64,
