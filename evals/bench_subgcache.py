@@ -33,14 +33,16 @@ import argparse
 import copy
 import json
 import random
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from evals.bench_accuracy import question_sets
+from evals.benchutil import remove_home, scratch_home
+from evals.scorer import read_jsonl
+
 SETTINGS_FULL = "1,2,3,5,10,20,per"
 SETTINGS_QUICK = "1,3,per"
-REPO = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -63,15 +65,6 @@ class Row:
     token_bound: float = 1.0  # baseline tokens_q / tokens_q: the TTFT ratio if time were linear in tokens
     llm_delta: float = 0.0  # points vs baseline
     final_delta: float = 0.0
-
-
-def load_questions(data_dir: Path) -> list[dict]:
-    out = []
-    for path in (data_dir / "northwind_dev.jsonl", REPO / "evals/questions/movies.jsonl",
-                 REPO / "evals/questions/nobel.jsonl"):
-        with open(path, encoding="utf-8") as fh:
-            out.extend(json.loads(line) for line in fh if line.strip())
-    return out
 
 
 def _judge(answer: str, gold: dict, status: str) -> bool:
@@ -143,43 +136,15 @@ def _plot(rows: list[Row], sizes: list[int], path: Path, threads: int = 1) -> No
     plt.close(fig)
 
 
-def main(argv: list[str] | None = None) -> int:
-    from app.config import Settings
-
-    settings = Settings.from_env()
-    ap = argparse.ArgumentParser(prog="kgqa bench subgcache", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--quick", action="store_true", help="one batch of 50, clusters 1,3,per (<= 4 min)")
-    ap.add_argument("--sizes", default=None, help="batch sizes (default 50,100,200; quick 50)")
-    ap.add_argument("--clusters", default=None, help=f"cluster counts, 'per' = baseline (default {SETTINGS_FULL})")
-    ap.add_argument("--max-tokens", type=int, default=32, help="generated tokens per answer")
-    ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--threads", type=int, default=1,
-                    help="llama.cpp threads (default 1: on a shared 2-core machine 2 threads spin-wait and run "
-                         "several times slower; use 2 on an idle machine)")
-    ap.add_argument("--out", type=Path, default=settings.reports_dir)
-    args = ap.parse_args(argv)
-    sizes = sorted(int(x) for x in (args.sizes or ("50" if args.quick else "50,100,200")).split(","))
-    labels = [x.strip() for x in (args.clusters or (SETTINGS_QUICK if args.quick else SETTINGS_FULL)).split(",")]
-    if "per" not in labels:
-        labels.append("per")
-
+def _measure(settings, args, golds: list[dict], sizes: list[int], labels: list[str]):
+    """Retrieval once, the per-question baseline once, then every (batch size, cluster count) setting:
+    (rows, baseline phrases by question index, baseline report, retrieval seconds)."""
+    from kg.embed import embed
     from planner.batch import retrieve, summarize_batch, summarize_each
     from planner.pipeline import build_pipeline
 
-    t_start = time.perf_counter()
-    pool = load_questions(settings.data_dir)
-    random.Random(args.seed).shuffle(pool)
-    golds = pool[: max(sizes)]
-    sizes = [s for s in sizes if s <= len(golds)] or [len(golds)]
-
-    # a throw-away home: fresh caches, the real graphs
-    home = Path(tempfile.mkdtemp(prefix="kgqa-subgcache-"))
-    (home / "graphs").symlink_to(settings.graphs_dir.resolve())
-    settings = settings.with_(llm_threads=args.threads)
-    bench_settings = settings.with_(home=home)
-    pipe = build_pipeline(bench_settings)
+    pipe = build_pipeline(settings)
     llm = pipe.llm
-    from kg.embed import embed
 
     embed(["warm-up"])  # model loading is start-up, not clustering overhead (the service keeps it loaded)
 
@@ -214,6 +179,42 @@ def main(argv: list[str] | None = None) -> int:
             r.token_bound = base_row.tokens_q / r.tokens_q if r.tokens_q > 0 else 0.0
             r.llm_delta, r.final_delta = r.llm_acc - base_row.llm_acc, r.final_acc - base_row.final_acc
         rows.extend(size_rows)
+    return rows, base, base_rep, retrieval_s
+
+
+def main(argv: list[str] | None = None) -> int:
+    from app.config import Settings
+
+    settings = Settings.from_env()
+    ap = argparse.ArgumentParser(prog="kgqa bench subgcache", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="one batch of 50, clusters 1,3,per (<= 4 min)")
+    ap.add_argument("--sizes", default=None, help="batch sizes (default 50,100,200; quick 50)")
+    ap.add_argument("--clusters", default=None, help=f"cluster counts, 'per' = baseline (default {SETTINGS_FULL})")
+    ap.add_argument("--max-tokens", type=int, default=32, help="generated tokens per answer")
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="llama.cpp threads (default 1: on a shared 2-core machine 2 threads spin-wait and run "
+                         "several times slower; use 2 on an idle machine)")
+    ap.add_argument("--out", type=Path, default=settings.reports_dir)
+    args = ap.parse_args(argv)
+    sizes = sorted(int(x) for x in (args.sizes or ("50" if args.quick else "50,100,200")).split(","))
+    labels = [x.strip() for x in (args.clusters or (SETTINGS_QUICK if args.quick else SETTINGS_FULL)).split(",")]
+    if "per" not in labels:
+        labels.append("per")
+
+    t_start = time.perf_counter()
+    pool = [g for path in question_sets(settings).values() for g in read_jsonl(path)]
+    random.Random(args.seed).shuffle(pool)
+    golds = pool[: max(sizes)]
+    sizes = [s for s in sizes if s <= len(golds)] or [len(golds)]
+
+    # a throw-away home: fresh caches, the real graphs
+    settings = settings.with_(llm_threads=args.threads)
+    home = scratch_home(settings.graphs_dir, prefix="kgqa-subgcache-")
+    try:
+        rows, base, base_rep, retrieval_s = _measure(settings.with_(home=home), args, golds, sizes, labels)
+    finally:
+        remove_home(home)
 
     ok = [r for r in rows if r.clusters != "per" and r.llm_delta >= -1.0 and r.final_delta >= -1.0]
     best = max(ok, key=lambda r: r.ttft_ratio) if ok else next(r for r in rows if r.clusters == "per")
@@ -237,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         "northwind_dev + movies + nobel. No GPU was available for this run.",
         "",
         f"Command: `kgqa bench subgcache {' '.join(argv or [])}`".rstrip() + f" — {elapsed / 60:.1f} min in all "
-        f"(retrieval of {len(results)} questions: {retrieval_s:.0f} s).",
+        f"(retrieval of {len(golds)} questions: {retrieval_s:.0f} s).",
         "",
         "TTFT = shared-prefix evaluation amortized over its group + restore (if needed) + own prefill + first "
         "token; PFTT = the latter part only; total = clustering + prefixes + generation. tokens/q = prompt "
