@@ -76,15 +76,9 @@ class Snapshot:
         return inc
 
 
-def _plain(value: dict) -> dict[str, Any]:
-    from kg.db import render_value
-
-    return {k: render_value(v) for k, v in value.items() if not k.startswith("_")}
-
-
 def read_snapshot(graph, spec=None) -> Snapshot:
     """Every node and edge of ``graph`` (read-only queries, ordered by key so builds are deterministic)."""
-    from kg.operators import catalog
+    from kg.operators import _props, catalog
 
     cat = catalog(graph)
     big = {"row_cap": 10**9, "timeout_ms": 600_000}
@@ -94,7 +88,7 @@ def read_snapshot(graph, spec=None) -> Snapshot:
         pk = cat.primary_keys[label]
         shown = spec.display_prop(label) if spec is not None and label in spec.primary_keys else pk
         for (node,) in graph.query(f"MATCH (n:`{label}`) RETURN n ORDER BY n.`{pk}`", **big).rows:
-            p = _plain(node)
+            p = _props(node)
             index[(label, node[pk])] = len(ids)
             ids.append(f"{label}:{p.get(pk)}")
             labels.append(label)
@@ -106,7 +100,7 @@ def read_snapshot(graph, spec=None) -> Snapshot:
             ks, kd = cat.primary_keys[src], cat.primary_keys[dst]
             rows = graph.query(f"MATCH (a:`{src}`)-[r:`{rel}`]->(b:`{dst}`) RETURN a.`{ks}`, b.`{kd}`, r "
                                f"ORDER BY a.`{ks}`, b.`{kd}`", **big).rows
-            edges.extend((index[(src, a)], rel, index[(dst, b)], _plain(r)) for a, b, r in rows)
+            edges.extend((index[(src, a)], rel, index[(dst, b)], _props(r)) for a, b, r in rows)
     return Snapshot(ids, labels, names, props, edges)
 
 
@@ -128,7 +122,7 @@ def pagerank_scores(graph, snap: Snapshot, *, damping: float = DAMPING, max_iter
     on a temporary read-write copy of the database file, which is deleted afterwards. The served graph is
     never written. Kuzu's result is Eq. 6 as written: ``(1 - d) / N + d * sum(score_j / outdeg_j)``.
     """
-    from kg.operators import catalog
+    from kg.operators import _props, catalog
 
     cat = catalog(graph)
     nodes = ", ".join(f"'{n}'" for n in sorted(cat.nodes))
@@ -142,7 +136,7 @@ def pagerank_scores(graph, snap: Snapshot, *, damping: float = DAMPING, max_iter
         while res.has_next():
             node, rank = res.get_next()
             label = node["_label"]
-            scores[pos[f"{label}:{_plain(node).get(cat.primary_keys[label])}"]] = float(rank)
+            scores[pos[f"{label}:{_props(node).get(cat.primary_keys[label])}"]] = float(rank)
         res.close()
         _drop_projection(conn)
     return scores
