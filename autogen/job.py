@@ -41,6 +41,7 @@ from autogen.sampling import Sampler
 from autogen.synth import Candidate, TemplateSynth, select
 from autogen.verify import agrees, execute, leak, round_trip
 from cache.plan_cache import PlanCache, PlanEntry
+from kg.db import DB_FILE
 from planner.compiler import STOP
 
 STATE_FILE = "prewarm_state.json"
@@ -355,7 +356,7 @@ def run_prewarm(settings: Settings, domains: list[str], budget: int, resume: boo
     from cache.store import open_plan_cache
 
     t0 = time.perf_counter()
-    missing = [d for d in domains if not (settings.graph_path(d) / "graph.kuzu").exists()]
+    missing = [d for d in domains if not (settings.graph_path(d) / DB_FILE).exists()]
     if missing:
         print(f"prewarm: no graph for {', '.join(missing)} under {settings.graphs_dir}: run `kgqa load` first",
               file=sys.stderr)

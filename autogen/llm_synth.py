@@ -28,10 +28,10 @@ def eligible(c: Candidate) -> bool:
 
 
 def _answer_text(c: Candidate) -> str:
-    cells = [str(r[0]) if len(r) == 1 else str(r[0]) for r in c.expected[:6]]
-    more = f" (and {len(c.expected) - 6} more)" if len(c.expected) > 6 else ""
     if c.spec.kind == "agg":
         return f"{float(c.expected[0][0]):.2f}"
+    cells = [str(r[0]) for r in c.expected[:6]]
+    more = f" (and {len(c.expected) - 6} more)" if len(c.expected) > 6 else ""
     return ", ".join(cells) + more
 
 

@@ -46,15 +46,6 @@ class Star:
     centre: Node
     hops: list[Hop] = field(default_factory=list)
 
-    def triples(self, limit: int = 12) -> list[tuple[str, str, str]]:
-        """(subject, relation, object) texts of the star, for prompts."""
-        out = []
-        for h in self.hops:
-            for n in h.nodes[:4]:
-                s, o = (self.centre.name, n.name) if h.direction == "out" else (n.name, self.centre.name)
-                out.append((str(s), h.rel.lower().replace("_", " "), str(o)))
-        return out[:limit]
-
 
 def is_name(value: Any) -> bool:
     """A human-readable name (not an ID like '10248', 'ALFKI'-style codes or 'physics-1958')."""
