@@ -97,10 +97,7 @@ def test_eval_writes_one_line_per_question_and_never_reads_gold(pipe, tmp_path):
 class _FirstOption:
     """A deterministic chooser standing in for the LLM's constrained choice (always the first option)."""
 
-    calls = 0
-
     def choose(self, prompt, options):
-        self.calls += 1
         return 0
 
 
