@@ -7,7 +7,7 @@ import json
 import os
 import sys
 
-from app.config import DOMAINS, Settings
+from kgqa.settings import DOMAINS, Settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -23,7 +23,7 @@ def _domains(value: str) -> list[str]:
 
 
 def cmd_load(args, settings: Settings) -> int:
-    from kg.loader import build_domain
+    from kgqa.kg.loader import build_domain
 
     for domain in _domains(args.domain):
         meta = build_domain(domain, settings.data_dir, settings.graphs_dir, force=args.force)
@@ -38,9 +38,9 @@ def cmd_load(args, settings: Settings) -> int:
 
 def _load_vector_memory(domain: str, settings: Settings, *, force: bool = False) -> None:
     """Build (or find current) the domain's GLARE vector memory, stored under state/ keyed by the KG version."""
-    from kg.db import Graph
-    from kg.domains import SPECS
-    from kg.vector_memory import ensure_memory
+    from kgqa.kg.db import Graph
+    from kgqa.kg.domains import SPECS
+    from kgqa.kg.vector_memory import ensure_memory
 
     with Graph(settings.graph_path(domain), read_only=True, pool_size=1) as graph:
         memory, path, built = ensure_memory(graph, SPECS[domain], settings.state_dir, m=settings.vector_memory_m,
@@ -51,11 +51,11 @@ def _load_vector_memory(domain: str, settings: Settings, *, force: bool = False)
 
 
 def cmd_ask(args, settings: Settings) -> int:
-    from planner.pipeline import build_pipeline
+    from kgqa.planner.pipeline import build_pipeline
 
     pipe = build_pipeline(settings)
     if args.batch:
-        from planner.batch import read_batch
+        from kgqa.planner.batch import read_batch
 
         questions = read_batch(args.batch)
         results = pipe.ask_batch(questions)
@@ -81,20 +81,20 @@ def _pretty(r) -> str:
 
 
 def cmd_eval(args, settings: Settings) -> int:
-    from planner.evaluate import run_eval
+    from kgqa.planner.evaluate import run_eval
 
     return run_eval(settings, args.questions, args.out, domain=args.domain, limit=args.limit)
 
 
 def cmd_serve(args, settings: Settings) -> int:
-    from app.server import serve
+    from kgqa.app.server import serve
 
     serve(settings.with_(host=args.host or settings.host, port=settings.port if args.port is None else args.port))
     return 0
 
 
 def cmd_prewarm(args, settings: Settings) -> int:
-    from autogen.job import run_prewarm
+    from kgqa.autogen.job import run_prewarm
 
     return run_prewarm(settings, _domains(args.domain), budget=args.budget, resume=args.resume,
                        if_empty=args.if_empty)
@@ -103,9 +103,9 @@ def cmd_prewarm(args, settings: Settings) -> int:
 def cmd_bench(args, settings: Settings) -> int:
     import importlib
 
-    names = {"kg": "evals.bench_kg", "cache": "evals.bench_cache", "subgcache": "evals.bench_subgcache",
-             "accuracy": "evals.bench_accuracy", "vector-memory": "evals.bench_vector_memory",
-             "ablation": "evals.ablation", "load": "evals.bench_load", "all": "evals.bench_all"}
+    names = {"kg": "kgqa.evals.bench_kg", "cache": "kgqa.evals.bench_cache", "subgcache": "kgqa.evals.bench_subgcache",
+             "accuracy": "kgqa.evals.bench_accuracy", "vector-memory": "kgqa.evals.bench_vector_memory",
+             "ablation": "kgqa.evals.ablation", "load": "kgqa.evals.bench_load", "all": "kgqa.evals.bench_all"}
     if args.name not in names:
         raise SystemExit(f"unknown benchmark {args.name!r}; choose one of {', '.join(names)}")
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.config import DOMAINS, Settings
+from kgqa.settings import DOMAINS, Settings
 
 
 def _error(description: str) -> dict[str, Any]:

@@ -20,9 +20,10 @@ from typing import Any
 from flask import Flask, Response, g, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from app.config import Settings
-from planner.pipeline import InputError, Pipeline
-from planner.types import Result
+from kgqa.settings import Settings
+from kgqa.planner.pipeline import Pipeline
+from kgqa.types import InputError
+from kgqa.types import Result
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 log = logging.getLogger("kgqa.server")
@@ -222,7 +223,7 @@ def _json_type(value: Any) -> str:
 # -- the app --------------------------------------------------------------------------------------
 def create_app(pipeline: Pipeline) -> Flask:
     """The WSGI app serving ``pipeline`` (shared by all request threads)."""
-    from app.openapi import openapi_spec
+    from kgqa.app.openapi import openapi_spec
 
     settings = pipeline.settings
     app = Flask(__name__, static_folder=str(STATIC_DIR), static_url_path="/static")
@@ -398,7 +399,7 @@ def serve(settings: Settings) -> None:
     """Open the graphs and caches, warm the models, and serve the API and chat page with waitress."""
     from waitress.server import create_server
 
-    from planner.pipeline import build_pipeline
+    from kgqa.planner.pipeline import build_pipeline
 
     pipeline = build_pipeline(settings)
     warm(pipeline)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from kg.schema import ident
-from planner.schema_view import SchemaView
+from kgqa.kg.schema import ident
+from kgqa.planner.schema_view import SchemaView
 
 KINDS = ("attr", "hop", "count", "filter", "top", "agg", "superlative", "compare", "count_all")
 OPS = (">", "<", ">=", "<=", "=")

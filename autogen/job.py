@@ -35,14 +35,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.config import Settings
-from autogen import llm_synth
-from autogen.sampling import Sampler
-from autogen.synth import Candidate, TemplateSynth, select
-from autogen.verify import agrees, execute, leak, round_trip
-from cache.plan_cache import PlanCache, PlanEntry
-from kg.db import DB_FILE
-from planner.compiler import STOP
+from kgqa.settings import Settings
+from kgqa.autogen import llm_synth
+from kgqa.autogen.sampling import Sampler
+from kgqa.autogen.synth import Candidate, TemplateSynth, select
+from kgqa.autogen.verify import agrees, execute, leak, round_trip
+from kgqa.cache.plan_cache import PlanCache, PlanEntry
+from kgqa.kg.cypher import inline_params
+from kgqa.kg.db import DB_FILE
+from kgqa.planner.compiler import STOP
 
 STATE_FILE = "prewarm_state.json"
 BATCH = 10
@@ -152,7 +153,7 @@ class Prewarmer:
 
     def __init__(self, settings: Settings, plan_cache: PlanCache, *, llm: Any = "auto", pipeline=None,
                  seed: int | None = None, llm_fraction: float = LLM_FRACTION, llm_seconds: float = LLM_SECONDS):
-        from planner.pipeline import Pipeline
+        from kgqa.planner.pipeline import Pipeline
 
         self.settings, self.plan_cache = settings, plan_cache
         self.seed = settings.llm_seed if seed is None else seed
@@ -167,7 +168,7 @@ class Prewarmer:
         if llm != "auto":
             return llm, "used"
         try:
-            from planner.llm import EmbeddedLLM, make_llm
+            from kgqa.planner.llm import EmbeddedLLM, make_llm
 
             model = make_llm(self.settings)
             if isinstance(model, EmbeddedLLM):
@@ -209,10 +210,9 @@ class Prewarmer:
             self.llm_spent[domain] = self.llm_spent.get(domain, 0.0) + time.perf_counter() - t0
 
     def _process(self, c: Candidate, domain: str, rep: DomainReport) -> PlanEntry | None:
-        from planner.isr import parse_isr
-        from planner.linker import link_mentions
-        from planner.pipeline import _inline
-        from planner.summarizer import summarize
+        from kgqa.planner.isr import parse_isr
+        from kgqa.planner.linker import link_mentions
+        from kgqa.planner.summarizer import summarize
 
         d = self.pipe.domains[domain]
         src = rep.sources[c.source]
@@ -258,7 +258,7 @@ class Prewarmer:
         isr = parse_isr(c.question, mentions, domain)
         answer, _ = summarize(c.question, v.columns, v.rows, empty_is_answer=True)
         src.ingested += 1
-        return PlanEntry(question=c.question, cypher=_inline(v.cypher, v.params), domain=domain, aspect=isr.aspect,
+        return PlanEntry(question=c.question, cypher=inline_params(v.cypher, v.params), domain=domain, aspect=isr.aspect,
                          isr=isr.to_dict(), operators=[], answer=answer, kg_version=d.graph.version,
                          template=tpl.to_dict() if tpl else None)
 
@@ -353,7 +353,7 @@ def prewarm_into(settings: Settings, plan_cache: PlanCache, domains: list[str], 
 
 def run_prewarm(settings: Settings, domains: list[str], budget: int, resume: bool, if_empty: bool) -> int:
     """``kgqa prewarm``: pre-warm the service's plan cache; prints a per-source table; exit code."""
-    from cache.store import open_plan_cache
+    from kgqa.cache.store import open_plan_cache
 
     t0 = time.perf_counter()
     missing = [d for d in domains if not (settings.graph_path(d) / DB_FILE).exists()]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from autogen.synth import Candidate
+from kgqa.autogen.synth import Candidate
 
 GEN_SYSTEM = ("You are an expert in question generation. Write one question that a person might naturally "
               "ask about the named entity, answered by the facts. Never put the answer or any ID in the question. "

@@ -8,7 +8,7 @@ listed falls back to phrasings built from the schema's own names, so a new graph
 
 from __future__ import annotations
 
-from planner.schema_view import split_camel
+from kgqa.planner.schema_view import split_camel
 
 REL: dict[str, dict[tuple[str, str], dict[str, list[str] | str]]] = {
     "movies": {

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from kg.db import Graph
-from kg.schema import ident
-from planner.schema_view import SchemaView
+from kgqa.kg.db import Graph
+from kgqa.kg.schema import ident
+from kgqa.planner.schema_view import SchemaView
 
 NEIGHBOUR_CAP = 60  # neighbours read per relationship; a star with more is marked truncated
 _ID_LIKE = re.compile(r"^[\W\d_]*$|^[A-Za-z]{0,3}[-_]?\d[\w-]*$|^[a-z]+(-[a-z]+)*-\d{4}$")

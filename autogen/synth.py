@@ -17,10 +17,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from autogen import phrases as P
-from autogen.compile import Spec, Step
-from autogen.sampling import Sampler, Star, is_name
-from planner.vocab import WHO_LABEL
+from kgqa.autogen import phrases as P
+from kgqa.autogen.compile import Spec, Step
+from kgqa.autogen.sampling import Sampler, Star, is_name
+from kgqa.planner.vocab import WHO_LABEL
 
 NUMERIC = ("INT64", "INT32", "INT16", "DOUBLE", "FLOAT")
 

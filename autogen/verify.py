@@ -15,12 +15,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from autogen.compile import compile_spec
-from autogen.synth import Candidate
-from cache.templates import Binding, PlanTemplate, Span, fill, make_template
-from evals.scorer import rows_match
-from kg.db import QueryError
-from kg.schema import render_row
+from kgqa.autogen.compile import compile_spec
+from kgqa.autogen.synth import Candidate
+from kgqa.cache.templates import Binding, PlanTemplate, Span, fill, make_template
+from kgqa.kg.compare import rows_match
+from kgqa.kg.db import QueryError
+from kgqa.kg.schema import render_row
 
 _ID = re.compile(r"\b[a-z]+(?:-[a-z]+)*-\d{4}\b", re.I)  # composite keys such as 'physics-1958'
 NUMERIC_ANSWER = ("count", "count_all", "agg", "attr")
@@ -89,7 +89,7 @@ def template_for(c: Candidate, v: Verified, spec) -> PlanTemplate:
 def round_trip(c: Candidate, v: Verified, d, mentions) -> PlanTemplate | None:
     """The template of the verified plan when it is parameterized (every anchor a slot) and filling it
     from the question, the way the pipeline would, gives back the verified rows; else None."""
-    from cache.plan_cache import _pipeline_linker, _pipeline_lookup
+    from kgqa.cache.plan_cache import domain_linker, domain_lookup
 
     try:
         tpl = template_for(c, v, d.view.spec)
@@ -98,7 +98,7 @@ def round_trip(c: Candidate, v: Verified, d, mentions) -> PlanTemplate | None:
     if sum(s.kind in ("entity", "category") for s in tpl.slots) < len(c.anchors):
         return None
     spans = [Span(m.text, m.label) for m in mentions if getattr(m, "label", None)]
-    f = fill(tpl, c.question, _pipeline_linker(d, mentions), lookup=_pipeline_lookup(d), spans=spans)
+    f = fill(tpl, c.question, domain_linker(d, mentions), lookup=domain_lookup(d), spans=spans)
     if f is None:
         return None
     try:

@@ -167,7 +167,7 @@ class AnswerCache:
             pool = [(key, it) for key, it in self._data.items() if key[1:] == k[1:]]
         if not pool:
             return None
-        from kg.embed import embed
+        from kgqa.kg.embed import embed
 
         missing = [it for _, it in pool if it.vector is None]
         if missing:

@@ -495,7 +495,7 @@ class PlanCache:
     # -- pipeline hooks (duck-typed: the planner passes its Domain and Mention objects) --------------------
     def learn(self, question: str, isr, d, cypher: str, params: dict, r) -> PlanEntry | None:
         """Store a verified plan from the pipeline, with its parameterized template."""
-        from cache.templates import Binding, make_template
+        from kgqa.cache.templates import Binding, make_template
 
         spec = d.view.spec
         bindings = [Binding(c["name"], c["key"], c["label"], c.get("prop")) for c in (r.candidates or [])
@@ -515,7 +515,7 @@ class PlanCache:
 
         Only entries of the same domain, aspect and KG version are tried; entity slots fill through the
         domain's entity index, category slots through the schema's exact value index."""
-        from cache.templates import PlanTemplate, Span, fill
+        from kgqa.cache.templates import PlanTemplate, Span, fill
 
         aspect = getattr(isr, "aspect", None) or "general"
         with self._lock:
@@ -528,8 +528,8 @@ class PlanCache:
             rel = self._relevance(bucket, question, "bm25")
             ranked = [self._entries[bucket.ids[i]] for i in _top(rel, candidates, 0.0)]
         ranked = [e for e in ranked if e.template and e.kg_version == d.graph.version]
-        link = _pipeline_linker(d, mentions)
-        lookup = _pipeline_lookup(d)
+        link = domain_linker(d, mentions)
+        lookup = domain_lookup(d)
         spans = [Span(m.text, m.label) for m in mentions or [] if getattr(m, "label", None)]
         for e in ranked:
             f = fill(PlanTemplate.from_dict(e.template), question, link, lookup=lookup, spans=spans)
@@ -543,12 +543,14 @@ class PlanCache:
         return None
 
 
-def _pipeline_linker(d, mentions):
+def domain_linker(d, mentions):
+    """Returns ``link(text, label)`` for filling entity slots: the planner's exact mentions first, then the
+    domain's entity index (``d`` is the planner's domain: ``view.spec``, ``index``)."""
     index = getattr(d, "index", None)
     spec = d.view.spec
 
     def link(text: str, label: str):
-        from planner.types import EntityCandidate
+        from kgqa.types import EntityCandidate
 
         for m in mentions or []:  # exact value matches found by the planner's own linker
             if m.label == label and m.text.casefold() == text.casefold():
@@ -564,7 +566,9 @@ def _pipeline_linker(d, mentions):
     return link
 
 
-def _pipeline_lookup(d):
+def domain_lookup(d):
+    """Returns ``lookup(label, prop, text)`` for filling category slots: the one value of the schema's exact
+    value index that ``text`` names, else None."""
     values = getattr(d.view, "values", {}) or {}
 
     def lookup(label: str, prop: str, text: str):
@@ -579,7 +583,7 @@ def _pipeline_lookup(d):
 
 
 def _embed(texts: list[str]) -> np.ndarray:
-    from kg.embed import embed
+    from kgqa.kg.embed import embed
 
     return embed(texts)
 

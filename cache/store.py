@@ -6,8 +6,8 @@ app layer; the plan cache file is ``<state_dir>/plan_cache.sqlite``.
 
 from __future__ import annotations
 
-from cache.answer_cache import AnswerCache
-from cache.plan_cache import PlanCache
+from kgqa.cache.answer_cache import AnswerCache
+from kgqa.cache.plan_cache import PlanCache
 
 
 def open_plan_cache(settings) -> PlanCache:

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.config import Settings
-from evals.bench_accuracy import _ask_record, question_sets, stratified
-from evals.benchutil import (
+from kgqa.settings import Settings
+from kgqa.evals.bench_accuracy import ask_record, question_sets, stratified
+from kgqa.evals.benchutil import (
     artifacts_note,
     key_value_line,
     md_table,
@@ -42,7 +42,7 @@ from evals.benchutil import (
     scratch_home,
     summarize,
 )
-from evals.scorer import Report, read_jsonl, score_records
+from kgqa.evals.scorer import Report, read_jsonl, score_records
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ def set_of(gold: dict) -> str:
 def prewarm_api():
     """``autogen.job.prewarm_into`` when the pre-warm job is in this build, else None."""
     try:
-        from autogen.job import prewarm_into
+        from kgqa.autogen.job import prewarm_into
     except ImportError:
         return None
     return prewarm_into
@@ -110,8 +110,8 @@ def build_prewarmed_state(settings: Settings, budget: int, llm=None) -> tuple[Pa
     prewarm_into = prewarm_api()
     if prewarm_into is None or budget <= 0:
         return None, 0.0, 0
-    from app.config import DOMAINS
-    from cache.store import open_plan_cache
+    from kgqa.settings import DOMAINS
+    from kgqa.cache.store import open_plan_cache
 
     home = scratch_home(settings.graphs_dir, prefix="kgqa-ablation-prewarm-", artifacts_from=settings.state_dir)
     s = settings.with_(home=home)
@@ -154,7 +154,7 @@ class VariantRun:
 def run_variant(variant: Variant, base: Settings, golds: list[dict], *, passes: int, state_from: Path | None,
                 llm=None) -> VariantRun:
     """One variant on its own scratch home: the stream ``passes`` times, each pass scored."""
-    from planner.pipeline import build_pipeline
+    from kgqa.planner.pipeline import build_pipeline
 
     vr = VariantRun(variant)
     home = scratch_home(base.graphs_dir, prefix=f"kgqa-ablation-{variant.name}-",
@@ -164,7 +164,7 @@ def run_variant(variant: Variant, base: Settings, golds: list[dict], *, passes: 
     try:
         pipe = build_pipeline(variant.settings(base, home), llm=llm)
         for _ in range(passes):
-            preds = [_ask_record(pipe, g, use_answer_cache=False) for g in golds]
+            preds = [ask_record(pipe, g, use_answer_cache=False) for g in golds]
             vr.passes.append(preds)
             vr.reports.append(score_records(preds, golds))
             sets = sorted({set_of(g) for g in golds})
@@ -334,10 +334,10 @@ def main(argv: list[str] | None = None) -> int:
 
     golds = stream(settings, limit, args.seed)
     t0 = time.perf_counter()
-    from planner.llm import make_llm
+    from kgqa.planner.llm import make_llm
 
     llm = make_llm(settings)
-    from kg.embed import embed
+    from kgqa.kg.embed import embed
 
     embed(["warm up"])  # load the sentence encoder before any variant is timed
     state = None

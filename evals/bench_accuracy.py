@@ -26,8 +26,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.config import REPO_ROOT, Settings
-from evals.benchutil import (
+from kgqa.settings import REPO_ROOT, Settings
+from kgqa.evals.benchutil import (
     artifacts_note,
     fmt,
     key_value_line,
@@ -37,7 +37,7 @@ from evals.benchutil import (
     scratch_home,
     summarize,
 )
-from evals.scorer import Report, read_jsonl, score_records
+from kgqa.evals.scorer import Report, read_jsonl, score_records
 
 STAGES = ("answer_cache", "parse_route", "link", "cache_retrieval", "compile", "repair", "execute", "dispatch",
           "expansion", "vector_memory", "summarize", "cache_update")
@@ -105,9 +105,9 @@ def llm_call_stats(records: list[dict]) -> dict[str, float]:
             "plan_hits": sum(bool((r.get("cache") or {}).get("plan_hit")) for r in records) / n}
 
 
-def _ask_record(pipe, gold: dict, *, use_answer_cache: bool) -> dict:
+def ask_record(pipe, gold: dict, *, use_answer_cache: bool) -> dict:
     """One gold question through the pipeline, as a ``kgqa eval`` prediction line."""
-    from planner.evaluate import prediction
+    from kgqa.planner.evaluate import prediction
 
     return prediction(pipe, gold["id"], gold["question"], gold.get("domain"), use_answer_cache=use_answer_cache)
 
@@ -115,7 +115,7 @@ def _ask_record(pipe, gold: dict, *, use_answer_cache: bool) -> dict:
 def warm_up(pipe) -> float:
     """Load the models a first question would otherwise pay for (sentence embedder, LLM), so stage timings
     are steady-state; returns the seconds it took. Asks no question, so no cache learns anything."""
-    from kg.embed import embed
+    from kgqa.kg.embed import embed
 
     t0 = time.perf_counter()
     embed(["warm up"])
@@ -129,7 +129,7 @@ def warm_up(pipe) -> float:
 def run(settings: Settings, sets: dict[str, Path], *, limit: int | None, llm_judge: bool = False,
         pred_dir: Path | None = None, progress: bool = True) -> list[SetRun]:
     """Both passes over the question sets with one pipeline (protocol in the module docstring)."""
-    from planner.pipeline import build_pipeline
+    from kgqa.planner.pipeline import build_pipeline
 
     pipe = build_pipeline(settings)
     warm_up(pipe)
@@ -140,19 +140,19 @@ def run(settings: Settings, sets: dict[str, Path], *, limit: int | None, llm_jud
     for use_cache, attr in ((False, "preds"), (True, "cached")):
         for sr in runs:
             for gold in sr.golds:
-                getattr(sr, attr).append(_ask_record(pipe, gold, use_answer_cache=use_cache))
+                getattr(sr, attr).append(ask_record(pipe, gold, use_answer_cache=use_cache))
                 done += 1
                 if progress and done % 25 == 0:
                     print(f"  {done}/{2 * total} questions, {time.perf_counter() - t0:.0f}s", flush=True)
     judge = None
     if llm_judge:
-        from evals.judge import LLMJudge
+        from kgqa.evals.judge import LLMJudge
 
         judge = LLMJudge(pipe.llm)
     for sr in runs:
         sr.report = score_records(sr.preds, sr.golds)
         if judge is not None:
-            from evals.judge import compare_judges
+            from kgqa.evals.judge import compare_judges
 
             cmp = compare_judges(sr.preds, sr.golds, second=judge)
             sr.judge_agreement, sr.disagreements = cmp.agreement, cmp.disagreements

@@ -27,14 +27,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.config import REPO_ROOT, Settings
-from evals.benchutil import key_value_line, md_table, parse_key_value_line
+from kgqa.settings import REPO_ROOT, Settings
+from kgqa.evals.benchutil import key_value_line, md_table, parse_key_value_line
 
 # (name as `kgqa bench <name>`, module); core ones first, so a tight budget skips the extras
 BENCHES: tuple[tuple[str, str], ...] = (
-    ("kg", "evals.bench_kg"), ("cache", "evals.bench_cache"), ("subgcache", "evals.bench_subgcache"),
-    ("accuracy", "evals.bench_accuracy"), ("vector-memory", "evals.bench_vector_memory"),
-    ("load", "evals.bench_load"), ("ablation", "evals.ablation"))
+    ("kg", "kgqa.evals.bench_kg"), ("cache", "kgqa.evals.bench_cache"), ("subgcache", "kgqa.evals.bench_subgcache"),
+    ("accuracy", "kgqa.evals.bench_accuracy"), ("vector-memory", "kgqa.evals.bench_vector_memory"),
+    ("load", "kgqa.evals.bench_load"), ("ablation", "kgqa.evals.ablation"))
 # the figures of the last line: (key, the benchmark expected to print it)
 HEADLINE: tuple[tuple[str, str], ...] = (("ex_northwind_dev", "accuracy"), ("truthfulness", "accuracy"),
                                         ("hit_p50_ms", "cache"), ("ttft_ratio", "subgcache"))
@@ -66,7 +66,7 @@ class BenchRun:
 
 
 def bench_command(name: str, out: Path, *, quick: bool = True) -> list[str]:
-    return [sys.executable, "-m", "app.cli", "bench", name, *(["--quick"] if quick else []), "--out", str(out)]
+    return [sys.executable, "-m", "kgqa.app.cli", "bench", name, *(["--quick"] if quick else []), "--out", str(out)]
 
 
 def specs(names: list[str], out: Path, *, quick: bool = True) -> list[BenchSpec]:

@@ -87,9 +87,10 @@ def load_questions(data_dir: Path) -> list[Question]:
 
 def correct(result: dict, q: Question) -> bool:
     """Execution accuracy of one result, by the scorer's rules (lenient columns)."""
-    from evals.scorer import _executable, rows_match
+    from kgqa.evals.scorer import executable
+    from kgqa.kg.compare import rows_match
 
-    rows = result.get("rows") if _executable(result) else None
+    rows = result.get("rows") if executable(result) else None
     return rows_match(rows, q.gold_rows or [], q.ordered)
 
 
@@ -148,7 +149,7 @@ def section_hits(pipe, questions: list[Question], repeats: int, console) -> dict
 
 # -- 2. compression ------------------------------------------------------------------------------------
 def section_compression(values: list[dict], settings) -> dict:
-    from cache.answer_cache import AnswerCache
+    from kgqa.cache.answer_cache import AnswerCache
 
     variants = {
         "lru": dict(prune_rows=0, compress=False),
@@ -226,7 +227,7 @@ _NAME_QUERIES = {
 
 
 def real_names(settings) -> dict[str, list[str]]:
-    from kg.db import Graph
+    from kgqa.kg.db import Graph
 
     names: dict[str, list[str]] = {}
     graphs: dict[str, Graph] = {}
@@ -243,7 +244,7 @@ def real_names(settings) -> dict[str, list[str]]:
 
 def synthetic_questions(n: int, names: dict[str, list[str]], seed: int) -> list[tuple[str, str, str]]:
     """``n`` (domain, aspect, question) made from the aspect phrasings and real names."""
-    from planner.isr import aspect_of
+    from kgqa.planner.isr import aspect_of
 
     rng = random.Random(seed)
     out = []
@@ -262,7 +263,7 @@ def synthetic_questions(n: int, names: dict[str, list[str]], seed: int) -> list[
 
 def section_mmr(settings, sizes: list[int], queries: int, seed: int, tmp: Path, console,
                 embed_sizes: tuple[int, ...] = (1000,)) -> dict:
-    from cache.plan_cache import PlanCache, PlanEntry
+    from kgqa.cache.plan_cache import PlanCache, PlanEntry
 
     names = real_names(settings)
     out = {}
@@ -303,7 +304,7 @@ def section_mmr(settings, sizes: list[int], queries: int, seed: int, tmp: Path, 
                         pc.retrieve("warm up", d, a, sim="embedding")
                 times = []
                 for d, a, q in probe[:100]:
-                    from kg.embed import embed
+                    from kgqa.kg.embed import embed
 
                     embed([q])  # the question's vector is computed once per request anyway: time the retrieval
                     t0 = time.perf_counter()
@@ -347,7 +348,7 @@ def section_sample_sizes(pipe, settings, pool: list[Question], sizes: list[int],
     """Each config serves the same stream from an empty cache. The configs are interleaved question by
     question (in rotating order), so load from other processes hits them alike; a config's time is the
     sum of its own per-question latencies and its throughput N / that time."""
-    from cache.store import open_answer_cache
+    from kgqa.cache.store import open_answer_cache
 
     configs = {"no cache": lambda: None, "LRU": lambda: open_answer_cache(settings, memory_efficient=False),
                "compressed LRU": lambda: open_answer_cache(settings)}
@@ -435,7 +436,7 @@ def _reuse_summary(recs: list[dict], **extra) -> dict:
 def section_reuse(pipe, questions: list[Question], baseline: dict[str, dict], bound: int, seed: int,
                   tmp: Path, console, tag: str) -> dict:
     """2-fold: learn online on one fold through the pipeline, reuse (frozen) on the other."""
-    from cache.plan_cache import PlanCache
+    from kgqa.cache.plan_cache import PlanCache
 
     fa, fb = folds(questions, seed)
     saved_plan, saved_answer = pipe.plan_cache, pipe.answer_cache
@@ -461,8 +462,8 @@ def section_reuse(pipe, questions: list[Question], baseline: dict[str, dict], bo
 def section_reuse_prewarm(pipe, questions: list[Question], baseline: dict[str, dict], budget: int, seed: int,
                           tmp: Path, console, domain: str) -> dict:
     """Reuse from a plan cache filled only by the pre-warm job (never by the asked questions)."""
-    from autogen.job import prewarm_into
-    from cache.plan_cache import PlanCache
+    from kgqa.autogen.job import prewarm_into
+    from kgqa.cache.plan_cache import PlanCache
 
     saved_plan, saved_answer = pipe.plan_cache, pipe.answer_cache
     recs = []
@@ -484,7 +485,7 @@ def section_reuse_prewarm(pipe, questions: list[Question], baseline: dict[str, d
 
 # -- 7. semantic threshold ---------------------------------------------------------------------------------
 def section_semantic(questions: list[Question], results: dict[str, dict], seed: int) -> dict:
-    from cache.answer_cache import AnswerCache
+    from kgqa.cache.answer_cache import AnswerCache
 
     fa, fb = folds(questions, seed)
     out = {}
@@ -603,7 +604,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from rich.console import Console
 
-    from app.config import Settings
+    from kgqa.settings import Settings
 
     base = Settings.from_env()
     ap = argparse.ArgumentParser(prog="kgqa bench cache", description=__doc__.split("\n\n")[0])
@@ -628,8 +629,8 @@ def main(argv: list[str] | None = None) -> int:
     tmp.mkdir()
     settings = base.with_(home=home, plan_bucket_bound=0, semantic_cache_threshold=0.0)
     try:
-        from cache.store import open_answer_cache
-        from planner.pipeline import Pipeline
+        from kgqa.cache.store import open_answer_cache
+        from kgqa.planner.pipeline import Pipeline
 
         questions = load_questions(settings.data_dir)
         if args.domains != "all":

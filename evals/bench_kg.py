@@ -7,7 +7,7 @@ queries. The growth ratio is largest-size median / smallest-size median (CacheRA
 the target is <= 1.5x over a 32x size range). The last line printed is always
 ``kg-bench point_growth=<x> star_growth=<x>``.
 
-    python -m evals.bench_kg [--sizes 40000,160000,640000,1280000] [--queries 50] [--repeats 5] [--quick] [--out DIR]
+    python -m kgqa.evals.bench_kg [--sizes 40000,160000,640000,1280000] [--queries 50] [--repeats 5] [--quick] [--out DIR]
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def _time(fn, repeats: int) -> tuple[float, int]:
 
 def _workload(graph, stats, n_queries: int, seed: int):
     """Deterministic point and star queries: items drawn from edge endpoints, plus the super-nodes."""
-    from kg.synthetic import PREDICATES
+    from kgqa.kg.synthetic import PREDICATES
 
     rng = np.random.default_rng(seed + stats.triples)
     points = []
@@ -81,9 +81,9 @@ def _workload(graph, stats, n_queries: int, seed: int):
 
 def run_size(home: Path, triples: int, *, n_queries: int, repeats: int, k_degree: int, k_depth: int,
              seed: int, question_vectors: np.ndarray) -> SizeResult:
-    from kg import synthetic
-    from kg.db import Graph
-    from kg.operators import breadth_expand, depth_expand
+    from kgqa.kg import synthetic
+    from kgqa.kg.db import Graph
+    from kgqa.kg.operators import breadth_expand, depth_expand
 
     existed = synthetic.load_stats(synthetic.graph_dir(home, triples, seed)) is not None
     path, stats = synthetic.build(home, triples, seed)
@@ -138,7 +138,7 @@ def _write_section(out: Path, results: list[SizeResult], args, point_growth: flo
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from evals.benchutil import md_table
+    from kgqa.evals.benchutil import md_table
 
     out.mkdir(parents=True, exist_ok=True)
     fig, ax = plt.subplots(figsize=(6.5, 4))
@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from app.config import Settings
+    from kgqa.settings import Settings
 
     settings = Settings.from_env()
     ap = argparse.ArgumentParser(prog="kgqa bench kg", description=__doc__.split("\n\n")[0])
@@ -198,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
     if not sizes:
         ap.error("--sizes needs at least one size")
 
-    from kg.embed import embed
+    from kgqa.kg.embed import embed
 
     console = Console()
     if console.width < 120:

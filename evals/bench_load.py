@@ -33,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from evals.benchutil import key_value_line, md_table, remove_home, scratch_home, summarize
+from kgqa.evals.benchutil import key_value_line, md_table, remove_home, scratch_home, summarize
 
 REPO = Path(__file__).resolve().parent.parent
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -51,7 +51,7 @@ REPEATS = (  # asked once in the warm-up, then served from the answer cache
 # -- the question pool ------------------------------------------------------------------------------
 def question_pool(graphs_dir: Path, seed: int = 7) -> list[tuple[str, str | None]]:
     """Distinct questions built from each graph's entities (read-only), shuffled; domain given to half."""
-    from kg.db import Graph
+    from kgqa.kg.db import Graph
 
     def values(domain: str, cypher: str) -> list:
         with Graph(graphs_dir / domain, read_only=True, pool_size=1) as g:
@@ -207,7 +207,7 @@ class ServerProcess:
     def __init__(self, home: Path, *, start_timeout_s: float = 600.0):
         env = dict(os.environ, KGQA_HOME=str(home), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
                    TOKENIZERS_PARALLELISM="false", PYTHONUNBUFFERED="1")
-        self.proc = subprocess.Popen([sys.executable, "-m", "app.cli", "serve", "--host", "127.0.0.1", "--port", "0"],
+        self.proc = subprocess.Popen([sys.executable, "-m", "kgqa.app.cli", "serve", "--host", "127.0.0.1", "--port", "0"],
                                      cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.url, self.log = "", []
         deadline = time.monotonic() + start_timeout_s
@@ -300,7 +300,7 @@ def render(result: LoadResult, server: dict[str, float], command: str, warmup_s:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from app.config import Settings
+    from kgqa.settings import Settings
 
     settings = Settings.from_env()
     ap = argparse.ArgumentParser(prog="kgqa bench load", description=__doc__.split("\n\n")[0])

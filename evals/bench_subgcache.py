@@ -37,9 +37,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from evals.bench_accuracy import question_sets
-from evals.benchutil import remove_home, scratch_home
-from evals.scorer import read_jsonl
+from kgqa.evals.bench_accuracy import question_sets
+from kgqa.evals.benchutil import remove_home, scratch_home
+from kgqa.evals.scorer import read_jsonl
 
 SETTINGS_FULL = "1,2,3,5,10,20,per"
 SETTINGS_QUICK = "1,3,per"
@@ -68,7 +68,7 @@ class Row:
 
 
 def _judge(answer: str, gold: dict, status: str) -> bool:
-    from evals.judge import judge_answer
+    from kgqa.evals.judge import judge_answer
 
     return judge_answer(answer or "", gold["gold_rows"], question=gold.get("question", ""),
                         status=status).label == "accurate"
@@ -139,9 +139,9 @@ def _plot(rows: list[Row], sizes: list[int], path: Path, threads: int = 1) -> No
 def _measure(settings, args, golds: list[dict], sizes: list[int], labels: list[str]):
     """Retrieval once, the per-question baseline once, then every (batch size, cluster count) setting:
     (rows, baseline phrases by question index, baseline report, retrieval seconds)."""
-    from kg.embed import embed
-    from planner.batch import retrieve, summarize_batch, summarize_each
-    from planner.pipeline import build_pipeline
+    from kgqa.kg.embed import embed
+    from kgqa.planner.batch import retrieve, summarize_batch, summarize_each
+    from kgqa.planner.pipeline import build_pipeline
 
     pipe = build_pipeline(settings)
     llm = pipe.llm
@@ -183,7 +183,7 @@ def _measure(settings, args, golds: list[dict], sizes: list[int], labels: list[s
 
 
 def main(argv: list[str] | None = None) -> int:
-    from app.config import Settings
+    from kgqa.settings import Settings
 
     settings = Settings.from_env()
     ap = argparse.ArgumentParser(prog="kgqa bench subgcache", description=__doc__.split("\n\n")[0])

@@ -126,12 +126,12 @@ def _gold_strings(gold_rows) -> set[str]:
 
 def bench_domain(domain: str, settings, home: Path, *, m: int, k: int, questions: list[dict], repeats: int,
                  kuzu_repeats: int, console) -> tuple[list[BuildRow], LatencyRow]:
-    from evals.judge import judge_answer
-    from kg.db import DB_FILE, Graph
-    from kg.domains import SPECS
-    from kg.embed import embed_one
-    from kg.operators import catalog
-    from kg.vector_memory import (
+    from kgqa.evals.judge import judge_answer
+    from kgqa.kg.db import DB_FILE, Graph
+    from kgqa.kg.domains import SPECS
+    from kgqa.kg.embed import embed_one
+    from kgqa.kg.operators import catalog
+    from kgqa.kg.vector_memory import (
         DEFAULT_RANKING,
         RANKINGS,
         build_memory,
@@ -139,7 +139,7 @@ def bench_domain(domain: str, settings, home: Path, *, m: int, k: int, questions
         memory_dir,
         read_snapshot,
     )
-    from planner.memory_answer import answer_from_memory
+    from kgqa.planner.memory_answer import answer_from_memory
 
     builds: list[BuildRow] = []
     src = settings.graph_path(domain) / DB_FILE
@@ -211,10 +211,10 @@ def bench_answers(settings, home: Path, sets: dict[str, list[dict]], console) ->
     left at "I don't know" and changes nothing else, so the fallback-off result is that same result with
     every memory answer put back to "I don't know" (asking twice would also compare run-to-run noise of
     the LLM calls, not the fallback)."""
-    from evals.judge import judge_answer
-    from evals.scorer import score_records
-    from planner import summarizer
-    from planner.pipeline import Pipeline
+    from kgqa.evals.judge import judge_answer
+    from kgqa.evals.scorer import score_records
+    from kgqa.planner import summarizer
+    from kgqa.planner.pipeline import Pipeline
 
     pipe = Pipeline(settings.with_(home=home, vector_memory=True), domains=list(sets))
     rows = []
@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from app.config import Settings
+    from kgqa.settings import Settings
 
     settings = Settings.from_env()
     ap = argparse.ArgumentParser(prog="kgqa bench vector-memory", description=__doc__.split("\n\n")[0])

@@ -20,7 +20,7 @@ The deterministic judge (:func:`judge_answer`) decides in this order:
    ones but is not an answer, nor is the right four countries plus a wrong fifth. Prose around a value
    is fine ("The Matrix was directed by Lana Wachowski and ..."), a separate unverifiable clause is not
    (", who also made Cloud Atlas,"): that is for the LLM judge to weigh. Otherwise **accurate**. Strings match as whole words after folding case, accents and punctuation; numbers match
-   with :func:`evals.scorer.numbers_equal` tolerance (``28.7`` answers ``28.733``; ``1,000`` is 1000);
+   with :func:`kgqa.kg.compare.numbers_equal` tolerance (``28.7`` answers ``28.733``; ``1,000`` is 1000);
    ISO dates also match written forms ("June 19, 1922"); booleans match yes/no.
 
 An optional LLM judge (:class:`LLMJudge`) asks any backend with ``choose(prompt, options) -> int``
@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from evals.scorer import numbers_equal
+from kgqa.kg.compare import numbers_equal
 
 LABELS = ("accurate", "missing", "hallucinated")
 ALL_VALUES_UP_TO = 10  # gold sets this small need every value

@@ -6,8 +6,8 @@ script executes the Cypher on the built graph, renders nodes as their display va
 file is stable) and ``ordered`` (true iff the query has ``ORDER BY``). It fails loudly when a gold query
 errors, when a question not of type ``empty`` returns nothing, or when an ``empty`` one returns rows.
 
-    python -m evals.make_gold                    # fill movies and nobel, building graphs if needed
-    python -m evals.make_gold --check nobel      # verify the stored rows, change nothing
+    python -m kgqa.evals.make_gold                    # fill movies and nobel, building graphs if needed
+    python -m kgqa.evals.make_gold --check nobel      # verify the stored rows, change nothing
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class Gold:
 
 def has_order_by(cypher: str) -> bool:
     """True iff the query sorts its result (``ORDER BY`` outside strings and comments)."""
-    from kg.safety import skeleton
+    from kgqa.kg.safety import skeleton
 
     return bool(_ORDER_BY.search(skeleton(cypher)))
 
@@ -51,8 +51,8 @@ def _canonical(rows: list[list[Any]]) -> list[list[Any]]:
 
 def run_gold(graph, cypher: str, spec) -> Gold:
     """Execute one gold query on a ``kg.db.Graph`` and render its rows for storage."""
-    from kg.db import QueryError, render_value
-    from kg.schema import render_row
+    from kgqa.kg.db import QueryError, render_value
+    from kgqa.kg.schema import render_row
 
     try:
         result = graph.query(cypher, row_cap=100_000)
@@ -117,18 +117,18 @@ def fill_set(path: Path, graph, spec, *, check: bool = False) -> list[str]:
 
 def open_graph(domain: str, settings, *, rebuild: bool = False):
     """The domain's graph, (re)built by ``kg.loader.build_domain`` unless current (``rebuild``: always)."""
-    from kg.db import Graph
-    from kg.loader import build_domain
+    from kgqa.kg.db import Graph
+    from kgqa.kg.loader import build_domain
 
     build_domain(domain, settings.data_dir, settings.graphs_dir, force=rebuild, progress=False)
     return Graph(settings.graph_path(domain), read_only=True, timeout_ms=60_000, row_cap=100_000)
 
 
 def main(argv: list[str] | None = None) -> int:
-    from app.config import Settings
-    from kg.domains import SPECS
+    from kgqa.settings import Settings
+    from kgqa.kg.domains import SPECS
 
-    ap = argparse.ArgumentParser(prog="python -m evals.make_gold", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m kgqa.evals.make_gold", description=__doc__.splitlines()[0])
     ap.add_argument("domains", nargs="*", default=list(SET_DOMAINS), help="question sets (default: all)")
     ap.add_argument("--check", action="store_true", help="verify the stored gold rows; write nothing")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the graphs first")

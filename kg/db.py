@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 import kuzu
 
-from kg.safety import UnsafeQueryError, check_read_only
+from kgqa.kg.safety import UnsafeQueryError, check_read_only
 
 DB_FILE = "graph.kuzu"
 META_FILE = "meta.json"

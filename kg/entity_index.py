@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from kg.domains import DomainSpec
-from planner.types import EntityCandidate
+from kgqa.kg.domains import DomainSpec
+from kgqa.types import EntityCandidate
 
 log = logging.getLogger(__name__)
 
@@ -176,7 +176,7 @@ def _variants(entries: list[Entry]) -> tuple[list[str], list[list[int]]]:
 
 
 def _embed_entries(entries: list[Entry]) -> dict[str, np.ndarray]:
-    from kg.embed import embed
+    from kgqa.kg.embed import embed
 
     texts, owners = _variants(entries)
     vectors = embed(texts) if texts else np.zeros((0, 384), dtype=np.float32)
@@ -278,7 +278,7 @@ class EntityIndex:
     def warm(self) -> EntityIndex:
         """Load the name embeddings and the shared embedding model now rather than on first use."""
         if self.use_vectors:
-            from kg.embed import get_model
+            from kgqa.kg.embed import get_model
 
             self._vector_data()
             get_model()
@@ -455,7 +455,7 @@ class EntityIndex:
         return self._by_key
 
     def _vector(self, mention: str, labels: set[str] | None, k: int) -> list[_Hit]:
-        from kg.embed import embed_one
+        from kgqa.kg.embed import embed_one
 
         data = self._vector_data()
         if data["vectors"].shape[0] == 0:

@@ -21,46 +21,18 @@ import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import kuzu
 
-from kg.db import DB_FILE, META_FILE, GraphMeta, open_database
-from kg.domains import SPECS
+from kgqa.kg.dataset import Dataset, NodeTable, RelTable
+from kgqa.kg.db import DB_FILE, META_FILE, GraphMeta, open_database
+from kgqa.kg.domains import SPECS
 
 LOADER_VERSION = "kg-loader-1"
 BATCH = 1000
-
-
-# -- what a domain module hands the loader ----------------------------------------------------------
-@dataclass
-class NodeTable:
-    """A node table: ``columns`` is [(property, Kuzu type)], rows are dicts keyed by property."""
-
-    label: str
-    columns: list[tuple[str, str]]
-    primary_key: str
-    rows: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass
-class RelTable:
-    """A relationship table between two labels; each row has ``_from``/``_to`` primary keys plus props."""
-
-    name: str
-    from_label: str
-    to_label: str
-    columns: list[tuple[str, str]] = field(default_factory=list)
-    rows: list[dict[str, Any]] = field(default_factory=list)
-
-
-@dataclass
-class Dataset:
-    nodes: list[NodeTable]
-    rels: list[RelTable]
 
 
 def q(name: str) -> str:
@@ -96,7 +68,7 @@ def rel_insert(t: RelTable, pk: dict[str, tuple[str, str]]) -> str:
 def domain_module(domain: str):
     if domain not in SPECS:
         raise ValueError(f"unknown domain {domain!r}; known: {', '.join(SPECS)}")
-    return importlib.import_module(f"kg.domains.{domain}")
+    return importlib.import_module(f"kgqa.kg.domains.{domain}")
 
 
 def source_version(domain: str, data_dir: Path) -> str:
@@ -113,7 +85,7 @@ def source_version(domain: str, data_dir: Path) -> str:
 def _index_builder():
     """``kg.entity_index.build_index`` when that module is there, else None."""
     try:
-        module = importlib.import_module("kg.entity_index")
+        module = importlib.import_module("kgqa.kg.entity_index")
         return module.build_index, getattr(module, "ENTRIES_FILE", None)
     except (ImportError, AttributeError):
         return None, None

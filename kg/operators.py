@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from planner.types import Subgraph
+from kgqa.types import Subgraph
 
 Direction = Literal["out", "in", "both"]
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
@@ -119,15 +119,16 @@ def _ident(name: str, known, what: str) -> str:
     return name
 
 
-def _props(value: dict) -> dict[str, Any]:
-    from kg.db import render_value
+def node_props(value: dict) -> dict[str, Any]:
+    """Returns a node's or relationship's own properties (Kuzu's ``_id``/``_label`` dropped), values rendered."""
+    from kgqa.kg.db import render_value
 
     return {k: render_value(v) for k, v in value.items() if not k.startswith("_")}
 
 
 def _add(sub: Subgraph, cat: Catalog, node: dict) -> str:
     label = node["_label"]
-    props = _props(node)
+    props = node_props(node)
     return sub.add_node(label, props.get(cat.primary_keys[label]), props)
 
 
@@ -166,7 +167,7 @@ def depth_expand(graph, frontier: list[tuple[str, Any]], rel: str, direction: st
             for a, r, b in res.rows:
                 ida, idb = _add(sub, cat, a), _add(sub, cat, b)
                 src, dst = (ida, idb) if d == "out" else (idb, ida)
-                sub.add_edge(src, rel, dst, _props(r))
+                sub.add_edge(src, rel, dst, node_props(r))
             budget -= len(res.rows)
     return sub
 
@@ -205,7 +206,7 @@ def rank_predicates(preds: list[Predicate], question: str | np.ndarray | None) -
     """Predicates by cosine similarity to the question (schema order when no question is given)."""
     if question is None or (isinstance(question, str) and not question.strip()) or not preds:
         return list(preds)
-    from kg.embed import embed, embed_one
+    from kgqa.kg.embed import embed, embed_one
 
     qv = embed_one(question) if isinstance(question, str) else np.asarray(question, dtype=np.float32).reshape(-1)
     key = tuple(p.text for p in preds)
@@ -239,7 +240,7 @@ def breadth_expand(graph, node: tuple[str, Any], question: str | np.ndarray | No
     centre = res.rows[0][0]
     kept = rank_predicates(node_predicates(cat, label), question)[:kd]
     kept_props = {p.name for p in kept if p.kind == "prop"} | {pk}
-    props = {k: v for k, v in _props(centre).items() if k in kept_props}
+    props = {k: v for k, v in node_props(centre).items() if k in kept_props}
     cid = sub.add_node(label, props.get(pk), props)
     rels = [p for p in kept if p.kind == "rel"]
     if not rels or kd == 0:
@@ -257,7 +258,7 @@ def breadth_expand(graph, node: tuple[str, Any], question: str | np.ndarray | No
         for r, b in rows:
             bid = _add(sub, cat, b)
             src, dst = (cid, bid) if p.direction == "out" else (bid, cid)
-            sub.add_edge(src, p.name, dst, _props(r))
+            sub.add_edge(src, p.name, dst, node_props(r))
         budget -= len(rows)
         carry = n - len(rows)
     return sub

@@ -18,8 +18,8 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from kg.db import Graph
-from kg.domains import SPECS, DomainSpec
+from kgqa.kg.db import Graph
+from kgqa.kg.domains import SPECS, DomainSpec
 
 SAMPLE_VALUES = 3
 SAMPLE_MAX_CHARS = 40

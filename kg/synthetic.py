@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.db import DB_FILE, GraphMeta, open_database
+from kgqa.kg.db import DB_FILE, GraphMeta, open_database
 
 GENERATOR_VERSION = "1"
 STATS_FILE = "synthetic.json"

@@ -78,7 +78,7 @@ class Snapshot:
 
 def read_snapshot(graph, spec=None) -> Snapshot:
     """Every node and edge of ``graph`` (read-only queries, ordered by key so builds are deterministic)."""
-    from kg.operators import _props, catalog
+    from kgqa.kg.operators import node_props, catalog
 
     cat = catalog(graph)
     big = {"row_cap": 10**9, "timeout_ms": 600_000}
@@ -88,7 +88,7 @@ def read_snapshot(graph, spec=None) -> Snapshot:
         pk = cat.primary_keys[label]
         shown = spec.display_prop(label) if spec is not None and label in spec.primary_keys else pk
         for (node,) in graph.query(f"MATCH (n:`{label}`) RETURN n ORDER BY n.`{pk}`", **big).rows:
-            p = _props(node)
+            p = node_props(node)
             index[(label, node[pk])] = len(ids)
             ids.append(f"{label}:{p.get(pk)}")
             labels.append(label)
@@ -100,7 +100,7 @@ def read_snapshot(graph, spec=None) -> Snapshot:
             ks, kd = cat.primary_keys[src], cat.primary_keys[dst]
             rows = graph.query(f"MATCH (a:`{src}`)-[r:`{rel}`]->(b:`{dst}`) RETURN a.`{ks}`, b.`{kd}`, r "
                                f"ORDER BY a.`{ks}`, b.`{kd}`", **big).rows
-            edges.extend((index[(src, a)], rel, index[(dst, b)], _props(r)) for a, b, r in rows)
+            edges.extend((index[(src, a)], rel, index[(dst, b)], node_props(r)) for a, b, r in rows)
     return Snapshot(ids, labels, names, props, edges)
 
 
@@ -122,7 +122,7 @@ def pagerank_scores(graph, snap: Snapshot, *, damping: float = DAMPING, max_iter
     on a temporary read-write copy of the database file, which is deleted afterwards. The served graph is
     never written. Kuzu's result is Eq. 6 as written: ``(1 - d) / N + d * sum(score_j / outdeg_j)``.
     """
-    from kg.operators import _props, catalog
+    from kgqa.kg.operators import node_props, catalog
 
     cat = catalog(graph)
     nodes = ", ".join(f"'{n}'" for n in sorted(cat.nodes))
@@ -136,7 +136,7 @@ def pagerank_scores(graph, snap: Snapshot, *, damping: float = DAMPING, max_iter
         while res.has_next():
             node, rank = res.get_next()
             label = node["_label"]
-            scores[pos[f"{label}:{_props(node).get(cat.primary_keys[label])}"]] = float(rank)
+            scores[pos[f"{label}:{node_props(node).get(cat.primary_keys[label])}"]] = float(rank)
         res.close()
         _drop_projection(conn)
     return scores
@@ -147,7 +147,7 @@ def _writable_copy(graph) -> Iterator:
     """A connection to a throw-away read-write copy of ``graph``'s database file (and its WAL, if any)."""
     import kuzu
 
-    from kg.db import DB_FILE, open_database
+    from kgqa.kg.db import DB_FILE, open_database
 
     src = Path(graph.dir) / DB_FILE if Path(graph.dir).is_dir() else Path(graph.dir)
     with tempfile.TemporaryDirectory(prefix="kgqa-pagerank-") as tmp:
@@ -281,7 +281,7 @@ class VectorMemory:
     def retrieve(self, question: str | np.ndarray, k: int) -> list[Hit]:
         """The ``k`` subgraphs closest to the question (a text is embedded first)."""
         if isinstance(question, str):
-            from kg.embed import embed_one
+            from kgqa.kg.embed import embed_one
 
             question = embed_one(question)
         return [Hit(i, s, self.anchors[i], self.members[i], self.subgraphs[i]) for i, s in self.search(question, k)]
@@ -323,7 +323,7 @@ class VectorMemory:
 
 def _evidence(snap: Snapshot, members: list[int], incident: list[list[int]]) -> dict[str, Any]:
     """The members with their properties, and every edge touching a member (outside ends as stubs)."""
-    from planner.types import Subgraph
+    from kgqa.types import Subgraph
 
     sub = Subgraph()
     for n in members:
@@ -346,7 +346,7 @@ def _evidence(snap: Snapshot, members: list[int], incident: list[list[int]]) -> 
 
 def embed_nodes(snap: Snapshot, nodes: list[int] | None = None) -> np.ndarray:
     """Sentence embeddings of the nodes' texts (all nodes, or ``nodes``), rows aligned with the indexes."""
-    from kg.embed import DIM, embed
+    from kgqa.kg.embed import DIM, embed
 
     idx = range(len(snap)) if nodes is None else nodes
     texts = [node_text(snap.labels[n], snap.names[n]) for n in idx]
@@ -360,7 +360,7 @@ def build_memory(graph, spec=None, *, m: int = 300, ranking: str = DEFAULT_RANKI
     ``snapshot`` and ``node_vectors`` (:func:`embed_nodes` of every node) may be passed in to build
     several memories of one graph (e.g. both rankings) reading and encoding it once.
     """
-    from kg.embed import MODEL_NAME
+    from kgqa.kg.embed import MODEL_NAME
 
     t0 = time.perf_counter()
     snap = snapshot or read_snapshot(graph, spec)

@@ -42,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from planner import summarizer
-from planner.types import Result, Subgraph
+from kgqa.planner import summarizer
+from kgqa.types import InputError, Result, Subgraph
 
 SYSTEM = ("Reply with the answer only: the values from the facts below that answer the question, "
           "separated by commas. If no fact answers it, reply: I don't know.\n\nFacts:\n")
@@ -139,7 +139,7 @@ def embed_subgraphs(subs: list[Subgraph], *, message_passing: bool = True) -> np
     """(n, 384) L2-normalized subgraph embeddings: mean of the node and edge text embeddings, after
     one mean-aggregation step over the edges (a node's vector becomes the mean of itself and its
     neighbours) when ``message_passing``."""
-    from kg.embed import DIM, embed
+    from kgqa.kg.embed import DIM, embed
 
     texts, spans = [], []
     for s in subs:
@@ -361,7 +361,7 @@ def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None
     """SubGCache over the summarization stage of ``results`` (already retrieved). ``n_clusters``:
     that many clusters (``>= len`` = one per question); None/0: cut at cosine ``distance``. With
     ``apply`` the kept phrasings replace the answers and ``r.cache['batch']`` records what happened."""
-    from cache.prefix import PrefixStore, read_prefix_metrics, split_prompt
+    from kgqa.cache.prefix import PrefixStore, read_prefix_metrics, split_prompt
 
     t_start = time.perf_counter()
     rep = BatchReport(n_questions=len(results))
@@ -453,8 +453,6 @@ def summarize_each(results: list[Result], llm, **kwargs) -> BatchReport:
 
 def retrieve(pipe, questions: list[dict | str]) -> list[Result]:
     """Per-question retrieval (and deterministic answers) through ``pipe.ask``, caches included."""
-    from planner.pipeline import InputError
-
     out = []
     for q in questions:
         text, dom = (q, None) if isinstance(q, str) else (q.get("question"), q.get("domain"))

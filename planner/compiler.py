@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kg.schema import ident
-from planner.schema_view import SchemaView, fold, split_camel
-from planner.vocab import VOCAB, WHO_LABEL
+from kgqa.kg.schema import ident
+from kgqa.planner.schema_view import SchemaView, fold, split_camel
+from kgqa.planner.vocab import VOCAB, WHO_LABEL
 
 Chooser = Callable[[str, list[str]], int]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from planner.compiler import Frame
+from kgqa.planner.compiler import Frame
 
 COMPLETE, INCOMPLETE = "COMPLETE", "INCOMPLETE"
 

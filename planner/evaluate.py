@@ -10,7 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from app.config import Settings
+from kgqa.settings import Settings
+from kgqa.types import InputError
 
 ALLOWED = ("id", "question", "domain")  # the only input fields read: gold stays unseen
 
@@ -32,8 +33,6 @@ def prediction(pipe, qid: str, question: Any, domain: str | None, *, use_answer_
     """One question through the pipeline as a ``kgqa eval`` line: the answer, Cypher, rows, status,
     the pipeline's ``error`` (a query that failed repair or execution is not executable), timings and cache
     flags. A question the pipeline refuses as input is a line with status "error"."""
-    from planner.pipeline import InputError
-
     try:
         r = pipe.ask(question, domain, use_answer_cache=use_answer_cache)
     except InputError as err:
@@ -49,7 +48,7 @@ def run_eval(settings: Settings, questions: str, out: str, *, domain: str | None
              pipeline=None) -> int:
     from rich.progress import track
 
-    from planner.pipeline import build_pipeline
+    from kgqa.planner.pipeline import build_pipeline
 
     pipe = pipeline or build_pipeline(settings)
     items = read_questions(questions)[:limit]

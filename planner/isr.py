@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from planner.compiler import STOP
-from planner.types import ISR
+from kgqa.planner.compiler import STOP
+from kgqa.types import ISR
 
 ASPECTS = ("count", "aggregate", "ranking", "comparison", "filter", "relation", "attribute", "lookup")
 def aspect_of(question: str) -> str:

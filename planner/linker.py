@@ -10,8 +10,8 @@ from __future__ import annotations
 import difflib
 import re
 
-from planner.compiler import Compiler, Mention
-from planner.types import EntityCandidate
+from kgqa.planner.compiler import Compiler, Mention
+from kgqa.types import EntityCandidate
 
 FUZZY_MIN = 0.8  # a fuzzy candidate must be at least this confident to anchor a query
 

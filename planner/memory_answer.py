@@ -18,11 +18,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from planner.compiler import STOP
-from planner.schema_view import fold, split_camel
-from planner.summarizer import render_rows
-from planner.types import Subgraph
-from planner.vocab import VOCAB
+from kgqa.planner.compiler import STOP
+from kgqa.planner.schema_view import fold, split_camel
+from kgqa.planner.summarizer import render_rows
+from kgqa.types import Subgraph
+from kgqa.planner.vocab import VOCAB
 
 _NEEDS_REASONING = re.compile(
     r"\b(how many|number of|count|total|sum|average|avg|mean|most|least|more|less|fewer|greater|higher|lower|"

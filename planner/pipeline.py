@@ -14,19 +14,21 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from app.config import DOMAINS, Settings
-from kg.db import Graph, QueryError, QueryTimeout
-from kg.domains import SPECS
-from kg.safety import UnsafeQueryError
-from kg.schema import render_row
-from planner import dispatcher, summarizer
-from planner.compiler import Compiler
-from planner.isr import parse_isr
-from planner.linker import link_mentions
-from planner.repair import validate_and_repair
-from planner.router import DescriptionStore, Router
-from planner.schema_view import SchemaView
-from planner.types import Attempt, Result, Subgraph
+from kgqa.protocols import PlanStore
+from kgqa.settings import DOMAINS, Settings
+from kgqa.kg.cypher import inline_params
+from kgqa.kg.db import Graph, QueryError, QueryTimeout
+from kgqa.kg.domains import SPECS
+from kgqa.kg.safety import UnsafeQueryError
+from kgqa.kg.schema import render_row
+from kgqa.planner import dispatcher, summarizer
+from kgqa.planner.compiler import Compiler
+from kgqa.planner.isr import parse_isr
+from kgqa.planner.linker import link_mentions
+from kgqa.planner.repair import validate_and_repair
+from kgqa.planner.router import DescriptionStore, Router
+from kgqa.planner.schema_view import SchemaView
+from kgqa.types import Attempt, InputError, Result, Subgraph
 
 WRITE_INTENT = re.compile(
     r"^\s*(please\s+)?(delete|remove|drop|create|insert|update|set|merge|detach|add|rename|change|modify|wipe|erase|"
@@ -43,10 +45,6 @@ WRITE_INTENT = re.compile(
 )
 
 
-class InputError(ValueError):
-    """A question the service refuses before doing any work (empty, too long, unknown domain)."""
-
-
 @dataclass
 class Domain:
     name: str
@@ -57,8 +55,8 @@ class Domain:
 
 
 class Pipeline:
-    def __init__(self, settings: Settings | None = None, *, llm=None, plan_cache=None, answer_cache=None,
-                 domains: list[str] | None = None):
+    def __init__(self, settings: Settings | None = None, *, llm=None, plan_cache: PlanStore | None = None,
+                 answer_cache=None, domains: list[str] | None = None):
         self.settings = settings or Settings.from_env()
         self._llm = llm
         self._llm_lock = threading.Lock()
@@ -83,7 +81,7 @@ class Pipeline:
         view = SchemaView.from_graph(graph, SPECS[name])
         index = None
         try:
-            from kg.entity_index import EntityIndex
+            from kgqa.kg.entity_index import EntityIndex
 
             index = EntityIndex(graph, SPECS[name])
         except Exception:  # noqa: BLE001 - exact value linking still works without the fuzzy index
@@ -95,7 +93,7 @@ class Pipeline:
     def llm(self):
         with self._llm_lock:
             if self._llm is None:
-                from planner.llm import make_llm
+                from kgqa.planner.llm import make_llm
 
                 self._llm = make_llm(self.settings)
             return self._llm
@@ -132,7 +130,7 @@ class Pipeline:
 
     def ask_batch(self, questions: list[dict | str]) -> list[Result]:
         """Answer in order: retrieval per question, then SubGCache summarization (planner/batch.py)."""
-        from planner.batch import answer_batch
+        from kgqa.planner.batch import answer_batch
 
         return answer_batch(self, questions)
 
@@ -235,7 +233,7 @@ class Pipeline:
         left_out = unused_numbers(question, cypher, params) + (d.compiler.unexplained(frame) if frame else [])
         if left_out:
             # a plan that ignores a number the question states ("shared 3 prizes") answers another question
-            r.status, r.answer, r.evidence, r.cypher = "dont_know", summarizer.DONT_KNOW, "none", _inline(cypher, params)
+            r.status, r.answer, r.evidence, r.cypher = "dont_know", summarizer.DONT_KNOW, "none", inline_params(cypher, params)
             r.error = f"the plan does not account for {', '.join(repr(w) for w in left_out)} in the question"
             return mentions, None
         with self._timed(timings, "repair"):
@@ -247,7 +245,7 @@ class Pipeline:
             r.error = repaired.attempts[-1][1]
             return mentions, None
         cypher = repaired.cypher
-        r.cypher = _inline(cypher, params)
+        r.cypher = inline_params(cypher, params)
         error = None
         rows: list[list[Any]] = []
         with self._timed(timings, "execute"):
@@ -290,10 +288,9 @@ class Pipeline:
 
     # -- plan cache hooks (filled by the cache layer) ------------------------------------------
     def _template_reuse(self, question, d: Domain, isr, mentions):
-        reuse = getattr(self.plan_cache, "reuse", None)
-        if reuse is None:
+        if self.plan_cache is None:
             return None
-        return reuse(question, d, isr, mentions)
+        return self.plan_cache.reuse(question, d, isr, mentions)
 
     def _exemplar_rels(self, question: str, d: Domain, isr) -> dict[str, float]:
         """Relationship types of the verified plans the plan cache picks as exemplars for this question:
@@ -316,9 +313,8 @@ class Pipeline:
         return votes
 
     def _learn(self, question, isr, d: Domain, cypher, params, r: Result) -> None:
-        learn = getattr(self.plan_cache, "learn", None)
-        if learn is not None:
-            learn(question, isr, d, cypher, params, r)
+        if self.plan_cache is not None:
+            self.plan_cache.learn(question, isr, d, cypher, params, r)
 
     # -- graph-less fallback (GLARE vector memory, kg/vector_memory.py) -------------------------
     def _memory_fallback(self, question: str, d: Domain, mentions, r: Result) -> None:
@@ -328,8 +324,8 @@ class Pipeline:
         fact that answers the question; otherwise "I don't know" stands."""
         if not self.settings.vector_memory or r.status != "dont_know":
             return
-        from kg.vector_memory import cached_memory
-        from planner.memory_answer import answer_from_memory
+        from kgqa.kg.vector_memory import cached_memory
+        from kgqa.planner.memory_answer import answer_from_memory
 
         memory = cached_memory(self.settings.state_dir, d.name, d.graph.version, m=self.settings.vector_memory_m,
                                ranking=self.settings.vector_memory_ranking)
@@ -342,10 +338,10 @@ class Pipeline:
             r.answer, r.status, r.evidence, r.subgraph = out.answer, "answered", "vector-memory", out.subgraph
 
     def _llm_entity(self, question: str, d: Domain, mentions):
-        from planner.compiler import Mention
+        from kgqa.planner.compiler import Mention
 
         try:
-            from planner.programs import Programs
+            from kgqa.planner.programs import Programs
 
             self._tls.calls = getattr(self._tls, "calls", 0) + 1
             out = Programs(self.llm).extract_isr(question)
@@ -375,7 +371,7 @@ class Pipeline:
         if not anchors or not (self.settings.use_depth or self.settings.use_breadth):
             return None
         try:
-            from kg.operators import breadth_expand, depth_expand
+            from kgqa.kg.operators import breadth_expand, depth_expand
 
             m = anchors[0]
             key = d.view.key(m.label)
@@ -434,26 +430,13 @@ def _local_relations_query(label: str, key: str, arrow: str) -> str:
     return f"MATCH (a:`{label}`){arrow}(b) WHERE a.`{key}` = $k RETURN DISTINCT label(r), label(b)"
 
 
-def _inline(cypher: str, params: dict) -> str:
-    """The query with its parameters written in, for display and for the eval output."""
-    def lit(v):
-        if isinstance(v, str):
-            return "'" + v.replace("\\", "\\\\").replace("'", "\\'") + "'"
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        return repr(v)
-    for name in sorted(params, key=len, reverse=True):
-        cypher = re.sub(rf"\${name}\b", lambda m, v=params[name]: lit(v), cypher)
-    return cypher
-
-
 def build_pipeline(settings: Settings | None = None, *, caches: bool = True, **kwargs) -> Pipeline:
     """The service's pipeline: graphs opened read-only, the persistent plan cache (stale KG versions
     dropped) and the compressed answer cache."""
     settings = settings or Settings.from_env()
     if not caches:
         return Pipeline(settings, **kwargs)
-    from cache.store import open_answer_cache, open_plan_cache
+    from kgqa.cache.store import open_answer_cache, open_plan_cache
 
     plan_cache = kwargs.pop("plan_cache", None)
     plan_cache = open_plan_cache(settings) if plan_cache is None else plan_cache

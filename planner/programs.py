@@ -28,8 +28,8 @@ import dspy  # noqa: E402
 from dspy.adapters.json_adapter import JSONAdapter  # noqa: E402
 from dspy.lm15 import Message, Response, TextPart, Usage, response_to_events  # noqa: E402
 
-from planner.isr import ASPECTS  # noqa: E402
-from planner.llm import LLM  # noqa: E402
+from kgqa.planner.isr import ASPECTS  # noqa: E402
+from kgqa.planner.llm import LLM  # noqa: E402
 
 log = logging.getLogger(__name__)
 

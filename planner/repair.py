@@ -12,8 +12,8 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from kg.schema import ident
-from planner.schema_view import SchemaView
+from kgqa.kg.schema import ident
+from kgqa.planner.schema_view import SchemaView
 
 
 @dataclass

@@ -14,7 +14,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner.compiler import Compiler
+from kgqa.planner.compiler import Compiler
 
 KEYWORDS = "Questions mention:"
 MAX_KEYWORDS = 40
@@ -143,7 +143,7 @@ class Router:
             scores[name] = grounded / 10.0 + 1.0 * len(terms)
         if self.use_embeddings and len(self.compilers) > 1:
             try:
-                from kg.embed import embed
+                from kgqa.kg.embed import embed
 
                 names = list(self.compilers)
                 vecs = embed([question] + [self.descriptions.get(n) or n for n in names])

@@ -11,9 +11,9 @@ import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from kg.db import Graph
-from kg.domains import DomainSpec
-from kg.operators import relation_steps
+from kgqa.kg.db import Graph
+from kgqa.kg.domains import DomainSpec
+from kgqa.kg.operators import relation_steps
 
 _LONG_TEXT = 60  # values longer than this are prose (taglines, motivations), not lookup values
 

@@ -17,8 +17,8 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from app.config import Settings  # noqa: E402
-from kg.db import Graph  # noqa: E402
+from kgqa.settings import Settings  # noqa: E402
+from kgqa.kg.db import Graph  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -41,7 +41,7 @@ def kgqa_home(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def built_graphs(kgqa_home: Path, data_dir: Path) -> dict[str, Path]:
     """{domain: graph dir} for every domain, built (or found current) under ``kgqa_home/graphs``."""
-    from kg.loader import build_all
+    from kgqa.kg.loader import build_all
 
     graphs_dir = kgqa_home / "graphs"
     metas = build_all(data_dir, graphs_dir, progress=False)

@@ -7,16 +7,16 @@ from dataclasses import replace
 
 import pytest
 
-from app.config import Settings
-from autogen.compile import KINDS, Spec, Step, compile_spec
-from autogen.job import JobState, Prewarmer, prewarm_into
-from autogen.sampling import Sampler
-from autogen.synth import TemplateSynth
-from autogen.verify import execute, leak
-from cache.plan_cache import PlanCache
-from kg.domains import SPECS
-from planner.router import DescriptionStore
-from planner.schema_view import SchemaView
+from kgqa.settings import Settings
+from kgqa.autogen.compile import KINDS, Spec, Step, compile_spec
+from kgqa.autogen.job import JobState, Prewarmer, prewarm_into
+from kgqa.autogen.sampling import Sampler
+from kgqa.autogen.synth import TemplateSynth
+from kgqa.autogen.verify import execute, leak
+from kgqa.cache.plan_cache import PlanCache
+from kgqa.kg.domains import SPECS
+from kgqa.planner.router import DescriptionStore
+from kgqa.planner.schema_view import SchemaView
 
 
 class _Dom:
@@ -51,7 +51,7 @@ def home(tmp_path_factory, built_graphs):
 
 @pytest.fixture(scope="module")
 def pipe(home):
-    from planner.pipeline import Pipeline
+    from kgqa.planner.pipeline import Pipeline
 
     return Pipeline(Settings(home=home))
 
@@ -156,7 +156,7 @@ def test_descriptions_persist_and_update_on_a_misroute(home, pipe):
     c = next(g[0] for k, g in synth.groups.items() if k.startswith("filter:Product.unitPrice"))
     c = replace(c, domain="movies")
     assert job.pipe.router.route(c.question).domain != "movies"
-    from autogen.job import DomainReport
+    from kgqa.autogen.job import DomainReport
 
     rep = DomainReport("movies")
     job._check_route(c, "movies", rep)
@@ -172,10 +172,10 @@ def test_descriptions_persist_and_update_on_a_misroute(home, pipe):
 
 
 def test_llm_writes_and_judges_a_question(synths):
-    from autogen import llm_synth
+    from kgqa.autogen import llm_synth
 
     try:
-        from planner.llm import EmbeddedLLM
+        from kgqa.planner.llm import EmbeddedLLM
 
         llm = EmbeddedLLM()
         llm.model  # noqa: B018

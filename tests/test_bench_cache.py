@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import re
 
-from cache.answer_cache import AnswerCache
-from cache.plan_cache import PlanCache
-from evals import bench_cache
-from evals.bench_cache import Question, ReuseOnly, stream, synthetic_questions, variant
+from kgqa.cache.answer_cache import AnswerCache
+from kgqa.cache.plan_cache import PlanCache
+from kgqa.evals import bench_cache
+from kgqa.evals.bench_cache import Question, ReuseOnly, stream, synthetic_questions, variant
 
 
 def test_surface_variants_share_the_answer_cache_key():

@@ -7,8 +7,8 @@ import re
 
 import numpy as np
 
-from evals import bench_kg
-from kg import synthetic
+from kgqa.evals import bench_kg
+from kgqa.kg import synthetic
 
 
 def test_generator_is_deterministic_power_law():

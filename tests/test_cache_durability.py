@@ -12,7 +12,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from cache.plan_cache import PlanCache, PlanEntry
+from kgqa.cache.plan_cache import PlanCache, PlanEntry
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -22,7 +22,7 @@ def test_kill_9_mid_batch_keeps_every_committed_batch_and_no_partial_one(tmp_pat
     reported committed is there, and no batch is half there (a transaction is all or nothing)."""
     writer = """
         import sys
-        from cache.plan_cache import PlanCache, PlanEntry
+        from kgqa.cache.plan_cache import PlanCache, PlanEntry
         c = PlanCache(sys.argv[1], bound=0)
         b = 0
         while True:
@@ -79,10 +79,10 @@ def test_recency_survives_restart_so_bounded_eviction_stays_lru(tmp_path):
 def test_kg_rebuild_invalidates_plans_and_answers(tmp_path, data_dir):
     """Rebuild the movies graph from changed source data: the service opened on the new graph drops the
     plans learnt on the old version, and answers cached under the old version are no longer served."""
-    from app.config import Settings
-    from cache.answer_cache import AnswerCache
-    from kg.loader import build_domain
-    from planner.pipeline import build_pipeline
+    from kgqa.settings import Settings
+    from kgqa.cache.answer_cache import AnswerCache
+    from kgqa.kg.loader import build_domain
+    from kgqa.planner.pipeline import build_pipeline
 
     src = tmp_path / "data"
     src.mkdir()

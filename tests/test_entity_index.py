@@ -9,9 +9,9 @@ import kuzu
 import numpy as np
 import pytest
 
-from kg.db import Graph, open_database
-from kg.domains import MOVIES, NOBEL, NORTHWIND
-from kg.entity_index import (
+from kgqa.kg.db import Graph, open_database
+from kgqa.kg.domains import MOVIES, NOBEL, NORTHWIND
+from kgqa.kg.entity_index import (
     ENTRIES_FILE,
     VECTORS_FILE,
     EntityIndex,

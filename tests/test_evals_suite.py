@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
-from evals import ablation, bench_accuracy, bench_all
-from evals.benchutil import (
+from kgqa.settings import Settings
+from kgqa.evals import ablation, bench_accuracy, bench_all
+from kgqa.evals.benchutil import (
     artifacts_note,
     key_value_line,
     parse_key_value_line,
@@ -139,7 +139,7 @@ def test_bench_all_skips_when_the_budget_is_spent(tmp_path):
 
 def test_bench_all_commands_follow_the_conventions(tmp_path):
     (spec,) = bench_all.specs(["kg"], tmp_path)
-    assert spec.cmd[1:] == ["-m", "app.cli", "bench", "kg", "--quick", "--out", str(tmp_path)]
+    assert spec.cmd[1:] == ["-m", "kgqa.app.cli", "bench", "kg", "--quick", "--out", str(tmp_path)]
     (full,) = bench_all.specs(["accuracy"], tmp_path, quick=False)
     assert "--quick" not in full.cmd
 
@@ -203,7 +203,7 @@ def test_stage_stats_mean_over_all_questions_percentiles_where_run():
 
 def _set_run(name: str, golds: list[dict]) -> bench_accuracy.SetRun:
     """A set run from prediction records: the first question right, the second a don't-know."""
-    from evals.scorer import score_records
+    from kgqa.evals.scorer import score_records
 
     preds = [{"id": golds[0]["id"], "cypher": "MATCH ...", "rows": golds[0]["gold_rows"], "status": "answered",
               "answer": ", ".join(str(v) for row in golds[0]["gold_rows"] for v in row),
@@ -218,7 +218,7 @@ def _set_run(name: str, golds: list[dict]) -> bench_accuracy.SetRun:
 
 
 def test_accuracy_report_renders_from_scored_runs(tmp_path):
-    from evals.scorer import read_jsonl
+    from kgqa.evals.scorer import read_jsonl
 
     sets = bench_accuracy.question_sets(Settings())
     runs = [_set_run(n, read_jsonl(sets[n])) for n in ("movies", "nobel")]
@@ -234,7 +234,7 @@ def test_accuracy_report_renders_from_scored_runs(tmp_path):
 
 
 def test_ablation_report_renders_variants_and_failures(tmp_path):
-    from evals.scorer import read_jsonl
+    from kgqa.evals.scorer import read_jsonl
 
     golds = read_jsonl(bench_accuracy.question_sets(Settings())["movies"])[:2]
     sr = _set_run("movies", golds)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from evals.judge import (
+from kgqa.evals.judge import (
     LABELS,
     LLMJudge,
     compare_judges,
@@ -243,12 +243,12 @@ def test_compare_judges_lists_disagreements():
 
 @pytest.mark.llm
 def test_llm_judge_with_the_real_backend():
-    from app.config import Settings
+    from kgqa.settings import Settings
 
     settings = Settings.from_env()
     if settings.llm_backend == "embedded":
         pytest.importorskip("llama_cpp")
-    from planner.llm import make_llm
+    from kgqa.planner.llm import make_llm
 
     verdicts = [LLMJudge(make_llm(settings))(answer, [["Lana Wachowski"], ["Lilly Wachowski"]],
                                              question="Who directed The Matrix?")

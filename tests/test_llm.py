@@ -13,8 +13,8 @@ import urllib.request
 import numpy as np
 import pytest
 
-from app.config import Settings
-from planner.llm import (
+from kgqa.settings import Settings
+from kgqa.planner.llm import (
     LLM,
     EmbeddedLLM,
     LLMError,
@@ -231,7 +231,7 @@ def test_openai_backend_completion_and_json_schema(server_url):
 
 @pytest.mark.llm
 def test_a_request_queued_past_the_wait_bound_gets_llm_busy(llm):
-    from planner.llm import LLMBusy
+    from kgqa.planner.llm import LLMBusy
 
     held, release = threading.Event(), threading.Event()
 

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-import kg.loader as loader
-from kg.db import DB_FILE, META_FILE, Graph, GraphMeta
-from kg.domains import NORTHWIND, movies, nobel
-from kg.schema import render_row
+import kgqa.kg.loader as loader
+from kgqa.kg.db import DB_FILE, META_FILE, Graph, GraphMeta
+from kgqa.kg.domains import NORTHWIND, movies, nobel
+from kgqa.kg.schema import render_row
 
 
 def scalar(graph: Graph, cypher: str, params: dict | None = None):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import kuzu
 import pytest
 
-from kg.db import Graph, open_database
-from kg.operators import (
+from kgqa.kg.db import Graph, open_database
+from kgqa.kg.operators import (
     DepthLimitExceeded,
     UnknownSchemaItem,
     breadth_expand,

@@ -4,9 +4,10 @@ import json
 
 import pytest
 
-from app.config import Settings
-from kg.schema import graph_checksum
-from planner.pipeline import InputError, Pipeline
+from kgqa.settings import Settings
+from kgqa.kg.schema import graph_checksum
+from kgqa.planner.pipeline import Pipeline
+from kgqa.types import InputError
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +76,7 @@ def test_bad_input_is_a_clear_error(pipe, question, domain):
 
 
 def test_eval_writes_one_line_per_question_and_never_reads_gold(pipe, tmp_path):
-    from planner.evaluate import run_eval
+    from kgqa.planner.evaluate import run_eval
 
     qfile = tmp_path / "q.jsonl"
     qfile.write_text("\n".join(json.dumps(x) for x in [
@@ -102,7 +103,7 @@ class _FirstOption:
 
 
 def test_exemplar_relations_break_path_ties_without_the_llm(pipe):
-    from planner.linker import link_mentions
+    from kgqa.planner.linker import link_mentions
 
     d = pipe.domains["movies"]
     q = "What are Tom Hanks movies?"
@@ -121,7 +122,7 @@ def test_exemplar_relations_break_path_ties_without_the_llm(pipe):
 
 def test_plan_cache_exemplars_steer_compilation(built_graphs, kgqa_home, tmp_path):
     """A verified plan learned online feeds the next similar question's compilation (MMR exemplars)."""
-    from planner.pipeline import build_pipeline
+    from kgqa.planner.pipeline import build_pipeline
 
     (tmp_path / "graphs").symlink_to(kgqa_home / "graphs")
     llm = _FirstOption()
@@ -140,7 +141,7 @@ def test_plan_cache_exemplars_steer_compilation(built_graphs, kgqa_home, tmp_pat
 
 @pytest.mark.parametrize("depth,breadth", [(True, False), (False, True), (False, False)])
 def test_expansion_operators_can_be_switched_off(pipe, depth, breadth):
-    from planner.linker import link_mentions
+    from kgqa.planner.linker import link_mentions
 
     d = pipe.domains["movies"]
     q = "What is the story between Keanu Reeves and his colleagues?"
@@ -167,7 +168,7 @@ def test_expansion_operators_can_be_switched_off(pipe, depth, breadth):
     ("Products priced 2.5 or more", "MATCH (p) WHERE p.unitPrice >= $v RETURN p", {"v": 2.5}, []),
 ])
 def test_unused_numbers(question, cypher, params, left):
-    from planner.pipeline import unused_numbers
+    from kgqa.planner.pipeline import unused_numbers
 
     assert unused_numbers(question, cypher, params) == left
 
@@ -187,7 +188,7 @@ def test_unconstrained_list_questions_still_answer(pipe):
 
 
 def test_every_dont_know_exit_is_answered_from_the_answer_cache_next_time(built_graphs, kgqa_home):
-    from cache.answer_cache import AnswerCache
+    from kgqa.cache.answer_cache import AnswerCache
 
     cached = Pipeline(Settings(home=kgqa_home, vector_memory=False), answer_cache=AnswerCache())
     question = "Which laureates shared 3 prizes?"  # stops before execution: the plan ignores the 3

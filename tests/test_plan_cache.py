@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cache.plan_cache import PlanCache, PlanEntry, tokenize
+from kgqa.cache.plan_cache import PlanCache, PlanEntry, tokenize
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -159,7 +159,7 @@ def test_second_instance_sees_new_and_deleted_entries_without_restart(tmp_path):
 def test_persistence_across_processes(tmp_path):
     write = """
         import sys
-        from cache.plan_cache import PlanCache, PlanEntry
+        from kgqa.cache.plan_cache import PlanCache, PlanEntry
         with PlanCache(sys.argv[1]) as c:
             for i in range(20):
                 c.add(PlanEntry(question=f"Who acted in film {i}?", cypher=f"RETURN {i}", domain="movies",
@@ -167,7 +167,7 @@ def test_persistence_across_processes(tmp_path):
     """
     read = """
         import sys
-        from cache.plan_cache import PlanCache
+        from kgqa.cache.plan_cache import PlanCache
         with PlanCache(sys.argv[1]) as c:
             got = c.retrieve("Who acted in film 7?", "movies", "cast", k=1)
             print(len(c), got[0].question, got[0].template["skeleton_question"])
@@ -182,7 +182,7 @@ def test_persistence_across_processes(tmp_path):
 def test_kill_9_mid_write_loses_no_committed_entry(tmp_path):
     writer = """
         import sys
-        from cache.plan_cache import PlanCache, PlanEntry
+        from kgqa.cache.plan_cache import PlanCache, PlanEntry
         c = PlanCache(sys.argv[1])
         i = 0
         while True:

@@ -7,9 +7,9 @@ from typing import Literal
 
 import pytest
 
-from planner.isr import ASPECTS
-from planner.llm import EmbeddedLLM, OpenAICompatLLM
-from planner.programs import (
+from kgqa.planner.isr import ASPECTS
+from kgqa.planner.llm import EmbeddedLLM, OpenAICompatLLM
+from kgqa.planner.programs import (
     COMPLETE,
     INCOMPLETE,
     ChooseOptionSig,

@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from evals.judge import judge_answer
-from evals.make_gold import (
+from kgqa.evals.judge import judge_answer
+from kgqa.evals.make_gold import (
     FIELDS,
     QUESTIONS_DIR,
     SET_DOMAINS,
@@ -20,8 +20,8 @@ from evals.make_gold import (
     read_set,
     run_gold,
 )
-from evals.scorer import rows_match
-from kg.domains import SPECS
+from kgqa.kg.compare import rows_match
+from kgqa.kg.domains import SPECS
 
 SETS = {domain: read_set(QUESTIONS_DIR / f"{domain}.jsonl") for domain in SET_DOMAINS}
 ITEMS = [item for items in SETS.values() for item in items]

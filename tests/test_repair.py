@@ -4,10 +4,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kg.domains import SPECS
-from kg.safety import FORBIDDEN
-from planner.repair import postprocess, validate_and_repair
-from planner.schema_view import SchemaView
+from kgqa.kg.domains import SPECS
+from kgqa.kg.safety import FORBIDDEN
+from kgqa.planner.repair import postprocess, validate_and_repair
+from kgqa.planner.schema_view import SchemaView
 
 
 @pytest.fixture(scope="module")

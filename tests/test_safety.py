@@ -2,7 +2,7 @@
 
 import pytest
 
-from kg.safety import FORBIDDEN, UnsafeQueryError, check_read_only, skeleton
+from kgqa.kg.safety import FORBIDDEN, UnsafeQueryError, check_read_only, skeleton
 
 WRITES = {
     "CREATE": "CREATE (m:Movie {title: 'x'})",

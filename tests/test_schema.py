@@ -7,10 +7,10 @@ from decimal import Decimal
 
 import pytest
 
-import kg.loader as loader
-from kg.db import Graph
-from kg.domains import MOVIES, NOBEL, NORTHWIND
-from kg.schema import GraphSchema, graph_checksum, local_schema, render_row, render_value
+import kgqa.kg.loader as loader
+from kgqa.kg.db import Graph
+from kgqa.kg.domains import MOVIES, NOBEL, NORTHWIND
+from kgqa.kg.schema import GraphSchema, graph_checksum, local_schema, render_row, render_value
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from evals.scorer import main, numbers_equal, rows_match, score_file, score_records, values_equal
+from kgqa.evals.scorer import main, score_file, score_records
+from kgqa.kg.compare import numbers_equal, rows_match, values_equal
 
 # -- cells -----------------------------------------------------------------------------------------
 

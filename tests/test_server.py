@@ -10,9 +10,9 @@ import urllib.request
 
 import pytest
 
-from app.config import Settings
-from app.server import BackgroundServer, Metrics, create_app, warm
-from planner.pipeline import build_pipeline
+from kgqa.settings import Settings
+from kgqa.app.server import BackgroundServer, Metrics, create_app, warm
+from kgqa.planner.pipeline import build_pipeline
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ import threading
 import numpy as np
 import pytest
 
-from app.config import Settings
-from cache.prefix import (
+from kgqa.settings import Settings
+from kgqa.cache.prefix import (
     PrefixStore,
     metrics_url,
     order_by_prefix,
@@ -20,7 +20,7 @@ from cache.prefix import (
     read_prefix_metrics,
     split_prompt,
 )
-from planner.batch import (
+from kgqa.planner.batch import (
     acceptable,
     answer_batch,
     answer_values,
@@ -33,7 +33,7 @@ from planner.batch import (
     summarize_batch,
     summarize_each,
 )
-from planner.types import Subgraph
+from kgqa.types import Subgraph
 
 
 def _sub(facts: list[tuple[str, str, str]]) -> Subgraph:
@@ -153,7 +153,7 @@ def test_read_prefix_metrics_over_http():
 
 @pytest.fixture(scope="module")
 def llm():
-    from planner.llm import EmbeddedLLM
+    from kgqa.planner.llm import EmbeddedLLM
 
     model = EmbeddedLLM(n_threads=1, n_ctx=2048)  # one thread: the test machine is shared
     yield model
@@ -204,7 +204,7 @@ QUESTIONS = [{"question": "Who directed The Matrix?", "domain": "movies"},
 
 @pytest.fixture(scope="module")
 def pipe(built_graphs, kgqa_home, llm):
-    from planner.pipeline import Pipeline
+    from kgqa.planner.pipeline import Pipeline
 
     return Pipeline(Settings(home=kgqa_home), llm=llm, domains=["movies", "nobel"])
 

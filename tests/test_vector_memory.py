@@ -9,10 +9,10 @@ import kuzu
 import numpy as np
 import pytest
 
-from app.config import Settings
-from kg.db import DB_FILE, META_FILE, Graph, GraphMeta, open_database
-from kg.domains import SPECS
-from kg.vector_memory import (
+from kgqa.settings import Settings
+from kgqa.kg.db import DB_FILE, META_FILE, Graph, GraphMeta, open_database
+from kgqa.kg.domains import SPECS
+from kgqa.kg.vector_memory import (
     VectorMemory,
     degree_scores,
     ensure_memory,
@@ -23,7 +23,7 @@ from kg.vector_memory import (
     rank_order,
     read_snapshot,
 )
-from planner.memory_answer import answer_from_memory, stem
+from kgqa.planner.memory_answer import answer_from_memory, stem
 
 
 # -- a small graph where degree and PageRank disagree ---------------------------------------------------
@@ -178,7 +178,7 @@ def test_memory_answer_says_dont_know(planted, question):
 
 
 def test_two_nodes_of_one_name_are_ambiguous():
-    from kg.vector_memory import Hit
+    from kgqa.kg.vector_memory import Hit
 
     def hit(i: int, key: str, country: str) -> Hit:
         node = {"_label": "City", "id": key, "name": "Cambridge", "country": country, "_name": "Cambridge"}
@@ -200,7 +200,7 @@ def test_stemmer_conflates_schema_and_question_words():
 # -- the pipeline fallback ------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def fallback_pipe(planted):
-    from planner.pipeline import Pipeline
+    from kgqa.planner.pipeline import Pipeline
 
     home, _ = planted
     return Pipeline(Settings(home=home, vector_memory=True, vector_memory_m=300), domains=["movies"])
@@ -235,8 +235,8 @@ def test_fallback_only_after_the_cypher_path_failed(fallback_pipe):
 
 
 def test_fallback_answers_from_the_memory_and_is_switchable(fallback_pipe):
-    from planner import summarizer
-    from planner.types import Result
+    from kgqa.planner import summarizer
+    from kgqa.types import Result
 
     pipe, d = fallback_pipe, fallback_pipe.domains["movies"]
     question = "Who directed Zorbium Rising?"

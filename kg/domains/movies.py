@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kg.loader import Dataset, NodeTable, RelTable
+from kgqa.kg.dataset import Dataset, NodeTable, RelTable
 
 SOURCE = "movies.cypher"
 

@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kg.loader import Dataset, NodeTable, RelTable
+from kgqa.kg.dataset import Dataset, NodeTable, RelTable
 
 SOURCE = "nobel.json"
 

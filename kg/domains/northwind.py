@@ -10,7 +10,7 @@ import csv
 import sys
 from pathlib import Path
 
-from kg.loader import Dataset, NodeTable, RelTable
+from kgqa.kg.dataset import Dataset, NodeTable, RelTable
 
 FILES = {"Product": "products.csv", "Category": "categories.csv", "Supplier": "suppliers.csv",
          "Customer": "customers.csv", "Order": "orders.csv"}

@@ -1,0 +1,131 @@
+"""The package's import structure: layers import downward only, no cycles, no private names across modules.
+
+Layers, bottom to top: the root package ``kgqa`` (settings, shared types, protocols) <- ``kgqa.kg`` <-
+``kgqa.cache`` <- ``kgqa.planner`` <- ``kgqa.autogen`` <- ``kgqa.app``, with ``kgqa.evals`` on top. Every
+import counts, also one inside a function: a lazy import is still a dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FOLDERS = {"kgqa": "kgqa", "kg": "kgqa.kg", "cache": "kgqa.cache", "planner": "kgqa.planner",
+           "autogen": "kgqa.autogen", "app": "kgqa.app", "evals": "kgqa.evals"}
+RANK = {"kgqa": 0, "kgqa.kg": 1, "kgqa.cache": 2, "kgqa.planner": 3, "kgqa.autogen": 4, "kgqa.app": 5,
+        "kgqa.evals": 6}
+
+
+def modules() -> dict[str, Path]:
+    """Returns every module of the package by dotted name."""
+    found = {}
+    for folder, package in FOLDERS.items():
+        for path in sorted((REPO / folder).rglob("*.py")):
+            parts = path.relative_to(REPO / folder).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join((package, *parts))] = path
+    return found
+
+
+def layer(module: str) -> str:
+    """Returns the layer a dotted module name belongs to."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 1 and ".".join(parts[:2]) in RANK else "kgqa"
+
+
+def imports(module: str, path: Path, known: dict[str, Path]) -> list[tuple[str, str, int]]:
+    """Returns (imported module, imported name or '', line) for each kgqa import in one module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [(a.name, "", node.lineno) for a in node.names if a.name.split(".")[0] == "kgqa"]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            if base.split(".")[0] != "kgqa":
+                continue
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                out.append((sub, "", node.lineno) if sub in known else (base, alias.name, node.lineno))
+    return out
+
+
+GRAPH = {m: imports(m, p, modules()) for m, p in modules().items()}
+
+
+def test_the_layout_is_what_the_test_expects():
+    assert {"kgqa.settings", "kgqa.types", "kgqa.kg.db", "kgqa.planner.pipeline", "kgqa.app.cli"} <= set(GRAPH)
+
+
+def test_no_upward_import():
+    upward = [f"{m}:{line} imports {target} ({layer(m)} may not import {layer(target)})"
+              for m, targets in GRAPH.items() for target, _, line in targets
+              if RANK[layer(target)] > RANK[layer(m)]]
+    assert not upward, "\n".join(upward)
+
+
+def test_no_private_name_across_modules():
+    private = [f"{m}:{line} imports {target}.{name}" for m, targets in GRAPH.items()
+               for target, name, line in targets if name.startswith("_") and target != m]
+    assert not private, "\n".join(private)
+
+
+def test_no_import_cycle():
+    edges = {m: sorted({t for t, _, _ in targets if t in GRAPH and t != m}) for m, targets in GRAPH.items()}
+    cycles = strongly_connected(edges)
+    assert not cycles, "\n".join(" <-> ".join(sorted(c)) for c in cycles)
+
+
+def strongly_connected(edges: dict[str, list[str]]) -> list[set[str]]:
+    """Returns the strongly connected components of more than one module (Tarjan's algorithm)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in edges.get(v, []):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(comp)
+
+    for v in edges:
+        if v not in index:
+            visit(v)
+    return out
+
+
+@pytest.mark.parametrize("source, expected", [
+    ({"a": ["b"], "b": ["a"], "c": ["a"]}, [{"a", "b"}]),
+    ({"a": ["b"], "b": ["c"], "c": []}, []),
+])
+def test_the_cycle_finder_finds_cycles(source, expected):
+    assert strongly_connected(source) == expected
+
+
+def test_the_import_reader_sees_lazy_and_relative_imports(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text("def f():\n    from kgqa.planner import _hidden\n\nfrom .. import settings\n")
+    found = imports("kgqa.kg.mod", path, {"kgqa.settings": path})
+    assert ("kgqa.planner", "_hidden", 2) in found and ("kgqa.settings", "", 4) in found
