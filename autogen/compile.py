@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from kgqa.kg.schema import ident
+from kgqa.kg.cypher import ident
 from kgqa.planner.schema_view import SchemaView
 
 KINDS = ("attr", "hop", "count", "filter", "top", "agg", "superlative", "compare", "count_all")

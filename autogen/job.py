@@ -35,7 +35,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgqa.settings import Settings
 from kgqa.autogen import llm_synth
 from kgqa.autogen.sampling import Sampler
 from kgqa.autogen.synth import Candidate, TemplateSynth, select
@@ -43,7 +42,8 @@ from kgqa.autogen.verify import agrees, execute, leak, round_trip
 from kgqa.cache.plan_cache import PlanCache, PlanEntry
 from kgqa.kg.cypher import inline_params
 from kgqa.kg.db import DB_FILE
-from kgqa.planner.compiler import STOP
+from kgqa.planner.lexicon import STOP
+from kgqa.settings import Settings
 
 STATE_FILE = "prewarm_state.json"
 BATCH = 10

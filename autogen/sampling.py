@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgqa.kg.cypher import ident
 from kgqa.kg.db import Graph
-from kgqa.kg.schema import ident
 from kgqa.planner.schema_view import SchemaView
 
 NEIGHBOUR_CAP = 60  # neighbours read per relationship; a star with more is marked truncated

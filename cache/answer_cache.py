@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from kgqa.jsonl import numbered_jsonl
+
 _RAW, _JSON, _ZLIB = 0, 1, 2
 _TRAIL = re.compile(r"[\s?.!,;:]+$")
 CONTEXT_LIST_FIELDS = ("rows", "candidates", "attempts")
@@ -279,13 +281,9 @@ class AnswerCache:
         if not path.exists():
             return 0
         n = 0
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                if not line.strip():
-                    continue
-                rec = json.loads(line)
-                if self.put(rec["q"], rec["d"] or None, rec["v"] or None, rec["value"]):
-                    n += 1
+        for _, rec in numbered_jsonl(path):
+            if self.put(rec["q"], rec["d"] or None, rec["v"] or None, rec["value"]):
+                n += 1
         return n
 
 

@@ -37,12 +37,10 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from kgqa.text import STOPWORDS, fold
+
 DB_NAME = "plan_cache.sqlite"
 ALL = "*"
-STOPWORDS = frozenset("""
-a an the of in on at to for from by with and or is are was were be been do does did which what who whom
-whose how me please tell show list give name find all any that this those these it its
-""".split())
 _TOKEN = re.compile(r"[\w']+")
 _FLUSH_EVERY_S = 5.0
 _FLUSH_MAX = 256
@@ -71,7 +69,8 @@ _COLUMNS = ("id", "question", "isr", "cypher", "operators", "answer", "domain", 
 
 
 def tokenize(text: str) -> list[str]:
-    """Lower-cased word tokens without stop words (the BM25 vocabulary)."""
+    """Returns the case-folded word tokens of ``text`` without :data:`kgqa.text.STOPWORDS` (the BM25
+    vocabulary)."""
     return [t for t in _TOKEN.findall(text.casefold()) if t not in STOPWORDS]
 
 
@@ -572,11 +571,7 @@ def domain_lookup(d):
     values = getattr(d.view, "values", {}) or {}
 
     def lookup(label: str, prop: str, text: str):
-        import unicodedata
-
-        folded = unicodedata.normalize("NFKD", text)
-        folded = re.sub(r"\s+", " ", "".join(c for c in folded if not unicodedata.combining(c)).casefold()).strip()
-        hits = {v for (lb, p, v) in values.get(folded, []) if lb == label and p == prop}
+        hits = {v for (lb, p, v) in values.get(fold(text), []) if lb == label and p == prop}
         return next(iter(hits)) if len(hits) == 1 else None
 
     return lookup

@@ -22,6 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
+from kgqa.evals.benchutil import command_line, percentile
+
 DEFAULT_SIZES = (40_000, 160_000, 640_000, 1_280_000)
 QUICK_SIZES, QUICK_QUERIES, QUICK_REPEATS = "40k,160k,1.28m", 20, 3  # --quick: same 32x range, fewer queries
 QUESTION_TEMPLATES = (
@@ -45,10 +47,6 @@ class SizeResult:
     star_max_edges: int
     point_max_edges: int
     max_in_degree: int
-
-
-def _percentile(values: list[float], q: float) -> float:
-    return float(np.percentile(np.asarray(values), q)) if values else 0.0
 
 
 def _time(fn, repeats: int) -> tuple[float, int]:
@@ -111,8 +109,8 @@ def run_size(home: Path, triples: int, *, n_queries: int, repeats: int, k_degree
     pt = [t for t, _ in point_res]
     st = [t for t, _ in star_res]
     return SizeResult(triples=triples, items=stats.items, reused=existed, build_s=stats.build_s,
-                      point_ms_p50=round(statistics.median(pt), 3), point_ms_p95=round(_percentile(pt, 95), 3),
-                      star_ms_p50=round(statistics.median(st), 3), star_ms_p95=round(_percentile(st, 95), 3),
+                      point_ms_p50=round(statistics.median(pt), 3), point_ms_p95=round(percentile(pt, 95), 3),
+                      star_ms_p50=round(statistics.median(st), 3), star_ms_p95=round(percentile(st, 95), 3),
                       star_max_edges=max(n for _, n in star_res), point_max_edges=max(n for _, n in point_res),
                       max_in_degree=stats.max_in_degree)
 
@@ -160,7 +158,7 @@ def _write_section(out: Path, results: list[SizeResult], args, point_growth: flo
         "## Bounded operators on synthetic graphs (CacheRAG A.5)", "",
         f"Point (depth) and star (breadth, K_degree={args.k_degree}) queries, {args.queries} each, median of "
         f"{args.repeats} repeats; growth = largest / smallest size p50 (target <= 1.5x).", "",
-        "Command: `" + " ".join(["kgqa bench kg", *(argv or [])]) + "`", "",
+        f"Command: `{command_line('kgqa bench kg', argv)}`", "",
         md_table(["triples", "max in-degree", "point p50 ms", "point p95 ms", "star p50 ms", "star p95 ms",
                   "max star edges"], rows, digits=2), "",
         f"Growth over x{results[-1].triples / results[0].triples:g} size: point x{point_growth:.2f}, "

@@ -33,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kgqa.evals.benchutil import key_value_line, md_table, remove_home, scratch_home, summarize
+from kgqa.evals.benchutil import command_line, key_value_line, md_table, remove_home, scratch_home, summarize
 
 REPO = Path(__file__).resolve().parent.parent
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -314,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=settings.reports_dir)
     args = ap.parse_args(argv)
     duration = 45.0 if args.quick else args.duration
-    command = "kgqa bench load " + " ".join(argv if argv is not None else sys.argv[1:])
+    command = command_line("kgqa bench load", argv if argv is not None else sys.argv[1:])
 
     pool = question_pool(settings.graphs_dir)
     home = server = None
@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
         if home is not None:
             remove_home(home)
 
-    report = render(result, figures, command.strip(), warmup)
+    report = render(result, figures, command, warmup)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "load.md").write_text(report)
     print(report)

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgqa.evals.bench_accuracy import question_sets
-from kgqa.evals.benchutil import remove_home, scratch_home
-from kgqa.evals.scorer import read_jsonl
+from kgqa.evals.benchutil import command_line, remove_home, scratch_home
+from kgqa.jsonl import read_jsonl
 
 SETTINGS_FULL = "1,2,3,5,10,20,per"
 SETTINGS_QUICK = "1,3,per"
@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.max_tokens} generated tokens per answer; questions drawn with seed {args.seed} from "
         "northwind_dev + movies + nobel. No GPU was available for this run.",
         "",
-        f"Command: `kgqa bench subgcache {' '.join(argv or [])}`".rstrip() + f" — {elapsed / 60:.1f} min in all "
+        f"Command: `{command_line('kgqa bench subgcache', argv)}` — {elapsed / 60:.1f} min in all "
         f"(retrieval of {len(golds)} questions: {retrieval_s:.0f} s).",
         "",
         "TTFT = shared-prefix evaluation amortized over its group + restore (if needed) + own prefill + first "

@@ -1,9 +1,10 @@
-"""Small helpers shared by the benchmarks: scratch KGQA homes, summary statistics, Markdown tables and the
-``name key=value ...`` last line that ``kgqa bench all`` collects."""
+"""Small helpers shared by the benchmarks: scratch KGQA homes, summary statistics, Markdown tables, paths and
+commands as reports write them, and the ``name key=value ...`` last line that ``kgqa bench all`` collects."""
 
 from __future__ import annotations
 
 import math
+import os
 import re
 import shutil
 import statistics
@@ -11,6 +12,8 @@ import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from kgqa.settings import REPO_ROOT
 
 _PAIR = re.compile(r"([A-Za-z_][\w.\-]*)=(\S*)")
 _NUMERIC = re.compile(r"^([+-]?\d[\d,]*(\.\d+)?%?|na)$")
@@ -55,21 +58,53 @@ def remove_home(home: Path) -> None:
     shutil.rmtree(home, ignore_errors=True)
 
 
-def percentile(sorted_xs: Sequence[float], q: float) -> float:
-    """Nearest-rank percentile of an already sorted sequence (0 for an empty one)."""
-    if not sorted_xs:
-        return 0.0
-    rank = max(1, math.ceil(q / 100 * len(sorted_xs)))
-    return float(sorted_xs[min(rank, len(sorted_xs)) - 1])
+def percentile(values: Iterable[float], q: float, *, empty: float = 0.0) -> float:
+    """The ``q``-th percentile (0 < q <= 100) of some values, in any order, by the **nearest-rank** rule:
+    the smallest value with at least ``q`` % of the values at or below it, i.e. the ``ceil(q/100 * n)``-th
+    smallest. It is always one of the values (no interpolation between neighbours, unlike
+    ``numpy.percentile``'s default). ``empty`` is returned when there are no values.
+
+    The one percentile of the benchmarks and the scorer (p95, p99). Their p50 figures are
+    ``statistics.median`` (the mean of the two middle values for an even count), not this function."""
+    xs = sorted(float(v) for v in values)
+    if not xs:
+        return empty
+    rank = max(1, math.ceil(q / 100 * len(xs)))
+    return xs[min(rank, len(xs)) - 1]
 
 
 def summarize(values: Iterable[float]) -> dict[str, float]:
-    """n, mean, p50 (median), p99 (nearest rank) and max of some values."""
+    """n, mean, p50 (median), p99 (:func:`percentile`, nearest rank) and max of some values."""
     xs = sorted(float(v) for v in values)
     if not xs:
         return {"n": 0, "mean": 0.0, "p50": 0.0, "p99": 0.0, "max": 0.0}
     return {"n": len(xs), "mean": statistics.fmean(xs), "p50": statistics.median(xs),
             "p99": percentile(xs, 99), "max": xs[-1]}
+
+
+def repo_path(path: str | Path, root: Path = REPO_ROOT) -> str:
+    """``path`` as reports and ``evals/RESULTS.md`` name it: relative to the repository ``root`` when it lies
+    inside it (``var/reports/20250102-030405/report.md``), else as given. Never a machine's absolute path to
+    the checkout. A relative ``path`` is taken from the current directory."""
+    absolute = Path(os.path.abspath(path))
+    for candidate in (absolute, absolute.resolve()):
+        try:
+            return candidate.relative_to(Path(root).resolve()).as_posix()
+        except ValueError:
+            continue
+    return str(path)
+
+
+def command_line(prefix: str, argv: Iterable[str] | None, root: Path = REPO_ROOT) -> str:
+    """A benchmark's command as its report shows it: ``prefix`` and the arguments, each absolute path argument
+    (``/.../var/reports/x``, or ``--out=/...``) inside the repository written by :func:`repo_path`."""
+    def shown(arg: str) -> str:
+        if arg.startswith("--") and "=" in arg:
+            flag, value = arg.split("=", 1)
+            return f"{flag}={shown(value)}"
+        return repo_path(arg, root) if os.path.isabs(arg) else arg
+
+    return " ".join([prefix, *(shown(a) for a in argv or [])]).strip()
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -117,5 +152,6 @@ def _numeric(v: Any) -> bool:
     return isinstance(v, (int, float)) or bool(_NUMERIC.match(str(v)))
 
 
-def pct(x: float) -> str:
+def as_percent(x: float) -> str:
+    """A fraction as a percentage with one decimal for tables: ``0.1234`` -> ``12.3%``."""
     return f"{100 * x:.1f}%"

@@ -30,12 +30,12 @@ An optional LLM judge (:class:`LLMJudge`) asks any backend with ``choose(prompt,
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kgqa.kg.compare import numbers_equal
+from kgqa.text import fold
 
 LABELS = ("accurate", "missing", "hallucinated")
 ALL_VALUES_UP_TO = 10  # gold sets this small need every value
@@ -72,11 +72,9 @@ class Verdict:
 
 # -- normalisation ---------------------------------------------------------------------------------
 def normalize(text: str) -> str:
-    """Fold case and accents, turn punctuation into spaces, collapse whitespace."""
-    text = unicodedata.normalize("NFKD", str(text))
-    text = "".join(c for c in text if not unicodedata.combining(c)).lower()
-    text = re.sub(r"['\u2019`]", "", text)  # o'brien -> obrien, don't -> dont
-    return " ".join(re.sub(r"[^\w]+", " ", text).split())
+    """Returns ``text`` without case, accents or apostrophes ("o'brien" -> "obrien", "don't" -> "dont"),
+    punctuation turned into spaces and whitespace collapsed (:func:`kgqa.text.fold`, lower case)."""
+    return fold(text, case="lower", apostrophes=False, punctuation=False)
 
 
 def numbers_in(text: str, *, words: bool = True) -> list[float]:
@@ -214,12 +212,6 @@ def judge_answer(answer: str, gold_rows: Iterable, *, question: str = "", status
     return Verdict("accurate", f"{found}/{len(values)} gold values present", coverage)
 
 
-def _fold(text: str) -> str:
-    """Lower case without accents or apostrophes, other punctuation kept (to split an answer into items)."""
-    text = unicodedata.normalize("NFKD", str(text))
-    return re.sub(r"['\u2019`]", "", "".join(c for c in text if not unicodedata.combining(c)).lower())
-
-
 def unsupported_items(answer: str, values: list[Any], *, n_rows: int | None = None,
                       question: str = "") -> list[str]:
     """Items of the answer (split at , ; newlines 'and' 'or') that state no gold value.
@@ -228,7 +220,7 @@ def unsupported_items(answer: str, values: list[Any], *, n_rows: int | None = No
     ("Portland, OR") stays one item. An item also counts as stating a value when it holds a gold number,
     the number of gold rows, a number from the question, or (for a gold 0) says "none".
     """
-    text = _fold(answer)
+    text = fold(answer, case="lower", apostrophes=False, collapse=False)  # punctuation kept: it splits items
     strings = sorted({normalize(v) for v in values if isinstance(v, str) and normalize(v)}, key=len, reverse=True)
     for v in strings:
         pattern = r"[\W_]*".join(map(re.escape, v.split()))

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import sys
-from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
+from kgqa.evals.benchutil import percentile
+from kgqa.jsonl import read_jsonl
 from kgqa.kg.compare import rows_match
 
 
@@ -94,19 +93,13 @@ class Report:
         xs = sorted(i.total_ms for i in self.items if i.total_ms is not None)
         if not xs:
             return {}
-        return {"p50": statistics.median(xs), "p95": xs[min(len(xs) - 1, math.ceil(0.95 * len(xs)) - 1)],
-                "mean": statistics.fmean(xs)}
+        return {"p50": statistics.median(xs), "p95": percentile(xs, 95), "mean": statistics.fmean(xs)}
 
     def to_dict(self) -> dict:
         return {"total": self.total.summary(),
                 "by_type": {t: b.summary() for t, b in sorted(self.by_type.items())},
                 "latency_ms": self.latency_ms(), "missing_predictions": self.missing_predictions,
                 "items": [asdict(i) for i in self.items]}
-
-
-def read_jsonl(path: str | Path) -> list[dict]:
-    with open(path, encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
 
 
 def executable(pred: dict) -> bool:

@@ -7,6 +7,21 @@ from typing import Any
 
 _PARAM = re.compile(r"\$(\w+)")
 
+# Names that are Cypher keywords must be back-quoted in queries (``Order``); prompts show them so.
+KEYWORDS = frozenset("""ORDER MATCH RETURN WHERE WITH LIMIT SKIP BY GROUP UNION CALL CASE WHEN END AS ON IN IS NOT
+AND OR XOR NULL TRUE FALSE DISTINCT OPTIONAL UNWIND EXISTS COUNT DESC ASC FROM TO""".split())
+
+
+def quote(name: str) -> str:
+    """Returns ``name`` back-quoted, any backtick in it doubled: safe for every label, relation or property."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def ident(name: str) -> str:
+    """Returns ``name`` as it must be written in Cypher: back-quoted (:func:`quote`) when it is a keyword
+    (case-insensitive, :data:`KEYWORDS`), as it is otherwise."""
+    return quote(name) if name.upper() in KEYWORDS else name
+
 
 def literal(value: Any) -> str:
     """Returns ``value`` as a Cypher literal: quoted and escaped strings, ``true``/``false``, numbers."""

@@ -17,7 +17,6 @@ import json
 import logging
 import re
 import threading
-import unicodedata
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -26,7 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from kgqa.kg.domains import DomainSpec
+from kgqa.kg.spec import DomainSpec
+from kgqa.text import STOPWORDS
+from kgqa.text import fold as fold_text
 from kgqa.types import EntityCandidate
 
 log = logging.getLogger(__name__)
@@ -45,31 +46,25 @@ STRONG = 0.7  # lexical best at or above this: skip the embedding search
 WEAK = 0.6  # lexical best below this: also ask Kuzu FTS (BM25)
 MULTI_SOURCE_BONUS = 0.02
 
-STOPWORDS = frozenset("""
-a an the of in on at to for from by with and or is are was were be been being did do does done
-who whom whose what which when where why how many much list name names show give tell me all any some
-that this these those it its his her their there has have had not no as than more most less least
-after before between during about into over under per each every other same also only both either
-i you we they he she them us my your our can could would should will shall may might must
-get got find please won win wins born located one ones
+# stop words of linking: the shared list and the words that name no entity in a question ("born", "won")
+LINK_STOPWORDS = STOPWORDS | frozenset("""
+being done many much when where why names some his her their there has have had not no as than more most
+less least after before between during about into over under per each every other same also only both
+either i you we they he she them us my your our can could would should will shall may might must get got
+won win wins born located one ones
 """.split())
 ACRONYM_SKIP = frozenset({"of", "the", "and", "for", "de", "la", "le", "des", "du", "di", "der", "und", "at", "in", "&"})
 
-_APOS = re.compile(r"['’`´]")
-_NON_ALNUM = re.compile(r"[^0-9a-z]+")
 _TOKEN_SPAN = re.compile(r"[\w][\w'’\-.&]*", re.UNICODE)
 _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|‘([^’]{2,120})’|(?<![\w])'([^']{2,120})'(?![\w])")
-_LETTERS = {"ß": "ss", "ø": "o", "ł": "l", "æ": "ae", "œ": "oe", "đ": "d", "ð": "d", "þ": "th", "ı": "i"}
 _PAREN = re.compile(r"\(([^()]{2,12})\)")
 
 
 # -- text normalization ----------------------------------------------------------------------------
 def fold(text: str) -> str:
-    """Accent-folded, lower-case, punctuation-free form: "Gustaf's Knäckebröd" -> "gustafs knackebrod"."""
-    text = unicodedata.normalize("NFKD", str(text).lower())
-    text = "".join(_LETTERS.get(ch, ch) for ch in text if not unicodedata.combining(ch))
-    text = _APOS.sub("", text)
-    return " ".join(_NON_ALNUM.sub(" ", text).split())
+    """Returns the form names are matched in, ASCII words: "Gustaf's Knäckebröd" -> "gustafs knackebrod"
+    (:func:`kgqa.text.fold` with ``case="lower", ascii=True, apostrophes=False``)."""
+    return fold_text(text, case="lower", ascii=True, apostrophes=False)
 
 
 def trigrams(text: str) -> set[str]:
@@ -385,7 +380,7 @@ class EntityIndex:
 
     def _partial(self, f: str) -> list[_Hit]:
         """Entries whose tokens contain every mention token (each exactly or fuzzily)."""
-        toks = [t for t in f.split() if t not in STOPWORDS] or f.split()
+        toks = [t for t in f.split() if t not in LINK_STOPWORDS] or f.split()
         if not toks or len(toks) > 8:
             return []
         candidate_sets: list[dict[int, float]] = []
@@ -548,7 +543,7 @@ class EntityIndex:
                 if any(start < b and a < end for a, b in taken):
                     continue
                 words = [question[a:b] for a, b in spans[i:i + n]]
-                if all(fold(w) in STOPWORDS or not fold(w) for w in words):
+                if all(fold(w) in LINK_STOPWORDS or not fold(w) for w in words):
                     continue
                 if n == 1 and len(fold(words[0])) < 2:
                     continue
@@ -558,7 +553,7 @@ class EntityIndex:
                     continue
                 top = cands[0]
                 informative = any(self._marked(question, a, w) for (a, _), w in zip(spans[i:i + n], words))
-                edge_stop = fold(words[0]) in STOPWORDS or fold(words[-1]) in STOPWORDS
+                edge_stop = fold(words[0]) in LINK_STOPWORDS or fold(words[-1]) in LINK_STOPWORDS
                 score = top.score - (0.05 if edge_stop and top.source not in ("exact", "casefold") else 0.0)
                 if score < (0.7 if informative else 0.88):
                     continue
@@ -577,7 +572,7 @@ class EntityIndex:
         """A word that looks like part of a name: digits, or capitalized mid-sentence and not a stopword."""
         if any(ch.isdigit() for ch in word):
             return True
-        if not word[:1].isupper() or fold(word) in STOPWORDS:
+        if not word[:1].isupper() or fold(word) in LINK_STOPWORDS:
             return False
         before = question[:start].rstrip()
         return bool(before) and before[-1] not in ".!?:;\"“(" or word.isupper() and len(word) > 1

@@ -78,7 +78,7 @@ class Snapshot:
 
 def read_snapshot(graph, spec=None) -> Snapshot:
     """Every node and edge of ``graph`` (read-only queries, ordered by key so builds are deterministic)."""
-    from kgqa.kg.operators import node_props, catalog
+    from kgqa.kg.operators import catalog, node_props
 
     cat = catalog(graph)
     big = {"row_cap": 10**9, "timeout_ms": 600_000}
@@ -122,7 +122,7 @@ def pagerank_scores(graph, snap: Snapshot, *, damping: float = DAMPING, max_iter
     on a temporary read-write copy of the database file, which is deleted afterwards. The served graph is
     never written. Kuzu's result is Eq. 6 as written: ``(1 - d) / N + d * sum(score_j / outdeg_j)``.
     """
-    from kgqa.kg.operators import node_props, catalog
+    from kgqa.kg.operators import catalog, node_props
 
     cat = catalog(graph)
     nodes = ", ".join(f"'{n}'" for n in sorted(cat.nodes))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+
 class InputError(ValueError):
     """A question the service refuses before doing any work (empty, too long, unknown domain)."""
 

@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from kgqa.jsonl import JsonlError, numbered_jsonl
 from kgqa.planner import summarizer
 from kgqa.types import InputError, Result, Subgraph
 
@@ -59,21 +60,15 @@ QUESTION_RESERVE = 96  # context kept free for the question turn
 
 def read_batch(path: str | Path) -> list[dict]:
     """Questions of a JSONL batch file: each line a JSON string or an object with ``question`` (and
-    optionally ``domain``, ``id``); blank lines are skipped. A bad line raises ValueError naming it."""
+    optionally ``domain``, ``id``); blank lines are skipped. A bad line raises
+    :class:`kgqa.jsonl.JsonlError` (a ValueError) naming the file and line."""
     out: list[dict] = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except ValueError as err:
-                raise ValueError(f"{path}:{n}: not JSON ({err})") from err
-            if isinstance(item, str):
-                item = {"question": item}
-            if not isinstance(item, dict) or not isinstance(item.get("question"), str):
-                raise ValueError(f"{path}:{n}: expected a string or an object with a 'question' string")
-            out.append({k: item[k] for k in ("question", "domain", "id") if item.get(k) is not None})
+    for n, item in numbered_jsonl(path):
+        if isinstance(item, str):
+            item = {"question": item}
+        if not isinstance(item, dict) or not isinstance(item.get("question"), str):
+            raise JsonlError(path, n, "expected a string or an object with a 'question' string")
+        out.append({k: item[k] for k in ("question", "domain", "id") if item.get(k) is not None})
     return out
 
 

@@ -1,7 +1,12 @@
-"""Heuristic dispatcher (CacheRAG §4.3, Algorithm 3): is the evidence complete, and if not, where next?
+"""Dispatcher (CacheRAG §4.3, Algorithm 3): is the evidence complete? Deterministic: no LLM is asked here.
 
-The verdict is deterministic — rows that answer the asked shape are COMPLETE — and the LLM is consulted
-only to pick the next relation for depth expansion among the frontier's real relationships.
+:func:`judge` decides from the query's outcome alone: COMPLETE when it ran and returned rows that are not
+all nulls and no more of them than the frame's ``LIMIT`` asks; INCOMPLETE otherwise, with the reason.
+:func:`grounded` says whether an empty result is itself the answer ("none").
+
+What the pipeline does with the verdict (``planner/pipeline.py``): INCOMPLETE on a frame that is not
+grounded runs bounded expansion (``Pipeline._expand``, where the LLM picks which of the anchor's real
+relationships to follow); COMPLETE with rows lets the plan cache learn the plan.
 """
 
 from __future__ import annotations
@@ -9,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kgqa.planner.compiler import Frame
+from kgqa.planner.frame import Frame
 
 COMPLETE, INCOMPLETE = "COMPLETE", "INCOMPLETE"
 
@@ -21,6 +26,7 @@ class Verdict:
 
 
 def judge(frame: Frame | None, rows: list[list[Any]], error: str | None) -> Verdict:
+    """COMPLETE or INCOMPLETE for a query's rendered rows (or its error), with a short reason."""
     if error:
         return Verdict(INCOMPLETE, f"query failed: {error[:120]}")
     if not rows:

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from kgqa.jsonl import JsonlError, read_jsonl
 from kgqa.settings import Settings
 from kgqa.types import InputError
 
@@ -17,16 +18,13 @@ ALLOWED = ("id", "question", "domain")  # the only input fields read: gold stays
 
 
 def read_questions(path: str | Path) -> list[dict]:
-    out = []
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise SystemExit(f"{path}:{n}: not JSON ({err.msg})") from err
-        out.append({k: item.get(k) for k in ALLOWED})
-    return out
+    """The questions of a JSONL file, only the :data:`ALLOWED` fields of each; a line that is not JSON
+    ends the run (``SystemExit`` naming the file and line)."""
+    try:
+        items = read_jsonl(path)
+    except JsonlError as err:
+        raise SystemExit(str(err)) from err
+    return [{k: item.get(k) for k in ALLOWED} for item in items]
 
 
 def prediction(pipe, qid: str, question: Any, domain: str | None, *, use_answer_cache: bool) -> dict:

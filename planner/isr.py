@@ -1,20 +1,24 @@
-"""ISR parsing (CacheRAG §4.1 stage 1): topic entity, constraints, domain hint and aspect, in the
+"""ISR parsing (CacheRAG §4.1 stage 1): topic entity, constraints, literals, domain and aspect, in the
 question's own words — never schema predicates.
 
-The embedded 135M model cannot be trusted with this, so the parser is deterministic: the entity is the
-linked mention, constraints are the question's content phrases, the aspect is the intent class used as
-the second layer of the plan cache index. With a strong model behind an OpenAI-compatible endpoint,
-:func:`parse_isr_llm` refines the same fields.
+The parser is deterministic (no LLM): the entity is the first mention the linker tied to a label, the
+constraints are the question's remaining content words (linked spans and stopwords removed) in pairs,
+the literals its quoted strings and numbers, and the aspect (:func:`aspect_of`) is a regular-expression
+intent class, one of :data:`ASPECTS`, used as the second layer of the plan cache index. When nothing
+compiles, the pipeline may ask the LLM to name the topic entity (``Pipeline._llm_entity`` in
+``planner/pipeline.py``); that adds a mention for compilation and leaves the ISR as parsed here.
 """
 
 from __future__ import annotations
 
 import re
 
-from kgqa.planner.compiler import STOP
+from kgqa.planner.lexicon import STOP
 from kgqa.types import ISR
 
 ASPECTS = ("count", "aggregate", "ranking", "comparison", "filter", "relation", "attribute", "lookup")
+
+
 def aspect_of(question: str) -> str:
     q = question.lower()
     if re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", q) and not re.search(r"\b(top|most|least)\b", q):
@@ -44,20 +48,3 @@ def parse_isr(question: str, mentions=(), domain: str | None = None) -> ISR:
     constraints = [" ".join(words[i:i + 2]) for i in range(0, len(words), 2)]
     return ISR(entity=entity, constraints=constraints, domain=domain, aspect=aspect_of(question),
                literals=literals)
-
-
-def parse_isr_llm(question: str, programs, base: ISR) -> ISR:
-    """Let a capable LLM refine entity/constraints; fall back to ``base`` on any failure."""
-    try:
-        out = programs.extract_isr(question)
-    except Exception:  # noqa: BLE001 - the deterministic ISR stands
-        return base
-    if not out:
-        return base
-    entity = out.get("entity") or base.entity
-    if entity and entity.lower() not in question.lower():
-        entity = base.entity  # the ISR must use the question's own words
-    aspect = out.get("aspect") if out.get("aspect") in ASPECTS else base.aspect
-    constraints = [c for c in out.get("constraints", []) if isinstance(c, str)] or base.constraints
-    return ISR(entity=entity, constraints=constraints, domain=base.domain, aspect=aspect,
-               answer_type=out.get("answer_type"), literals=base.literals)

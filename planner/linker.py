@@ -10,7 +10,8 @@ from __future__ import annotations
 import difflib
 import re
 
-from kgqa.planner.compiler import Compiler, Mention
+from kgqa.planner.compiler import Compiler
+from kgqa.planner.frame import Mention
 from kgqa.types import EntityCandidate
 
 FUZZY_MIN = 0.8  # a fuzzy candidate must be at least this confident to anchor a query

@@ -9,7 +9,7 @@ of a list), so every call takes ``json_schema=`` or ``grammar=`` and a handful o
 * :class:`OpenAICompatLLM` speaks the OpenAI chat-completions API: vLLM in production, or
   ``python -m llama_cpp.server`` locally.
 
-:func:`make_llm` builds one from :class:`app.config.Settings`.
+:func:`make_llm` builds one from :class:`kgqa.settings.Settings`.
 """
 
 from __future__ import annotations

@@ -2,10 +2,16 @@
 
 A 135M model cannot write Cypher; it is asked only for short, schema-constrained answers:
 
-* :class:`ExtractISR` — question -> ISR fields in the question's own words (CacheRAG §4.1, stage 1);
-* :class:`ChooseOption` — question + options -> one option (a relation, a candidate entity);
-* :class:`JudgeComplete` — question + evidence summary -> COMPLETE | INCOMPLETE (§4.3 dispatcher);
-* :class:`Phrase` — question + facts -> one sentence (the caller keeps it only if faithful to the facts).
+* :class:`ExtractISR` — question -> ISR fields in the question's own words (CacheRAG §4.1, stage 1); the
+  pipeline uses only its ``entity``, to name a topic entity when nothing compiles (``Pipeline._llm_entity``);
+* :class:`ChooseOption` — question + options -> one option;
+* :class:`JudgeComplete` — question + evidence summary -> COMPLETE | INCOMPLETE;
+* :class:`Phrase` — question + facts -> one sentence (a caller must check it against the facts).
+
+Only :meth:`Programs.extract_isr` is called by the pipeline. Its choices go to ``LLM.choose`` directly,
+completeness is :mod:`planner.dispatcher`'s deterministic verdict, and batch phrasing is
+:mod:`planner.batch`'s own prompt; ``choose``, ``judge_complete`` and ``phrase`` are called only by the
+tests.
 
 :class:`BackendEngine` plugs any :class:`planner.llm.LLM` into ``dspy.LM`` (embedded llama.cpp offline, or an
 OpenAI-compatible server), and :class:`CompactJSONAdapter` keeps prompts short (~60-150 tokens) and sends the
@@ -147,7 +153,7 @@ class ExtractISRSig(dspy.Signature):
 
     question: str = dspy.InputField()
     entity: str = dspy.OutputField(desc="the named thing, as written in the question")
-    answer_type: str = dspy.OutputField(desc="what is asked for, e.g. director, movies, year, count")
+    answer_type: str = dspy.OutputField(desc="what is asked for, e.g. director, films, year, count")
     constraints: list[str] = dspy.OutputField(desc="conditions, in the question's words")
     aspect: Literal[ASPECTS] = dspy.OutputField()
 
@@ -239,7 +245,7 @@ class Programs:
             return None
 
     def extract_isr(self, question: str) -> dict[str, Any] | None:
-        """{"entity", "answer_type", "constraints", "aspect"} in the question's words (see isr.parse_isr_llm)."""
+        """{"entity", "answer_type", "constraints", "aspect"} in the question's words, or None."""
         out = self._run(self.isr, question=question)
         if out is None:
             return None

@@ -1,9 +1,11 @@
 """EXPLAIN-validate-repair (paper 001 §2.3) and the deterministic post-processor (§3.1).
 
-Every query is checked with Kuzu ``EXPLAIN`` before it runs. On an error the post-processor applies the
-fixes that are known to be right — back-quote reserved labels such as ``Order``, map a hallucinated
-property or relationship to the closest one the schema has, drop APOC, return a display property instead
-of a bare node — and the query is checked again, at most ``rounds`` times, Kuzu's error text guiding it.
+Every query is checked with Kuzu ``EXPLAIN`` before it runs. On an error the post-processor
+(:func:`postprocess`) applies fixes that never change the meaning of a correct query — strip Markdown code
+fences, back-quote reserved labels such as ``Order``, correct the case of a label or relationship type,
+map a property its variable's label does not have to the closest one it has, return a display property
+instead of a bare node; when it changes nothing and Kuzu reports "Cannot find property", that property
+becomes the label's display property. The query is then checked again, at most ``rounds`` times.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 
-from kgqa.kg.schema import ident
+from kgqa.kg.cypher import ident
 from kgqa.planner.schema_view import SchemaView
 
 

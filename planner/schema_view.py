@@ -7,22 +7,15 @@ Built once per serving graph from Kuzu's own catalogue (``show_tables``, ``table
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from kgqa.kg.db import Graph
-from kgqa.kg.domains import DomainSpec
 from kgqa.kg.operators import relation_steps
+from kgqa.kg.spec import DomainSpec
+from kgqa.text import fold
 
 _LONG_TEXT = 60  # values longer than this are prose (taglines, motivations), not lookup values
-
-
-def fold(text: str) -> str:
-    """Case- and accent-insensitive form used for matching values."""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    return re.sub(r"\s+", " ", text.casefold()).strip()
 
 
 def split_camel(name: str) -> str:

@@ -198,8 +198,8 @@ def test_semantic_hits_are_off_by_default_and_thresholded():
 
 
 def test_opened_from_settings(tmp_path):
-    from kgqa.settings import Settings
     from kgqa.cache.store import open_answer_cache, open_plan_cache
+    from kgqa.settings import Settings
 
     s = Settings(home=tmp_path, answer_cache_entries=7, answer_prune_rows=4, plan_bucket_bound=3)
     ac = open_answer_cache(s)

@@ -7,16 +7,15 @@ from dataclasses import replace
 
 import pytest
 
-from kgqa.settings import Settings
 from kgqa.autogen.compile import KINDS, Spec, Step, compile_spec
 from kgqa.autogen.job import JobState, Prewarmer, prewarm_into
 from kgqa.autogen.sampling import Sampler
 from kgqa.autogen.synth import TemplateSynth
 from kgqa.autogen.verify import execute, leak
 from kgqa.cache.plan_cache import PlanCache
-from kgqa.kg.domains import SPECS
 from kgqa.planner.router import DescriptionStore
 from kgqa.planner.schema_view import SchemaView
+from kgqa.settings import Settings
 
 
 class _Dom:
@@ -27,8 +26,8 @@ class _Dom:
 
 
 @pytest.fixture(scope="module")
-def views(graph):
-    return {d: SchemaView.from_graph(graph(d), SPECS[d]) for d in ("movies", "northwind", "nobel")}
+def views(graph, spec):
+    return {d: SchemaView.from_graph(graph(d), spec(d)) for d in ("movies", "northwind", "nobel")}
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +145,7 @@ def test_prewarm_resume_does_not_duplicate(home, pipe):
     assert len(cache.entries("movies")) == len(entries)
 
 
-def test_descriptions_persist_and_update_on_a_misroute(home, pipe):
+def test_descriptions_persist_and_update_on_a_misroute(home, pipe, spec):
     settings = Settings(home=home)
     job = Prewarmer(settings, PlanCache(settings.state_dir), llm=None, pipeline=pipe)
     synth = TemplateSynth(Sampler(job.pipe.domains["northwind"].graph, job.pipe.domains["northwind"].view, 5),
@@ -163,11 +162,11 @@ def test_descriptions_persist_and_update_on_a_misroute(home, pipe):
     assert rep.misroutes == 1 and rep.description_updates == 1
     path = settings.state_dir / "descriptions.json"
     stored = json.loads(path.read_text())
-    assert "price" in stored["movies"] and stored["movies"].startswith(SPECS["movies"].description)
+    assert "price" in stored["movies"] and stored["movies"].startswith(spec("movies").description)
     # another process's store (the server's) sees the update without a restart, and a new one loads it
-    other = DescriptionStore(path, {"movies": SPECS["movies"].description})
+    other = DescriptionStore(path, {"movies": spec("movies").description})
     assert other.get("movies") == stored["movies"]
-    job.pipe.descriptions.update("movies", SPECS["movies"].description + " Edited.")
+    job.pipe.descriptions.update("movies", spec("movies").description + " Edited.")
     assert other.get("movies").endswith("Edited.")
 
 

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from kgqa.kg.db import Graph, open_database
-from kgqa.kg.domains import MOVIES, NOBEL, NORTHWIND
 from kgqa.kg.entity_index import (
     ENTRIES_FILE,
     VECTORS_FILE,
@@ -21,6 +20,7 @@ from kgqa.kg.entity_index import (
     fold,
     trigrams,
 )
+from kgqa.kg.spec import DomainSpec
 
 
 # -- pure helpers ----------------------------------------------------------------------------------
@@ -47,6 +47,10 @@ PEOPLE = ["Tom Hanks", "Tom Tykwer", "Lana Wachowski", "Lilly Wachowski", "Keanu
 FILMS = ["The Matrix", "The Matrix Reloaded", "Cloud Atlas", "Cars"]
 
 
+TINY = DomainSpec(name="tiny", description="people and films", primary_keys={"Person": "name", "Movie": "title"},
+                  display={"Person": "name", "Movie": "title"}, name_props={"Person": ["name"], "Movie": ["title"]})
+
+
 @pytest.fixture(scope="module")
 def tiny_graph(tmp_path_factory):
     d = tmp_path_factory.mktemp("tiny_movies")
@@ -58,7 +62,7 @@ def tiny_graph(tmp_path_factory):
         conn.execute("CREATE (:Person {name: $n})", {"n": n})
     for t in FILMS:
         conn.execute("CREATE (:Movie {title: $t})", {"t": t})
-    build_index(conn, d, MOVIES)
+    build_index(conn, d, TINY)
     conn.close()
     db.close()
     g = Graph(d)
@@ -79,7 +83,7 @@ def test_build_index_writes_names_vectors_and_fts(tiny_graph):
 
 
 def test_fts_and_vector_sources_on_tiny_graph(tiny_graph):
-    ix = EntityIndex(tiny_graph, MOVIES)
+    ix = EntityIndex(tiny_graph, TINY)
     assert set(ix.fts_indexes) == {"Person", "Movie"}
     fts_hits = ix._fts("wachowski", None, 5)
     assert {ix.entries[h.entry].name for h in fts_hits} == {"Lana Wachowski", "Lilly Wachowski"}
@@ -90,7 +94,7 @@ def test_fts_and_vector_sources_on_tiny_graph(tiny_graph):
 def test_index_falls_back_to_the_graph_without_files(tiny_graph, tmp_path):
     (tiny_graph.dir / ENTRIES_FILE).rename(tmp_path / ENTRIES_FILE)
     try:
-        ix = EntityIndex(tiny_graph, MOVIES, use_vectors=False)
+        ix = EntityIndex(tiny_graph, TINY, use_vectors=False)
         assert len(ix.entries) == len(PEOPLE) + len(FILMS)
         assert ix.link("Keanu Reves")[0].name == "Keanu Reeves"
     finally:
@@ -98,25 +102,25 @@ def test_index_falls_back_to_the_graph_without_files(tiny_graph, tmp_path):
 
 
 def test_label_filter(tiny_graph):
-    ix = EntityIndex(tiny_graph, MOVIES)
+    ix = EntityIndex(tiny_graph, TINY)
     assert all(c.label == "Movie" for c in ix.link("matrix", labels=["Movie"]))
     assert ix.link("matrix", labels=["Person"], lexical_only=True) == []
 
 
 # -- real graphs -----------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def movies_ix(movies_graph):
-    return EntityIndex(movies_graph, MOVIES).warm()
+def movies_ix(movies_graph, spec):
+    return EntityIndex(movies_graph, spec("movies")).warm()
 
 
 @pytest.fixture(scope="module")
-def nobel_ix(nobel_graph):
-    return EntityIndex(nobel_graph, NOBEL).warm()
+def nobel_ix(nobel_graph, spec):
+    return EntityIndex(nobel_graph, spec("nobel")).warm()
 
 
 @pytest.fixture(scope="module")
-def northwind_ix(northwind_graph):
-    return EntityIndex(northwind_graph, NORTHWIND).warm()
+def northwind_ix(northwind_graph, spec):
+    return EntityIndex(northwind_graph, spec("northwind")).warm()
 
 
 @pytest.mark.parametrize("mention, expected", [

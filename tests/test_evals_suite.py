@@ -11,16 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from kgqa.settings import Settings
 from kgqa.evals import ablation, bench_accuracy, bench_all
 from kgqa.evals.benchutil import (
     artifacts_note,
+    as_percent,
+    command_line,
     key_value_line,
     parse_key_value_line,
+    percentile,
     remove_home,
+    repo_path,
     scratch_home,
     summarize,
 )
+from kgqa.settings import REPO_ROOT, Settings
 
 # -- key=value lines and statistics ------------------------------------------------------------------
 
@@ -38,6 +42,30 @@ def test_summarize_percentiles():
     s = summarize(range(1, 101))
     assert (s["n"], s["mean"], s["p50"], s["p99"], s["max"]) == (100, 50.5, 50.5, 99.0, 100.0)
     assert summarize([])["n"] == 0
+
+
+def test_percentile_is_nearest_rank_on_any_order():
+    assert percentile([5, 1, 4, 2, 3], 50) == 3.0 and percentile([3, 1, 2, 4], 50) == 2.0
+    assert percentile(range(1, 11), 95) == 10.0  # numpy's linear interpolation would say 9.55
+    assert percentile(range(1, 101), 99) == 99.0 and percentile([7.5], 99) == 7.5
+    assert percentile([], 99) == 0.0 and percentile([], 99, empty=float("inf")) == float("inf")
+
+
+def test_as_percent_formats_a_fraction():
+    assert as_percent(0.1234) == "12.3%" and as_percent(1) == "100.0%"
+
+
+def test_report_paths_are_relative_to_the_repository(tmp_path):
+    inside = REPO_ROOT / "var" / "reports" / "20250102-030405" / "report.md"
+    assert repo_path(inside) == "var/reports/20250102-030405/report.md"
+    assert repo_path(str(inside)) == "var/reports/20250102-030405/report.md"
+    assert repo_path(tmp_path / "x.md", root=REPO_ROOT / "var") == str(tmp_path / "x.md")  # outside: as given
+    assert repo_path(tmp_path / "r" / "x.md", root=tmp_path) == "r/x.md"
+    assert command_line("kgqa bench kg", ["--quick", "--out", str(REPO_ROOT / "var" / "r"), "--seed", "3"]) == \
+        "kgqa bench kg --quick --out var/r --seed 3"
+    assert command_line("kgqa bench all", [f"--results={REPO_ROOT / 'evals' / 'RESULTS.md'}"]) == \
+        "kgqa bench all --results=evals/RESULTS.md"
+    assert command_line("kgqa bench cache", None) == "kgqa bench cache"
 
 
 def test_scratch_home_links_graphs_and_copies_state(tmp_path):
@@ -129,6 +157,11 @@ def test_bench_all_collects_last_lines_sections_and_failures(tmp_path):
                                       elapsed_s=12.0, when=when).read_text()
     assert "2025-01-02 03:04" in results and "| ex_northwind_dev | 0.412 |" in results
     assert re.search(r"- machine: .*\d+ cores", results) and "- commit: " in results
+    # the full report is named relative to the repository, never by this machine's path to it
+    in_repo = REPO_ROOT / "var" / "reports" / "20250102-030405" / "report.md"
+    results = bench_all.write_results(runs, tmp_path / "RESULTS.md", command="kgqa bench all --results x",
+                                      elapsed_s=12.0, when=when, report=in_repo).read_text()
+    assert "full report: `var/reports/20250102-030405/report.md`" in results and str(REPO_ROOT) not in results
 
 
 def test_bench_all_skips_when_the_budget_is_spent(tmp_path):
@@ -152,6 +185,12 @@ def test_bench_all_main_prints_the_last_line(tmp_path, capsys):
     assert re.fullmatch(r"bench-all ex_northwind_dev=na truthfulness=na hit_p50_ms=na ttft_ratio=na "
                         r"benches_ok=0 benches=2", last)
     assert (tmp_path / "report.md").exists() and (tmp_path / "RESULTS.md").exists()
+    assert f"full report: `{tmp_path / 'report.md'}`" in (tmp_path / "RESULTS.md").read_text()  # outside the repo
+
+
+def test_the_committed_results_name_no_absolute_path():
+    text = (REPO_ROOT / "evals" / "RESULTS.md").read_text(encoding="utf-8")
+    assert str(REPO_ROOT) not in text and not re.search(r"full report: `/", text)
 
 
 # -- ablation variants -----------------------------------------------------------------------------
@@ -218,7 +257,7 @@ def _set_run(name: str, golds: list[dict]) -> bench_accuracy.SetRun:
 
 
 def test_accuracy_report_renders_from_scored_runs(tmp_path):
-    from kgqa.evals.scorer import read_jsonl
+    from kgqa.jsonl import read_jsonl
 
     sets = bench_accuracy.question_sets(Settings())
     runs = [_set_run(n, read_jsonl(sets[n])) for n in ("movies", "nobel")]
@@ -234,7 +273,7 @@ def test_accuracy_report_renders_from_scored_runs(tmp_path):
 
 
 def test_ablation_report_renders_variants_and_failures(tmp_path):
-    from kgqa.evals.scorer import read_jsonl
+    from kgqa.jsonl import read_jsonl
 
     golds = read_jsonl(bench_accuracy.question_sets(Settings())["movies"])[:2]
     sr = _set_run("movies", golds)

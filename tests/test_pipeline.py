@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from kgqa.settings import Settings
 from kgqa.kg.schema import graph_checksum
 from kgqa.planner.pipeline import Pipeline
+from kgqa.settings import Settings
 from kgqa.types import InputError
 
 

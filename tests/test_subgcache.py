@@ -10,7 +10,6 @@ import threading
 import numpy as np
 import pytest
 
-from kgqa.settings import Settings
 from kgqa.cache.prefix import (
     PrefixStore,
     metrics_url,
@@ -33,6 +32,7 @@ from kgqa.planner.batch import (
     summarize_batch,
     summarize_each,
 )
+from kgqa.settings import Settings
 from kgqa.types import Subgraph
 
 

@@ -155,9 +155,9 @@ def test_quoted_identifiers_and_escapes_are_not_literals():
 
 def test_pipeline_reuses_a_verified_plan(built_graphs, kgqa_home, tmp_path):
     """End to end over northwind: a learnt plan is refilled for another supplier, with the same rows."""
-    from kgqa.settings import Settings
     from kgqa.cache.plan_cache import PlanCache
     from kgqa.planner.pipeline import Pipeline
+    from kgqa.settings import Settings
 
     settings = Settings(home=kgqa_home)
     with PlanCache(tmp_path) as pc:
@@ -181,9 +181,9 @@ def test_pipeline_reuses_a_verified_plan(built_graphs, kgqa_home, tmp_path):
 def test_reuse_is_not_crowded_out_by_other_aspects(built_graphs, kgqa_home, tmp_path):
     """A small aspect bucket is searched on its own: more similar plans of other aspects in the domain
     (which reuse could not take anyway) must not push the matching template out of the candidates."""
-    from kgqa.settings import Settings
     from kgqa.cache.plan_cache import PlanCache, PlanEntry
     from kgqa.planner.pipeline import Pipeline
+    from kgqa.settings import Settings
 
     with PlanCache(tmp_path) as pc:
         pipe = Pipeline(Settings(home=kgqa_home), plan_cache=pc, domains=["northwind"])
@@ -203,9 +203,9 @@ def test_reuse_is_not_crowded_out_by_other_aspects(built_graphs, kgqa_home, tmp_
 def test_a_filled_template_with_no_rows_is_a_grounded_none(built_graphs, kgqa_home, tmp_path):
     """Every slot of a verified template filled from linked entities: an empty result answers "none",
     as fresh compilation of the same question does, instead of "I don't know"."""
-    from kgqa.settings import Settings
     from kgqa.cache.plan_cache import PlanCache
     from kgqa.planner.pipeline import Pipeline
+    from kgqa.settings import Settings
 
     settings = Settings(home=kgqa_home, vector_memory=False)
     with PlanCache(tmp_path) as pc:

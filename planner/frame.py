@@ -1,0 +1,77 @@
+"""The compiler's intermediate form: what the reader reads a question into and the generator turns into Cypher.
+
+Typed objects only, no behaviour: a :class:`Mention` (a span of the question linked to a graph value), a
+:class:`Cond` (a property condition), the :class:`Frame` (target label, anchors, conditions, aggregation,
+ordering, limit) and the :class:`Compiled` plan. :data:`Chooser` is the shape of the constrained choice
+(an LLM picking one of a list) the generator may ask for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+# (prompt, options) -> index of the chosen option
+Chooser = Callable[[str, list[str]], int]
+
+
+@dataclass
+class Mention:
+    """A span of the question naming a graph value: ``label.prop = value``, with the other readings."""
+
+    start: int  # char offsets in the question
+    end: int
+    text: str
+    label: str  # "" for a quoted literal that is no graph value
+    prop: str
+    value: Any
+    score: float = 1.0
+    alternatives: list[tuple[str, str, Any]] = field(default_factory=list)  # other (label, prop, value)
+
+
+@dataclass
+class Cond:
+    """A condition ``label.prop op value`` (``op`` may be ``IS NULL``/``IS NOT NULL`` with no value)."""
+
+    label: str
+    prop: str
+    op: str
+    value: Any
+    rel: str | None = None  # set when the property lives on a relationship
+
+
+@dataclass
+class Frame:
+    """A question as read: what is asked, what it is anchored on, and how rows are filtered and shaped."""
+
+    target: str | None = None
+    target_prop: str | None = None  # a property of the anchor/target asked for ("when was X released")
+    anchors: list[Mention] = field(default_factory=list)
+    conds: list[Cond] = field(default_factory=list)
+    agg: str | None = None  # count | avg | sum | min | max (over agg_label[.agg_prop])
+    agg_label: str | None = None
+    agg_prop: str | None = None
+    group_prop: str | None = None  # group by a property of the target instead of the node
+    having: tuple[str, float] | None = None
+    order: str | None = None  # "agg" or a property of the target
+    desc: bool = True
+    limit: int | None = None
+    rel_hints: list[str] = field(default_factory=list)
+    labels_mentioned: list[str] = field(default_factory=list)
+    distinct: bool = True
+    notes: list[str] = field(default_factory=list)
+    question: str = ""
+    exemplar_rels: dict[str, float] = field(default_factory=dict)  # relationship -> weight from cached plans
+    linked: list[tuple[int, int]] = field(default_factory=list)  # spans of the linked entity mentions
+
+
+@dataclass
+class Compiled:
+    """A compiled plan: parameterized Cypher, its parameters, and the frame it came from."""
+
+    cypher: str
+    params: dict[str, Any]
+    frame: Frame
+    score: float = 1.0
+    description: str = ""  # which shape was generated: "selection", "aggregate", ...

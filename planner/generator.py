@@ -1,0 +1,208 @@
+"""Generating Cypher from a :class:`~kgqa.planner.frame.Frame`: :func:`generate`.
+
+Every label the frame needs (target, anchors, conditions, aggregated label) is joined to the target along
+the shortest schema paths (:meth:`~kgqa.planner.schema_view.SchemaView.paths`), preferring relationships
+the question names; anchors and conditions become parameters, never inlined text. Names come only from
+the schema, quoted with :func:`kgqa.kg.schema.ident`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kgqa.kg.schema import ident
+from kgqa.planner.frame import Chooser, Compiled, Cond, Frame
+from kgqa.planner.schema_view import SchemaView
+
+
+def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Compiled:
+    """Returns the Cypher plan of the frame: every label the frame needs joined to the target along schema
+    paths, anchors and conditions as parameters, and one of five shapes (a property of the anchor, a
+    grouped aggregate, an aggregate, rows ordered by a property, a selection), which
+    ``Compiled.description`` names. Where schema paths tie, ``f.exemplar_rels`` and then ``chooser`` pick
+    one. Drops from ``f.anchors`` an anchor it joins along a self-relationship ("Who follows Keanu Reeves?")."""
+    v = view
+    target = f.target
+    params: dict[str, Any] = {}
+    labels_needed: list[str] = [target]
+    for m in f.anchors:
+        labels_needed.append(m.label)
+    for c in f.conds:
+        if c.rel is None:
+            labels_needed.append(c.label)
+    if f.agg_label and f.agg_label not in v.rel_props:
+        labels_needed.append(f.agg_label)
+    rel_conds = [c for c in f.conds if c.rel] + ([Cond(f.agg_label, f.agg_prop or "", "", None, f.agg_label)]
+                                                 if f.agg_label in v.rel_props else [])
+    # variables
+    var_of: dict[str, str] = {}
+    taken: set[str] = set()
+
+    def var(label: str) -> str:
+        if label not in var_of:
+            base = label[0].lower()
+            name, i = base, 1
+            while name in taken:
+                i += 1
+                name = f"{base}{i}"
+            taken.add(name)
+            var_of[label] = name
+        return var_of[label]
+
+    var(target)
+    # self-relationship: "Who follows Keanu Reeves?" (target and anchor share a label)
+    same = [m for m in f.anchors if m.label == target and f.target_prop is None]
+    patterns: list[str] = []
+    prefer = set(f.rel_hints)
+    if same and any(r in v.rels and (target, target) in v.rels[r] for r in prefer):
+        rel = next(r for r in prefer if r in v.rels and (target, target) in v.rels[r])
+        a = same[0]
+        av = "a"
+        taken.add(av)
+        patterns.append(f"({var_of[target]}:{ident(target)})-[:{rel}]->({av}:{ident(target)})")
+        params["a0"] = a.value
+        where = [f"{av}.{ident(a.prop)} = $a0"]
+        f.anchors = [m for m in f.anchors if m is not a]
+    else:
+        where = []
+    # connect every needed label to the target along schema paths
+    rel_var: dict[str, str] = {}
+    connected = {target}
+    for label in dict.fromkeys(labels_needed):
+        if label in connected:
+            continue
+        paths = v.paths(target, label, max_hops=3, prefer=prefer)
+        if not paths:
+            # try from any connected label
+            for c in list(connected):
+                paths = v.paths(c, label, max_hops=3, prefer=prefer)
+                if paths:
+                    break
+            else:
+                f.notes.append(f"no path to {label}")
+                continue
+            start = c
+        else:
+            start = target
+        path = _pick_path(paths, prefer, f.question, f.exemplar_rels, chooser)
+        cur = start
+        for rel, direction, other in path:
+            rv = ""
+            if any(c.rel == rel for c in rel_conds):
+                rv = rel_var.setdefault(rel, "r" if "r" not in taken else f"r{len(rel_var) + 1}")
+                taken.add(rv)
+            arrow = f"-[{rv}:{rel}]->" if direction == "out" else f"<-[{rv}:{rel}]-"
+            patterns.append(f"({var(cur)}:{ident(cur)}){arrow}({var(other)}:{ident(other)})")
+            connected.add(other)
+            cur = other
+    if not patterns:
+        patterns.append(f"({var(target)}:{ident(target)})")
+    # anchors and conditions
+    for i, m in enumerate(f.anchors):
+        if m.label not in var_of:
+            continue
+        pname = f"v{i}"
+        params[pname] = m.value
+        where.append(f"{var_of[m.label]}.{ident(m.prop)} = ${pname}")
+    for j, c in enumerate(f.conds):
+        holder = rel_var.get(c.rel) if c.rel else var_of.get(c.label)
+        if holder is None:
+            continue
+        if c.op in ("IS NULL", "IS NOT NULL"):
+            where.append(f"{holder}.{ident(c.prop)} {c.op}")
+            continue
+        typ = v.prop_type(c.label, c.prop)
+        value = c.value
+        if typ == "STRING" and not isinstance(value, str):
+            value = str(value)
+        if typ in ("INT64", "INT32") and isinstance(value, float) and value.is_integer():
+            value = int(value)
+        pname = f"c{j}"
+        params[pname] = value
+        where.append(f"{holder}.{ident(c.prop)} {c.op} ${pname}")
+    t = var_of[target]
+    disp = f"{t}.{ident(v.display(target))}"
+    match = "MATCH " + ", ".join(patterns)
+    where_sql = (" WHERE " + " AND ".join(where)) if where else ""
+    ret_props = [c for c in f.conds if c.label == target and c.rel is None and c.prop != v.display(target)]
+
+    if f.target_prop:
+        cypher = f"{match}{where_sql} RETURN DISTINCT {disp}, {t}.{ident(f.target_prop)}"
+        if f.target_prop == v.display(target):
+            cypher = f"{match}{where_sql} RETURN DISTINCT {disp}"
+        return Compiled(cypher, params, f, description="property of anchor")
+
+    if f.agg:
+        agg_holder = rel_var.get(f.agg_label) if f.agg_label in v.rel_props else var_of.get(f.agg_label, t)
+        if f.agg == "count":
+            inner = f"count(DISTINCT {agg_holder})" if f.agg_label != target or f.group_prop else f"count(DISTINCT {t})"
+            if f.group_prop:
+                inner = f"count({t})"
+        else:
+            inner = f"{f.agg}({agg_holder}.{ident(f.agg_prop)})"
+        grouped = f.order == "agg" or f.having is not None or (f.agg_label != target and f.group_prop) or (
+            f.agg_label not in (None, target))
+        if f.group_prop:
+            key = f"{t}.{ident(f.group_prop)}"
+        else:
+            key = disp
+        if grouped:
+            cypher = f"{match}{where_sql} WITH {key} AS {_alias(key)}, {inner} AS value"
+            if f.having:
+                params["h"] = f.having[1]
+                cypher += f" WHERE value {f.having[0]} $h"
+            cypher += f" RETURN {_alias(key)}, value"
+            if f.order == "agg" or f.limit:
+                cypher += f" ORDER BY value {'DESC' if f.desc else 'ASC'}"
+            if f.limit:
+                cypher += f" LIMIT {int(f.limit)}"
+            return Compiled(cypher, params, f, description="grouped aggregate")
+        cypher = f"{match}{where_sql} RETURN {inner} AS value"
+        return Compiled(cypher, params, f, description="aggregate")
+
+    cols = [disp] + [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
+    if (len(f.anchors) == 1 and f.anchors[0].label == target and not f.conds and len(connected) == 1
+            and not f.limit):
+        # "Tell me about Cloud Atlas": the entity itself, every property
+        cols += [f"{t}.{ident(p)}" for p in v.nodes[target] if p != v.display(target)]
+    if f.order and f.order in v.nodes.get(target, {}):
+        ocol = f"{t}.{ident(f.order)}"
+        if ocol not in cols:
+            cols.append(ocol)
+        cypher = (f"{match}{where_sql} RETURN {', '.join(dict.fromkeys(cols))} "
+                  f"ORDER BY {ocol} {'DESC' if f.desc else 'ASC'}")
+        if f.limit:
+            cypher += f" LIMIT {int(f.limit)}"
+        return Compiled(cypher, params, f, description="ordered by property")
+    distinct = "DISTINCT " if len(patterns) > 0 and len(connected) > 1 else ""
+    cypher = f"{match}{where_sql} RETURN {distinct}{', '.join(dict.fromkeys(cols))}"
+    if f.limit:
+        cypher += f" LIMIT {int(f.limit)}"
+    return Compiled(cypher, params, f, description="selection")
+
+
+def _pick_path(paths: list[list], prefer: set[str], question: str = "", exemplars: dict[str, float] | None = None,
+               chooser: Chooser | None = None) -> list:
+    """Returns the path that uses most of the relationships the question names; on a tie, the one the
+    exemplar relationships weigh most, else the chooser's pick, else the first."""
+    scored = sorted(paths, key=lambda p: -sum(step[0] in prefer for step in p))
+    top = [p for p in scored if sum(s[0] in prefer for s in p) == sum(s[0] in prefer for s in scored[0])]
+    if len(top) > 1 and exemplars:
+        # the question's own words tie: the relationships of verified plans for similar questions decide
+        weight = [sum(exemplars.get(step[0], 0.0) for step in p) / len(p) for p in top]
+        best = max(weight)
+        if best > 0 and weight.count(best) == 1:
+            return top[weight.index(best)]
+    if len(scored) > 1 and chooser is not None:
+        if len(top) > 1:
+            options = [" then ".join(f"{rel.lower().replace('_', ' ')} {other}" for rel, _, other in p) for p in top]
+            try:
+                return top[chooser(f"Question: {question}\nWhich relation does the question use?", options)]
+            except Exception:  # noqa: BLE001 - a failed choice keeps the ranked default
+                pass
+    return scored[0]
+
+
+def _alias(expr: str) -> str:
+    return re.sub(r"\W", "_", expr.split(".")[-1].strip("`"))

@@ -1,0 +1,172 @@
+"""The compiler's words: the domain vocabulary, the word tables the reader matches, and its stop words.
+
+- a graph's own words come from its spec (``DomainSpec.words``, from its annotations file): words people
+  use for its labels, properties and relationships. This is schema documentation, not answers: it says
+  that "film" means ``Movie`` and "expensive" speaks of ``Product.unitPrice``. Everything else is matched
+  from the schema's own names in any convention (camelCase, snake_case, UPPER_CASE, plural forms) and
+  the words derived from them (:func:`schema_words`). Targets: ``"Label"``, ``"Label.prop"``,
+  ``"rel:TYPE"`` (optionally ``"rel:TYPE>Label"`` to also imply the label at the far end, as "director"
+  implies a Person along DIRECTED), or ``"Label.prop=value"`` for a word that names a value.
+- :data:`NUMBER_WORDS`, :data:`NUMBER`, :data:`YEAR`, :data:`COMPARATORS`: how numbers, years and
+  comparisons are written.
+- :data:`STOP` (the shared :data:`kgqa.text.STOPWORDS` and the compiler's own additions) and
+  :data:`FILLER`: words that carry no condition.
+- :class:`Lexicon`: what a question's words name in one graph: schema targets (:meth:`Lexicon.scan`),
+  property values (:meth:`Lexicon.value_mentions`), or nothing (:meth:`Lexicon.unexplained`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from kgqa.planner.frame import Frame, Mention
+from kgqa.planner.schema_view import SchemaView, split_camel
+from kgqa.text import STOPWORDS, fold
+
+NUMBER_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                "eight": 8, "nine": 9, "ten": 10, "twenty": 20}
+YEAR = r"(?:18|19|20)\d\d"
+NUMBER = r"(?:\$?\d+(?:\.\d+)?|zero|one|two|three|four|five|six|seven|eight|nine|ten|twenty)"
+
+
+def number_value(token: str) -> float | int:
+    """Returns the value of a :data:`NUMBER` token: "$12.5" -> 12.5, "twenty" -> 20, "7" -> 7."""
+    token = token.lstrip("$").lower()
+    if token in NUMBER_WORDS:
+        return NUMBER_WORDS[token]
+    return float(token) if "." in token else int(token)
+
+
+COMPARATORS = [
+    (r"(?:more than|greater than|higher than|larger than|above|over|exceeding|exceeds|in excess of)", ">"),
+    (r"(?:less than|fewer than|lower than|smaller than|below|under)", "<"),
+    (r"(?:at least|a minimum of|minimum of|no less than|or more)", ">="),
+    (r"(?:at most|a maximum of|maximum of|no more than|or less|or fewer)", "<="),
+    (r"(?:equal to|equals|exactly|of|is|=)", "="),
+]
+
+# the compiler's stop words: the shared list and the question words it also reads past
+STOP = STOPWORDS | {"as", "get", "had", "has", "have", "identify", "many", "much", "than", "their", "there"}
+
+# words that ask, count or point at the data without constraining it ("List all products we sell")
+FILLER = set("we our us you your i my sell sells sold carry stock have has database dataset data graph known "
+             "every each ever exist exists existing available different distinct unique names number total "
+             "count counts can could would should see want need like know about full entire whole complete "
+             "currently recorded registered stored kept listed present overall altogether various kinds types "
+             "type kind so far are there".split())
+
+
+class Lexicon:
+    """What the words of a question name in one graph: schema targets (phrase -> target, from the domain
+    vocabulary plus the schema's own names) and property values (the view's value index)."""
+
+    def __init__(self, view: SchemaView):
+        self.view = view
+        entries: dict[str, str] = {}
+        for label, props in view.nodes.items():
+            low = label.lower()
+            entries.setdefault(low, label)
+            entries.setdefault(low + "s", label)
+            entries.setdefault(low[:-1] + "ies" if low.endswith("y") else low + "es", label)
+            for prop in props:
+                entries.setdefault(split_camel(prop), f"{label}.{prop}")
+                entries.setdefault(split_camel(prop) + ("es" if prop.endswith("s") else "s"), f"{label}.{prop}")
+                entries.setdefault(prop.lower(), f"{label}.{prop}")
+        for rel, props in view.rel_props.items():
+            entries.setdefault(split_camel(rel), f"rel:{rel}")
+            for prop in props:
+                entries.setdefault(split_camel(prop), f"{rel}.{prop}")
+        entries.update(view.spec.words)
+        # keep only targets that exist in this schema
+        self.entries = {p: t for p, t in entries.items() if self._exists(t)}
+        self.phrases = sorted(self.entries, key=lambda p: -len(p))
+
+    def _exists(self, target: str) -> bool:
+        t = target[4:].split(">")[0] if target.startswith("rel:") else target.split("=", 1)[0]
+        if target.startswith("rel:"):
+            return t in self.view.rels
+        if "." in t:
+            owner, prop = t.split(".", 1)
+            return prop in self.view.nodes.get(owner, {}) or prop in self.view.rel_props.get(owner, {})
+        return t in self.view.nodes
+
+    def scan(self, text: str, blocked: list[tuple[int, int]]) -> list[tuple[int, int, str, str]]:
+        """Returns the non-overlapping (start, end, phrase, target) matches in ``text``, longest phrases
+        claimed first, outside the ``blocked`` spans, in textual order."""
+        low = text.lower()
+        taken = list(blocked)
+        found = []
+        for phrase in self.phrases:
+            for m in re.finditer(r"(?<![A-Za-z])" + re.escape(phrase) + r"(?![A-Za-z])", low):
+                s, e = m.start(), m.end()
+                if any(s < b and e > a for a, b in taken):
+                    continue
+                taken.append((s, e))
+                found.append((s, e, phrase, self.entries[phrase]))
+        return sorted(found)
+
+    def value_mentions(self, question: str) -> list[Mention]:
+        """Returns the spans of the question equal (case/accent-insensitively) to a property value of the
+        graph, and quoted literals that are no value (with an empty label), in textual order."""
+        mentions: list[Mention] = []
+        taken: list[tuple[int, int]] = []
+        # quoted literals first: 'Exotic Liquids', "Chai"
+        for m in re.finditer(r"(?<![A-Za-z])'(.+?)'(?=[\s.,?!;:)]|$)|\"([^\"]+)\"", question):
+            text = m.group(1) or m.group(2)
+            if text.lower() in self.entries or split_camel(text) in self.entries:
+                continue  # a quoted schema word ('unitsOnOrder'), read as a property below
+            hits = self.view.values.get(fold(text))
+            if hits:
+                mentions.append(self._mention(m.start(), m.end(), text, hits))
+            else:
+                mentions.append(Mention(m.start(), m.end(), text, "", "", text, score=0.0))
+            taken.append((m.start(), m.end()))
+        # unquoted n-grams, longest first (up to 6 words)
+        words = list(re.finditer(r"[\w'’./&-]+", question))
+        for n in range(6, 0, -1):
+            for i in range(len(words) - n + 1):
+                s, e = words[i].start(), words[i + n - 1].end()
+                if any(s < b and e > a for a, b in taken):
+                    continue
+                text = question[s:e].strip(".,?!")
+                e = s + len(text)
+                if n == 1 and (text.lower() in STOP or text.islower() and len(text) < 4):
+                    continue
+                if re.fullmatch(r"[\d.,$%-]+", text) or (text.islower() and text.lower() in self.entries):
+                    continue
+                hits = self.view.values.get(fold(text))
+                if not hits:
+                    continue
+                if text.islower() and n == 1 and text.lower() in self.entries:
+                    continue  # a schema word ("discontinued"), not a value
+                mentions.append(self._mention(s, e, text, hits))
+                taken.append((s, e))
+        return sorted(mentions, key=lambda m: m.start)
+
+    def _mention(self, s: int, e: int, text: str, hits: list[tuple[str, str, str]]) -> Mention:
+        spec = self.view.spec
+        ranked = sorted(hits, key=lambda h: (h[1] != spec.display.get(h[0]),
+                                             h[1] not in spec.name_props.get(h[0], []),
+                                             h[1] != spec.primary_keys.get(h[0])))
+        label, prop, value = ranked[0]
+        return Mention(s, e, text, label, prop, value, alternatives=[(lb, p, v) for lb, p, v in ranked[1:]])
+
+    def unexplained(self, f: Frame) -> list[str]:
+        """Returns the content words of an unconstrained question (no anchor, no condition) that no schema
+        name, value or filler word accounts for: "Which laureates were born in Iceland?" leaves "iceland",
+        so a plan listing every laureate would answer another question. Empty for a constrained frame."""
+        if (f.anchors or f.conds or f.linked or f.agg not in (None, "count") or f.group_prop or f.order or f.limit
+                or f.having):
+            return []
+        low = f.question.lower()
+        covered = [(s, e) for s, e, _, _ in self.scan(low, [])]
+        words = []
+        for m in re.finditer(r"[a-z][a-z'-]*", low):
+            if any(a <= m.start() < b for a, b in covered):
+                continue
+            w = m.group(0).strip("'-")
+            if w.endswith("'s"):
+                w = w[:-2]
+            if w and w not in STOP and w not in FILLER and w not in self.view.spec.name:
+                words.append(w)
+        return words

@@ -1,0 +1,513 @@
+"""Reading a question into a :class:`~kgqa.planner.frame.Frame`, by an ordered list of rules.
+
+:func:`read` takes the values and schema words the :class:`~kgqa.planner.lexicon.Lexicon` finds in the
+question, sets up a :class:`Reading` (the frame being filled, plus where labels and properties are named)
+and applies :data:`RULES` in order, each a function ``rule(reading) -> None`` that fills part of the frame
+from what the rules before it decided. The order matters and is the whole algorithm: anchors are chosen before
+the target, the target before properties are re-owned, conditions before superlatives, superlatives
+before plain aggregates, and the asked property last.
+
+Only names that exist in the graph's :class:`~kgqa.planner.schema_view.SchemaView` are ever used.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from kgqa.planner.frame import Cond, Frame, Mention
+from kgqa.planner.lexicon import COMPARATORS, NUMBER, YEAR, Lexicon, number_value
+from kgqa.planner.schema_view import SchemaView
+
+Span = tuple[int, int]
+PropAt = tuple[int, int, str, str]  # (start, end, owner label or relationship, property)
+
+
+@dataclass
+class Reading:
+    """One question being read: the frame the rules fill, and what they share while filling it."""
+
+    view: SchemaView
+    lex: Lexicon
+    question: str  # stripped
+    low: str  # lower-cased
+    frame: Frame
+    mentions: list[Mention]  # linked values and quoted literals
+    blocked: list[Span]  # the mentions' spans
+    terms: list[tuple[int, int, str, str]]  # schema words: (start, end, phrase, target)
+    labels_at: list[tuple[int, str]] = field(default_factory=list)  # (start, label) of label words
+    props_at: list[PropAt] = field(default_factory=list)  # property words
+    value_conds: list[Cond] = field(default_factory=list)  # words that name a value ("women")
+    used: list[Span] = field(default_factory=list)  # spans the comparisons consumed
+
+
+# -- the rules, in order ---------------------------------------------------------------------------
+def schema_words(r: Reading) -> None:
+    """Sorts the schema words: relationships (with an implied far-end label), value words, properties and
+    labels; records the labels the question mentions."""
+    f = r.frame
+    for s, e, _phrase, target in r.terms:
+        if target.startswith("rel:"):
+            rel, _, implied = target[4:].partition(">")
+            f.rel_hints.append(rel)
+            if implied:
+                r.labels_at.append((s, implied))
+        elif "=" in target:  # a word that names a value ("women" -> Laureate.gender = 'female')
+            owner, _, rest = target.partition(".")
+            prop, _, value = rest.partition("=")
+            r.labels_at.append((s, owner))
+            r.value_conds.append(Cond(owner, prop, "=", value))
+        elif "." in target:
+            owner, prop = target.split(".", 1)
+            r.props_at.append((s, e, owner, prop))
+        else:
+            r.labels_at.append((s, target))
+    f.labels_mentioned = [lb for _, lb in r.labels_at]
+
+
+def anchors(r: Reading) -> None:
+    """Linked values become anchors, each in the reading whose property the question names next to it, else
+    whose label the question talks about (or a relationship it names touches)."""
+    f, view = r.frame, r.view
+    for m in r.mentions:
+        if not m.label:
+            continue
+        options = [(m.label, m.prop, m.value)] + m.alternatives
+        context = set(f.labels_mentioned)
+        near = _nearby_prop(m, r.props_at)
+        hinted = {lb for rel in f.rel_hints for pair in view.rels.get(rel, []) for lb in pair}
+        if near:
+            options.sort(key=lambda o: (o[1] != near[1], o[0] != near[0]))
+        else:
+            options.sort(key=lambda o: (o[0] not in context and o[1] not in view.spec.name_props.get(o[0], []),
+                                        o[0] not in context, o[0] not in hinted))
+        m.label, m.prop, m.value = options[0]
+        f.anchors.append(m)
+
+
+def target(r: Reading) -> None:
+    """What is asked: the first label word that is not part of an anchor; for "who", the domain's person
+    label; failing both, the far end of a relationship the question names from the anchor, or the anchor."""
+    f, low = r.frame, r.low
+    anchor_spans = [(m.start, m.end) for m in f.anchors]
+    candidates = [(s, lb) for s, lb in r.labels_at if not any(a <= s < b for a, b in anchor_spans)]
+    who = r.view.spec.who
+    if re.match(r"\s*(who|whom)\b", low):
+        f.target = next((lb for s, lb in candidates if s < 25 and lb == who), who)
+    elif candidates:
+        f.target = candidates[0][1]
+    elif f.anchors:
+        # "Where was Marie Curie born?": the far end of a relationship the question names
+        f.target = _far_end(r) or f.anchors[0].label
+
+
+def owners(r: Reading) -> None:
+    """'supplier countries' is Supplier.country: a property belongs to the label named right before it,
+    else to the target when the target has a property of that name."""
+    r.props_at = [_reown(r, s, e, owner, prop) for s, e, owner, prop in r.props_at]
+
+
+def value_words(r: Reading) -> None:
+    """Words that name a value ("women") become their conditions."""
+    r.frame.conds.extend(r.value_conds)
+
+
+def comparisons(r: Reading) -> None:
+    """Numbers attached to properties ("more than 20 units") or to counted labels ("more than 3 films":
+    a HAVING on a count); ranges ("between 10 and 20"); "zero units in stock"."""
+    f, low = r.frame, r.low
+    for m in re.finditer(rf"between\s+({NUMBER})\s+and\s+({NUMBER})", low):
+        if re.fullmatch(YEAR, m.group(1)) and re.fullmatch(YEAR, m.group(2)):
+            continue  # a span of years: the years rule (date strings compare as text)
+        owner, prop = _closest_numeric_prop(r, m.start(), m.end()) or (None, None)
+        if owner:
+            f.conds.append(Cond(owner, prop, ">=", number_value(m.group(1)), _rel_of(r, owner)))
+            f.conds.append(Cond(owner, prop, "<=", number_value(m.group(2)), _rel_of(r, owner)))
+            r.used.append((m.start(), m.end()))
+    for pattern, op in COMPARATORS:
+        for m in re.finditer(rf"\b{pattern}\s+({NUMBER})\b", low):
+            if any(a <= m.start() < b for a, b in r.used) or any(a <= m.start() < b for a, b in r.blocked):
+                continue
+            if op == "=" and not re.match(r"(?:of|is|=|equal to|equals|exactly)\s", m.group(0)):
+                continue
+            value = number_value(m.group(m.lastindex))
+            counted = _counted_label(r, low[m.end():m.end() + 40])
+            if counted and op != "=":
+                f.agg, f.agg_label, f.having = "count", counted, (op, value)
+                r.used.append((m.start(), m.end()))
+                continue
+            hit = _closest_numeric_prop(r, m.start(), m.end())
+            if hit:
+                owner, prop = hit
+                f.conds.append(Cond(owner, prop, op, value, _rel_of(r, owner)))
+                r.used.append((m.start(), m.end()))
+    # "zero units in stock", "with 0 units on order"
+    for m in re.finditer(r"\b(zero|no|0)\s+(units in stock|units on order|reorder level|stock)", low):
+        hit = _closest_numeric_prop(r, m.end(1), m.end())
+        if hit and not any(c.prop == hit[1] for c in f.conds):
+            f.conds.append(Cond(hit[0], hit[1], "=", 0, _rel_of(r, hit[0])))
+
+
+def years(r: Reading) -> None:
+    """Years as conditions on a year or date property: ranges ("from 1939 to 1945", "between 2000 and
+    2009"), decades ("the 1920s"), bounds ("before 1850", "since 1990") and single years ("in 1997",
+    "the 2020 chemistry prize"). The property: the one a cue word names ("born" -> birth, "died" ->
+    death, "won" -> award), else the nearest year-like property mentioned, else the single one of an
+    anchored or mentioned label (or, for "in 1997", of the asked label). Several single years on one
+    property are a disjunction and stay unbound. A date string compares as text ("1939" <= "1939-10-05")."""
+    f, low = r.frame, r.low
+    taken = r.used + r.blocked
+    found: list[tuple[int, int, list[tuple[str, int]]]] = []
+
+    def claim(m, bounds) -> None:
+        if not any(a < m.end() and m.start() < b for a, b in taken):
+            taken.append((m.start(), m.end()))
+            found.append((m.start(), m.end(), bounds))
+
+    for pattern in (rf"\bbetween\s+({YEAR})\s+and\s+({YEAR})\b",  # "in 1901 and 2001" is two years, not a span
+                    rf"\b(?:from\s+)?({YEAR})\s*(?:to|-|–|through|until)\s*({YEAR})\b"):
+        for m in re.finditer(pattern, low):
+            lo, hi = sorted((int(m.group(1)), int(m.group(2))))
+            claim(m, [(">=", lo), ("<=", hi)])
+    for m in re.finditer(r"\b(?:the\s+)?((?:18|19|20)\d)0'?s\b", low):
+        claim(m, [(">=", int(m.group(1)) * 10), ("<=", int(m.group(1)) * 10 + 9)])
+    for m in re.finditer(rf"\b(before|prior to|earlier than|until|after|later than|since)\s+(?:the\s+)?(?:year\s+)?"
+                         rf"({YEAR})\b", low):
+        op = {"before": "<", "prior to": "<", "earlier than": "<", "until": "<=", "after": ">",
+              "later than": ">", "since": ">="}[m.group(1)]
+        claim(m, [(op, int(m.group(2)))])
+    for m in re.finditer(rf"(?<![$.,])\b({YEAR})\b(?![.,]\d)(?!\s*(?:units|products|orders|items|dollars))", low):
+        claim(m, [("=", int(m.group(1)))])
+    picked = []
+    for start, _end, bounds in sorted(found):
+        # with no cue word, "in 1997" may mean the asked label's one year; a bound or bare year must
+        # belong to a label the question names ("Who directed X after 1990?" is not about birth years)
+        plain_in = re.search(r"\b(?:in|during|of)\s+(?:the\s+)?(?:year\s+)?$", low[:start])
+        hit = _year_cue(r, start) or _year_prop(r, start, with_target=bool(plain_in))
+        if hit:
+            picked.append((hit, bounds))
+    singles = [hit for hit, bounds in picked if bounds[0][0] == "="]
+    for hit, bounds in picked:
+        if bounds[0][0] == "=" and singles.count(hit) > 1:
+            continue  # "1901 or 2001": not a conjunction; left unbound, the plan is declined
+        owner, prop, typ = hit
+        for op, year in bounds:
+            if typ != "STRING":
+                f.conds.append(Cond(owner, prop, op, year, _rel_of(r, owner)))
+            elif op == "=":
+                f.conds.append(Cond(owner, prop, "STARTS WITH", str(year), _rel_of(r, owner)))
+            else:  # ISO date text: "<= 1945" is "<= '1945-99'" (after every 1945 date, before 1946)
+                bound = f"{year}-99" if op in ("<=", ">") else str(year)
+                f.conds.append(Cond(owner, prop, op, bound, _rel_of(r, owner)))
+
+
+def string_conditions(r: Reading) -> None:
+    """Quoted literals that are not graph values: dates, prefixes, substrings ('... containing 'bags''),
+    on the nearest string property named, else on the target's display property."""
+    f, low, view = r.frame, r.low, r.view
+    ops = [(r"(?:containing|contains|contain|includes|including|described as|with the word|mention(?:s|ing)?)", "CONTAINS"),
+           (r"(?:starting with|starts with|start with|beginning with|begins with|begin with)", "STARTS WITH"),
+           (r"(?:ending with|ends with|end with)", "ENDS WITH"),
+           (r"(?:later than|after|since|from)", ">"), (r"(?:earlier than|before|prior to|until)", "<")]
+    for lit in (m for m in r.mentions if not m.label):
+        before = low[max(0, lit.start - 30):lit.start]
+        op = "="
+        for pat, o in ops:
+            if re.search(pat + r"\s*$", before.strip() + " ") or re.search(pat + r"\W*$", before):
+                op = o
+                break
+        best = None
+        for ps, pe, owner, prop in r.props_at:
+            if view.prop_type(owner, prop) != "STRING" or owner in view.rel_props:
+                continue
+            dist = lit.start - pe if pe <= lit.start else ps - lit.end + 20
+            if best is None or dist < best[0]:
+                best = (dist, owner, prop)
+        if best is None and f.target:
+            best = (0, f.target, view.display(f.target))
+        if best:
+            f.conds.append(Cond(best[1], best[2], op, lit.text))
+
+
+def booleans(r: Reading) -> None:
+    """"still alive" / "deceased": whether the label's death date or year is recorded; a BOOL property
+    named is true, or false after "not", "non", "never"."""
+    f, low, view = r.frame, r.low, r.view
+    life = re.search(r"\b(alive|living|still living|dead|deceased|passed away)\b", low)
+    if life:
+        for label in dict.fromkeys([f.target, *f.labels_mentioned]):
+            death = [p for p in view.nodes.get(label or "", {}) if p.lower().startswith("death")]
+            if death:
+                op = "IS NULL" if life.group(1) in ("alive", "living", "still living") else "IS NOT NULL"
+                f.conds.append(Cond(label, sorted(death)[0], op, None))
+                break
+    for s, _e, owner, prop in r.props_at:
+        if view.prop_type(owner, prop) != "BOOL":
+            continue
+        before = low[max(0, s - 12):s]
+        negated = bool(re.search(r"\b(not|non|never|n't)\b[\s-]*$", before))
+        if not any(c.prop == prop for c in f.conds):
+            f.conds.append(Cond(owner, prop, "=", not negated, _rel_of(r, owner)))
+
+
+def superlatives(r: Reading) -> None:
+    """"top 5", "the 3 ...": a limit. "most", "cheapest", "oldest" ...: an order, on the property that
+    follows, or a count of the label that follows ("most orders"), or a grouping ("most common cities")."""
+    f, low, view = r.frame, r.low, r.view
+    props_at, labels_at = r.props_at, r.labels_at
+    m = re.search(rf"\b(top|first)\s+({NUMBER})\b", low) or re.search(
+        rf"\b(?:which|what|list|name|identify|find|the)\s+({NUMBER})\s+[a-z]", low)
+    if m and not (m.lastindex == 1 and 1000 <= number_value(m.group(1)) <= 2100):  # "the 2020 chemistry prize"
+        f.limit = int(number_value(m.group(m.lastindex)))
+    sup = re.search(r"\b(most|highest|largest|greatest|biggest|maximum|least|lowest|smallest|fewest|"
+                    r"minimum|cheapest|oldest|youngest|earliest|latest|newest)\b", low)
+    if not sup and not re.search(r"\btop\b", low):
+        return
+    desc = True
+    if sup:
+        word = sup.group(1)
+        desc = word not in ("least", "lowest", "smallest", "fewest", "minimum", "cheapest", "earliest",
+                            "oldest")
+        if word in ("youngest", "latest", "newest"):
+            desc = True
+    f.desc = desc
+    pos = sup.end() if sup else 0
+    # what follows the superlative: a property, "number of <label>", or a label
+    after = [(s, owner, prop) for s, e, owner, prop in props_at if s >= pos - 1]
+    if sup and sup.group(1) in ("oldest", "youngest"):
+        born = [(s, o, p) for s, e, o, p in props_at if p in ("born", "birthYear")]
+        if born:
+            after = born
+        else:
+            for label, props in view.nodes.items():
+                if label == f.target:
+                    for p in ("born", "birthYear"):
+                        if p in props:
+                            after = [(pos, label, p)]
+            f.desc = sup.group(1) == "youngest"
+    counted = None
+    for s, lb in labels_at:
+        if s >= pos and lb != f.target:
+            counted = lb
+            break
+    freq = re.search(r"\b(?:most|least) (?:frequently|often|commonly) (\w+)", low)
+    common = re.search(r"\bmost (?:common|frequent|popular|frequently \w+) ([a-z ]+?)(?: for| of| in| by|$|\?)", low)
+    number_of = re.search(r"\b(?:number of|count of|amount of)\s+(?:different |distinct |unique )?([a-z ]+)", low)
+    avg = re.search(r"\baverage\b|\bmean\b", low[pos:] if sup else low)
+    total = re.search(r"\btotal\b|\bsum\b", low[pos:] if sup else low)
+    if common and not counted:
+        # "most common ship cities" -> group by that property of the target
+        prop_hit = next(((o, p) for s, e, o, p in props_at if s >= common.start(1) - 1), None)
+        if prop_hit:
+            f.target = prop_hit[0]
+            f.group_prop = prop_hit[1]
+            f.agg, f.agg_label, f.order = "count", prop_hit[0], "agg"
+            f.limit = f.limit or 1
+            return
+    if number_of and counted:
+        f.agg, f.agg_label, f.order = "count", counted, "agg"
+    elif after and (avg or total):
+        _, owner, prop = after[0]
+        f.agg, f.agg_label, f.agg_prop, f.order = ("avg" if avg else "sum"), owner, prop, "agg"
+    elif after and (not counted or after[0][0] < next((s for s, lb in labels_at if s >= pos and lb != f.target), 10**6)):
+        _, owner, prop = after[0]
+        if owner == f.target or view.prop_type(owner, prop) is None or owner in view.rel_props:
+            f.order = prop if owner == f.target else None
+            if owner != f.target:
+                f.agg, f.agg_label, f.agg_prop, f.order = "sum", owner, prop, "agg"
+        else:
+            f.agg, f.agg_label, f.agg_prop, f.order = "sum", owner, prop, "agg"
+    elif counted or freq:
+        if freq and not counted:
+            rel_label = {"ordered": "Order", "purchased": "Order", "reviewed": "Person"}.get(freq.group(1))
+            counted = rel_label if rel_label in view.nodes else None
+        if counted:
+            f.agg, f.agg_label, f.order = "count", counted, "agg"
+    if f.limit is None and f.order:
+        singular = re.search(r"\b(?:which|what) (\w+) (?:has|had|is|was)\b", low)
+        f.limit = 1 if singular else None
+
+
+def aggregates(r: Reading) -> None:
+    """"how many", "number of", "count": a count (of the label counted, which becomes the target); "average",
+    "total", "maximum" ...: that aggregate of the property named after the word. Not when the superlatives
+    already set one."""
+    f, low = r.frame, r.low
+    if f.agg:
+        return
+    if re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", low):
+        m = re.search(r"\bhow many\s+(?:different |distinct |unique )?([a-z]+)", low)
+        counted = r.lex.entries.get(m.group(1)) if m else None
+        if counted and ("." in counted or counted.startswith("rel:")):
+            counted = None
+        f.agg, f.agg_label = "count", counted or f.target
+        if counted:
+            f.target = counted
+        return
+    for word, agg in (("average", "avg"), ("mean", "avg"), ("total", "sum"), ("sum", "sum"),
+                      ("maximum", "max"), ("minimum", "min")):
+        m = re.search(rf"\b{word}\b", low)
+        if m:
+            prop = next(((o, p) for s, e, o, p in r.props_at if s > m.start()), None)
+            if prop:
+                f.agg, f.agg_label, f.agg_prop = agg, prop[0], prop[1]
+                if re.search(r"\b(each|per|by)\b", low):
+                    f.order = None
+                return
+
+
+def asked_property(r: Reading) -> None:
+    """'When was The Matrix released?' asks a property of the anchor, not a list of nodes."""
+    f = r.frame
+    if f.agg or f.order or not f.anchors:
+        return
+    anchor = f.anchors[0]
+    if f.target not in (None, anchor.label):
+        return
+    for _s, _e, owner, prop in r.props_at:
+        if owner == anchor.label and prop != anchor.prop:
+            f.target, f.target_prop = anchor.label, prop
+            return
+    if re.match(r"\s*when\b", r.low):
+        for prop in r.view.nodes.get(anchor.label, {}):
+            if prop in ("released", "born", "birthDate", "orderDate") or "year" in prop.lower():
+                f.target, f.target_prop = anchor.label, prop
+                return
+
+
+Rule = Callable[[Reading], None]
+RULES: tuple[Rule, ...] = (schema_words, anchors, target, owners, value_words, comparisons, years,
+                           string_conditions, booleans, superlatives, aggregates, asked_property)
+
+
+def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> Frame:
+    """Returns the frame of ``question`` over ``lex``'s graph, read by :data:`RULES` in order. ``mentions``
+    (default: :meth:`Lexicon.value_mentions`) become the anchors and literals; each linked one is set, in
+    place, to the reading chosen for it."""
+    q = question.strip()
+    mentions = lex.value_mentions(q) if mentions is None else mentions
+    blocked = [(m.start, m.end) for m in mentions]
+    reading = Reading(lex.view, lex, q, q.lower(), Frame(question=q), mentions, blocked, lex.scan(q, blocked))
+    for rule in RULES:
+        rule(reading)
+    return reading.frame
+
+
+# -- helpers of the rules --------------------------------------------------------------------------
+def _rel_of(r: Reading, owner: str) -> str | None:
+    """The relationship a property owner is, or None for a node label."""
+    return owner if owner in r.view.rel_props and owner not in r.view.nodes else None
+
+
+def _far_end(r: Reading) -> str | None:
+    anchor = r.frame.anchors[0].label
+    for rel in r.frame.rel_hints:
+        for src, dst in r.view.rels.get(rel, []):
+            if src == anchor and dst != anchor:
+                return dst
+            if dst == anchor and src != anchor:
+                return src
+    return None
+
+
+def _reown(r: Reading, s: int, e: int, owner: str, prop: str) -> PropAt:
+    target = r.frame.target
+    for ls, lb in r.labels_at:
+        if 0 <= s - ls <= len(lb) + 3 and prop in r.view.nodes.get(lb, {}):
+            return (s, e, lb, prop)
+    if owner != target and owner in r.view.nodes and prop in r.view.nodes.get(target or "", {}):
+        return (s, e, target, prop)
+    return (s, e, owner, prop)
+
+
+def _nearby_prop(m: Mention, props_at: list[PropAt]) -> tuple[str, str] | None:
+    """A property named within 12 characters of the mention that one of its readings holds, nearest first
+    ("from Berlin", "in the UK", "based in", "located in": a place of the subject)."""
+    best = None
+    for s, e, owner, prop in props_at:
+        dist = m.start - e if e <= m.start else s - m.end
+        if 0 <= dist <= 12 and any(prop == alt[1] for alt in [(m.label, m.prop, m.value)] + m.alternatives):
+            if best is None or dist < best[0]:
+                best = (dist, (owner, prop))
+    return best[1] if best else None
+
+
+def _counted_label(r: Reading, after: str) -> str | None:
+    m = re.match(r"\s*(?:different|distinct|unique|separate)?\s*([a-z]+)", after)
+    if not m:
+        return None
+    found = r.lex.entries.get(m.group(1))
+    if found and "." not in found and not found.startswith("rel:"):
+        return found
+    return None
+
+
+def _closest_numeric_prop(r: Reading, s: int, e: int) -> tuple[str, str] | None:
+    best = None
+    for ps, pe, owner, prop in r.props_at:
+        typ = r.view.prop_type(owner, prop)
+        if typ not in ("INT64", "DOUBLE", "INT32", "FLOAT", "STRING"):
+            continue
+        dist = max(0, s - pe if pe <= s else ps - e)
+        penalty = 0 if typ != "STRING" else 15
+        if best is None or dist + penalty < best[0]:
+            best = (dist + penalty, (owner, prop))
+    if best and best[0] <= 40:
+        return best[1]
+    return None
+
+
+def _year_cue(r: Reading, pos: int) -> tuple[str, str, str] | None:
+    """The year property a cue word before the year names, on a label of the frame, if exactly one."""
+    f = r.frame
+    window = r.low[max(0, pos - 40):pos]
+    cues = [(r"\b(?:born|birth)", ("birth", "born")), (r"\b(?:died|dead|death|die)", ("death", "died")),
+            (r"\b(?:released|release|came out)", ("released", "release")),
+            (r"\b(?:won|win|awarded|award|prize)", ("award",)),
+            (r"\b(?:ordered|order|placed)", ("orderdate",)), (r"\b(?:shipped|ship)", ("shippeddate",))]
+    labels = [m.label for m in f.anchors] + f.labels_mentioned + [f.target]
+    nearest = []  # cues by distance to the year: "orders shipped in 1997" is about shipping
+    for pattern, stems in cues:
+        found = [m.end() for m in re.finditer(pattern, window)]
+        if found:
+            nearest.append((len(window) - found[-1], stems))
+    for _, stems in sorted(nearest):
+        hits = []
+        for label in dict.fromkeys(lb for lb in labels if lb):
+            for p, t in r.view.nodes.get(label, {}).items():
+                name = p.lower()
+                if any(name.startswith(st) for st in stems) and (
+                        t.startswith("INT") and ("year" in name or name in ("released", "born", "died"))
+                        or t == "STRING" and name.endswith("date")):
+                    hits.append((label, p, t))
+        ints = [h for h in hits if h[2].startswith("INT")]
+        pick = ints or hits
+        if len({(lb, p) for lb, p, _ in pick}) == 1:
+            return pick[0]
+    return None
+
+
+def _year_prop(r: Reading, pos: int, with_target: bool = True) -> tuple[str, str, str] | None:
+    f = r.frame
+    best = None
+    for _ps, pe, owner, prop in r.props_at:
+        typ = r.view.prop_type(owner, prop)
+        if typ in ("INT64", "STRING") and ("date" in prop.lower() or "year" in prop.lower()
+                                          or prop in ("released", "born")):
+            dist = abs(pos - pe)
+            if best is None or dist < best[0]:
+                best = (dist, (owner, prop, typ))
+    if best:
+        return best[1]
+    # a year with no property named: the one year-like property of an anchored, mentioned or target label
+    labels = [m.label for m in f.anchors] + f.labels_mentioned + ([f.target] if with_target else [])
+    for label in dict.fromkeys(lb for lb in labels if lb):
+        props = r.view.nodes.get(label, {})
+        ints = [(p, t) for p, t in props.items() if t.startswith("INT") and (
+            "year" in p.lower() or p in ("released", "born"))]
+        dates = [(p, t) for p, t in props.items() if p.lower().endswith("date")]
+        for cands in (ints, dates):
+            if len(cands) == 1:
+                return (label, cands[0][0], cands[0][1])
+    return None

@@ -1,0 +1,32 @@
+"""Cypher text helpers (kg/cypher.py): the one back-quoting of identifiers, literals, parameters written in."""
+
+from __future__ import annotations
+
+import pytest
+
+from kgqa.kg.cypher import KEYWORDS, ident, inline_params, literal, quote
+
+
+@pytest.mark.parametrize("name, quoted", [
+    ("Order", "`Order`"), ("Person", "`Person`"), ("odd`name", "`odd``name`"), ("", "``"),
+])
+def test_quote_always_back_quotes_and_doubles_backticks(name, quoted):
+    assert quote(name) == quoted
+
+
+@pytest.mark.parametrize("name, written", [
+    ("Order", "`Order`"), ("order", "`order`"), ("TO", "`TO`"), ("count", "`count`"),
+    ("Person", "Person"), ("ACTED_IN", "ACTED_IN"), ("orderID", "orderID"),
+])
+def test_ident_back_quotes_keywords_only(name, written):
+    assert ident(name) == written
+
+
+def test_keywords_are_upper_case_words():
+    assert "ORDER" in KEYWORDS and all(k == k.upper() and k.isalpha() for k in KEYWORDS)
+
+
+def test_literal_and_inline_params():
+    assert literal("it's") == "'it\\'s'" and literal(True) == "true" and literal(2.5) == "2.5"
+    assert inline_params("MATCH (n) WHERE n.a = $a AND n.b = $b RETURN $c", {"a": "$b", "b": 3}) == \
+        "MATCH (n) WHERE n.a = '$b' AND n.b = 3 RETURN $c"
