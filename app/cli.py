@@ -7,43 +7,108 @@ import json
 import os
 import sys
 
-from kgqa.settings import DOMAINS, Settings
+from kgqa.settings import Settings
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
-def _domains(value: str) -> list[str]:
-    if value == "all":
-        return list(DOMAINS)
-    if value not in DOMAINS:
-        raise SystemExit(f"unknown domain {value!r}; choose one of {', '.join(DOMAINS)} or all")
+def registered_domains(settings: Settings, value: str | None) -> list[str]:
+    """Returns the registered domains ``value`` names ("all" or one name); exits with a clear message else."""
+    from kgqa.kg.registry import registered
+
+    names = list(registered(settings.graphs_dir))
+    if value in (None, "all"):
+        return names
+    if value not in names:
+        raise SystemExit(f"unknown domain {value!r}; registered: {', '.join(names) or 'none (run kgqa load)'}")
     return [value]
 
 
 def cmd_load(args, settings: Settings) -> int:
-    from kgqa.kg.loader import build_domain
+    from kgqa.kg.ddl import SourceError
+    from kgqa.kg.domains import BUNDLED
+    from kgqa.kg.loader import NameClash, build_graph
+    from kgqa.kg.sources import bundled_source, csv_source, cypher_source, kuzu_source
 
-    for domain in _domains(args.domain):
-        meta = build_domain(domain, settings.data_dir, settings.graphs_dir, force=args.force)
-        nodes = sum(meta.node_counts.values())
-        rels = sum(meta.rel_counts.values())
-        print(f"{domain}: {nodes} nodes, {rels} relationships "
-              f"({', '.join(f'{k} {v}' for k, v in meta.node_counts.items())}) version {meta.version[:12]}")
-        if settings.vector_memory:
-            _load_vector_memory(domain, settings, force=args.force)
+    routes = [r for r in ("schema", "cypher", "kuzu") if getattr(args, r)]
+    try:
+        if routes or args.name:
+            if not args.name or len(routes) != 1 or (args.schema is None) != (args.csv is None):
+                raise SystemExit("kgqa load: give --name NAME and one of --schema FILE --csv DIR, --cypher FILE, "
+                                 "--kuzu PATH (or --domain NAME|all for the bundled graphs)")
+            ann = args.annotations if settings.annotations else None
+            source = (csv_source(args.schema, args.csv, ann) if args.schema else
+                      cypher_source(args.cypher, ann) if args.cypher else kuzu_source(args.kuzu, ann))
+            todo = [(args.name, source)]
+        else:
+            names = list(BUNDLED) if args.domain == "all" else [args.domain]
+            if any(n not in BUNDLED for n in names):
+                raise SystemExit(f"unknown bundled graph {args.domain!r}; bundled: {', '.join(BUNDLED)} or all "
+                                 "(your own graph: kgqa load --name NAME ...)")
+            todo = [(n, bundled_source(n, settings.data_dir, annotations=settings.annotations)) for n in names]
+        for name, source in todo:
+            meta = build_graph(name, source, settings.graphs_dir, force=args.force)
+            nodes = sum(meta.node_counts.values())
+            rels = sum(meta.rel_counts.values())
+            print(f"{name}: {nodes} nodes, {rels} relationships "
+                  f"({', '.join(f'{k} {v}' for k, v in meta.node_counts.items())}) version {meta.version[:12]}")
+            if settings.vector_memory:
+                _load_vector_memory(name, settings, force=args.force)
+    except (SourceError, NameClash, ValueError) as err:
+        print(f"kgqa load: {err}", file=sys.stderr)
+        return 2
     return 0
+
+
+def cmd_domains(args, settings: Settings) -> int:
+    from kgqa.kg.registry import registered, remove_domain
+
+    if args.action == "remove":
+        if not args.name:
+            raise SystemExit("kgqa domains remove NAME")
+        try:
+            meta = remove_domain(settings.graphs_dir, args.name)
+        except (KeyError, ValueError) as err:
+            print(f"kgqa domains: {err.args[0]}", file=sys.stderr)
+            return 2
+        dropped = _drop_caches(settings, args.name)
+        print(f"removed {args.name} (version {meta.version[:12]}); {dropped} cached plans dropped")
+        return 0
+    rows = [{"name": n, "source": m.source.get("kind", "bundled"), "files": m.source.get("files", []),
+             "annotations": bool(m.source.get("annotations")), "nodes": sum(m.node_counts.values()),
+             "relationships": sum(m.rel_counts.values()), "version": m.version[:12], "built_at": m.built_at}
+            for n, m in registered(settings.graphs_dir).items()]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for r in rows:
+        print(f"{r['name']:<16} {r['source']:<8} {r['nodes']:>8} nodes {r['relationships']:>9} relationships  "
+              f"version {r['version']}  {'annotated' if r['annotations'] else 'derived'}"
+              + (f"  {r['files'][0]}" if r["files"] and r["source"] != "bundled" else ""))
+    if not rows:
+        print("no domains registered: kgqa load --domain all, or kgqa load --name NAME ...")
+    return 0
+
+
+def _drop_caches(settings: Settings, name: str) -> int:
+    """Drops every cached plan of a removed domain (answers die with its KG version); returns how many."""
+    from kgqa.cache.store import open_plan_cache
+
+    with open_plan_cache(settings) as cache:
+        return cache.invalidate(name, keep_version="")
 
 
 def _load_vector_memory(domain: str, settings: Settings, *, force: bool = False) -> None:
     """Build (or find current) the domain's GLARE vector memory, stored under state/ keyed by the KG version."""
     from kgqa.kg.db import Graph
-    from kgqa.kg.domains import SPECS
+    from kgqa.kg.registry import graph_spec
     from kgqa.kg.vector_memory import ensure_memory
 
     with Graph(settings.graph_path(domain), read_only=True, pool_size=1) as graph:
-        memory, path, built = ensure_memory(graph, SPECS[domain], settings.state_dir, m=settings.vector_memory_m,
+        spec = graph_spec(graph, annotations=settings.annotations)
+        memory, path, built = ensure_memory(graph, spec, settings.state_dir, m=settings.vector_memory_m,
                                             ranking=settings.vector_memory_ranking, force=force)
     meta = memory.meta
     print(f"{domain}: vector memory {'built' if built else 'current'}: {meta.subgraphs} subgraphs "
@@ -96,7 +161,7 @@ def cmd_serve(args, settings: Settings) -> int:
 def cmd_prewarm(args, settings: Settings) -> int:
     from kgqa.autogen.job import run_prewarm
 
-    return run_prewarm(settings, _domains(args.domain), budget=args.budget, resume=args.resume,
+    return run_prewarm(settings, registered_domains(settings, args.domain), budget=args.budget, resume=args.resume,
                        if_empty=args.if_empty)
 
 
@@ -119,14 +184,26 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kgqa", description="Question answering over knowledge graphs (CacheRAG on Kuzu).")
     sub = p.add_subparsers(dest="command", required=True)
 
-    s = sub.add_parser("load", help="build the Kuzu graphs under $KGQA_HOME")
-    s.add_argument("--domain", default="all")
+    s = sub.add_parser("load", help="build a graph under $KGQA_HOME: the bundled ones, or your own")
+    s.add_argument("--domain", default="all", help="a bundled graph or 'all' (default)")
+    s.add_argument("--name", help="your graph's domain name (with one of the three routes below)")
+    s.add_argument("--schema", metavar="FILE", help="Kuzu DDL (CREATE NODE/REL TABLE ...); with --csv")
+    s.add_argument("--csv", metavar="DIR", help="one CSV per table, named after it, with a header row")
+    s.add_argument("--cypher", metavar="FILE", help="a Cypher CREATE script")
+    s.add_argument("--kuzu", metavar="PATH", help="an existing Kuzu database, registered in place, opened read-only")
+    s.add_argument("--annotations", metavar="FILE", help="optional annotations (JSON or YAML)")
     s.add_argument("--force", action="store_true", help="rebuild even when up to date")
     s.set_defaults(func=cmd_load)
 
+    s = sub.add_parser("domains", help="list the registered graphs, or remove one")
+    s.add_argument("action", nargs="?", choices=["list", "remove"], default="list")
+    s.add_argument("name", nargs="?")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_domains)
+
     s = sub.add_parser("ask", help="answer a question")
     s.add_argument("question", nargs="*")
-    s.add_argument("--domain", choices=DOMAINS)
+    s.add_argument("--domain", help="a registered domain (default: the router chooses)")
     s.add_argument("--json", action="store_true")
     s.add_argument("--batch", metavar="FILE.jsonl", help="answer a batch (one {\"question\"} per line)")
     s.set_defaults(func=cmd_ask)
@@ -134,7 +211,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("eval", help="answer a question file, one JSON result per line")
     s.add_argument("--questions", required=True)
     s.add_argument("--out", required=True)
-    s.add_argument("--domain", choices=DOMAINS)
+    s.add_argument("--domain", help="a registered domain (default: each line's, else the router's)")
     s.add_argument("--limit", type=int)
     s.set_defaults(func=cmd_eval)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgqa.settings import DOMAINS, Settings
+from kgqa.settings import Settings
 
 
 def _error(description: str) -> dict[str, Any]:
@@ -24,8 +24,9 @@ def _json_body(ref: str) -> dict[str, Any]:
     return {"required": True, "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{ref}"}}}}
 
 
-def openapi_spec(settings: Settings | None = None) -> dict[str, Any]:
-    """The OpenAPI document; ``settings`` fills in the question and batch limits."""
+def openapi_spec(settings: Settings | None = None, domains: list[str] | None = None) -> dict[str, Any]:
+    """Returns the OpenAPI document; ``settings`` fills in the question and batch limits, ``domains`` the
+    registered domains as examples."""
     s = settings or Settings()
     bad_input = ("Bad input: missing, empty or non-string question, non-string or unknown domain, "
                  "body that is not UTF-8, not JSON, or not a JSON object")
@@ -41,7 +42,7 @@ def openapi_spec(settings: Settings | None = None) -> dict[str, Any]:
             "question": {"type": "string", "minLength": 1, "maxLength": s.max_question_chars,
                          "example": "Who directed The Matrix?"},
             "domain": {"type": ["string", "null"], "description": "a loaded domain; omit, null, '' or 'auto' "
-                       "to let the router choose", "examples": list(DOMAINS)},
+                       "to let the router choose", "examples": list(domains or [])},
         },
     }
     result = {
@@ -108,8 +109,13 @@ def openapi_spec(settings: Settings | None = None) -> dict[str, Any]:
                                             f"{s.max_question_chars} characters, or body too large")}}},
             "/health": {"get": {"summary": "Liveness and loaded graphs", "operationId": "health",
                                 "responses": {"200": _ok("Service status", "Health")}}},
-            "/domains": {"get": {"summary": "Loaded knowledge graphs with a schema summary",
+            "/domains": {"get": {"summary": "Registered knowledge graphs with a schema summary (the registry is "
+                                            "re-read first)",
                                  "operationId": "domains", "responses": {"200": _ok("Domains", "Domains")}}},
+            "/domains/reload": {"post": {"summary": "Re-read the domain registry: open graphs loaded since, re-open "
+                                                   "rebuilt ones, close removed ones (also on SIGHUP)",
+                                         "operationId": "reloadDomains",
+                                         "responses": {"200": {"description": "{added, updated, removed}"}}}},
             "/cache/stats": {"get": {"summary": "Plan cache and answer cache statistics",
                                      "operationId": "cacheStats",
                                      "responses": {"200": _ok("Cache statistics", "CacheStats")}}},

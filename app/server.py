@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import json
 import logging
+import signal
 import threading
 import time
 from collections.abc import Iterable
@@ -20,10 +21,9 @@ from typing import Any
 from flask import Flask, Response, g, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from kgqa.settings import Settings
 from kgqa.planner.pipeline import Pipeline
-from kgqa.types import InputError
-from kgqa.types import Result
+from kgqa.settings import Settings
+from kgqa.types import InputError, Result
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 log = logging.getLogger("kgqa.server")
@@ -300,8 +300,13 @@ def create_app(pipeline: Pipeline) -> Flask:
                        domains={n: {"kg_version": d.graph.version} for n, d in pipeline.domains.items()},
                        llm_loaded=getattr(pipeline, "_llm", None) is not None)
 
+    @app.post("/domains/reload")
+    def reload_domains():
+        return jsonify(pipeline.reload())
+
     @app.get("/domains")
     def domains():
+        pipeline.reload()  # the registry is the truth: a graph loaded or removed since shows at once
         out = []
         for name, d in pipeline.domains.items():
             view = d.view
@@ -345,7 +350,7 @@ def create_app(pipeline: Pipeline) -> Flask:
 
     @app.get("/openapi.json")
     def openapi():
-        return jsonify(openapi_spec(settings))
+        return jsonify(openapi_spec(settings, list(pipeline.domains)))
 
     return app
 
@@ -403,6 +408,8 @@ def serve(settings: Settings) -> None:
 
     pipeline = build_pipeline(settings)
     warm(pipeline)
+    # kill -HUP re-reads the domain registry (as POST /domains/reload does), off the signal handler's frame
+    signal.signal(signal.SIGHUP, lambda *_: threading.Thread(target=pipeline.reload, daemon=True).start())
     server = create_server(create_app(pipeline), host=settings.host, port=settings.port, threads=8, ident="kgqa")
     print(f"kgqa serving {', '.join(pipeline.domains)} on http://{settings.host}:{server.effective_port}/",
           flush=True)

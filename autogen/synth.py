@@ -20,7 +20,6 @@ from typing import Any
 from kgqa.autogen import phrases as P
 from kgqa.autogen.compile import Spec, Step
 from kgqa.autogen.sampling import Sampler, Star, is_name
-from kgqa.planner.vocab import WHO_LABEL
 
 NUMERIC = ("INT64", "INT32", "INT16", "DOUBLE", "FLOAT")
 
@@ -59,6 +58,7 @@ class TemplateSynth:
 
     def __init__(self, sampler: Sampler, domain: str, seed: int = 7):
         self.s, self.view, self.domain = sampler, sampler.view, domain
+        self.book = P.Phrasebook(self.view.spec.phrases)
         self.rng = random.Random(seed)
         self.groups: dict[str, list[Candidate]] = defaultdict(list)
 
@@ -85,7 +85,7 @@ class TemplateSynth:
         return j, options[j]
 
     def _who(self, label: str) -> str:
-        return "Who" if WHO_LABEL.get(self.domain) == label or label == "Person" else "What"
+        return "Who" if self.view.spec.who == label else "What"
 
     # -- generators over stars ------------------------------------------------------------------------
     def from_stars(self, stars: list[Star]) -> None:
@@ -109,15 +109,15 @@ class TemplateSynth:
             isinstance(v, str) and (len(v) > 200 or v.casefold() in str(c.name).casefold()))]
         self.rng.shuffle(props)
         for p in props[:2]:
-            opts = P.ATTR.get((c.label, p)) or [f"What is the {P.words(p)} of {{x}}?"]
+            opts = self.book.attrs.get((c.label, p)) or [f"What is the {self.book.words(p)} of {{x}}?"]
             j, text = self._para(opts, i)
             self._add(f"attr:{c.label}.{p}:{j}", text.format(x=a.text),
                       Spec("attr", c.label, c.label, a.prop, a.value, prop=p), [[c.props[p]]], [a],
-                      [(str(c.name), P.words(p), str(c.props[p]))])
+                      [(str(c.name), self.book.words(p), str(c.props[p]))])
 
     def _hop(self, star: Star, a: Anchor, hop, i: int) -> None:
         c = star.centre
-        ph = P.rel_phrases(self.domain, hop.rel, hop.direction, hop.label)
+        ph = self.book.rel_phrases(hop.rel, hop.direction, hop.label)
         step = [Step(hop.rel, hop.direction, hop.label)]
         facts = [(str(c.name), hop.rel.lower().replace("_", " "), str(n.name)) if hop.direction == "out"
                  else (str(n.name), hop.rel.lower().replace("_", " "), str(c.name)) for n in hop.nodes]
@@ -136,11 +136,11 @@ class TemplateSynth:
                 vals = list(dict.fromkeys((n.name, n.props.get(p)) for n in hop.nodes if n.props.get(p) is not None))
                 if len(vals) < 3:
                     continue
-                facts_p = facts + [(str(n), P.words(p), str(v)) for n, v in vals]
+                facts_p = facts + [(str(n), self.book.words(p), str(v)) for n, v in vals]
                 self._star_numeric(c.label, hop, a, np, step, p, vals, facts_p, i)
 
     def _star_numeric(self, label, hop, a, np, step, p, vals, facts, i) -> None:
-        w = P.words(p)
+        w = self.book.words(p)
         ranked = sorted(vals, key=lambda v: -v[1])
         if ranked[0][1] != ranked[1][1]:
             self._add(f"sup:{label}-{hop.rel}.{p}", f"Which of {np} has the highest {w}?",
@@ -160,8 +160,8 @@ class TemplateSynth:
 
     def _two_hop(self, star: Star, a: Anchor, h1, h2, nodes, i: int) -> None:
         c = star.centre
-        np1 = str(P.rel_phrases(self.domain, h1.rel, h1.direction, h1.label)["np"]).format(x=a.text)
-        np2 = str(P.rel_phrases(self.domain, h2.rel, h2.direction, h2.label)["np"]).format(x=np1)
+        np1 = str(self.book.rel_phrases(h1.rel, h1.direction, h1.label)["np"]).format(x=a.text)
+        np2 = str(self.book.rel_phrases(h2.rel, h2.direction, h2.label)["np"]).format(x=np1)
         opts = [f"List {np2}.", f"Find {np2}."]
         j, text = self._para(opts, i)
         steps = [Step(h1.rel, h1.direction, h1.label), Step(h2.rel, h2.direction, h2.label)]
@@ -180,10 +180,10 @@ class TemplateSynth:
                          if x.centre.props.get(p) is not None and y.centre.props.get(p) is not None
                          and x.centre.props[p] != y.centre.props[p]]
                 for k, (x, y) in enumerate(pairs[:3]):
-                    table = P.COMPARE.get((label, p), {})
+                    table = self.book.compares.get((label, p), {})
                     keys = sorted(table, reverse=True) or [True, False]
                     desc = keys[k % len(keys)]
-                    opts = table.get(desc) or [f"Which has a {'higher' if desc else 'lower'} {P.words(p)}, {{x}} or {{y}}?"]
+                    opts = table.get(desc) or [f"Which has a {'higher' if desc else 'lower'} {self.book.words(p)}, {{x}} or {{y}}?"]
                     win = max((x, y), key=lambda s: s.centre.props[p] * (1 if desc else -1))
                     ax, ay = self._anchor(x), self._anchor(y)
                     self._add(f"compare:{label}.{p}:{desc}", opts[0].format(x=ax.text, y=ay.text),
@@ -210,8 +210,8 @@ class TemplateSynth:
     def _filters(self, label: str, p: str, rows: list[tuple[Any, Any]]) -> None:
         vals = sorted(v for _, v in rows)
         double = self.view.nodes[label][p] in ("DOUBLE", "FLOAT")
-        w, lp = P.words(p), P.plural(label)
-        table = P.FILTER.get((label, p), {})
+        w, lp = self.book.words(p), P.plural(label)
+        table = self.book.filters.get((label, p), {})
         for op, qs in ((">", (0.8, 0.9, 0.95)), ("<", (0.05, 0.1, 0.2))):
             opts = table.get(op) or ([f"Which {lp} have a {w} greater than {{v}}?", f"List all {lp} with a {w} above {{v}}."]
                                      if op == ">" else
@@ -226,7 +226,7 @@ class TemplateSynth:
                           Spec("filter", label, prop=p, op=op, value=float(cut) if double else cut), hits)
 
     def _tops(self, label: str, p: str, rows: list[tuple[Any, Any]]) -> None:
-        w, lp = P.words(p), P.plural(label)
+        w, lp = self.book.words(p), P.plural(label)
         for desc, k, text in ((True, 3, f"What are the top {{k}} {lp} by {w}?"),
                               (True, 5, f"Which {{k}} {lp} have the highest {w}?"),
                               (False, 3, f"List the {{k}} {lp} with the lowest {w}.")):
@@ -240,7 +240,7 @@ class TemplateSynth:
                       Spec("top", label, prop=p, desc=desc, limit=k), [list(r) for r in ranked[:k]])
 
     def _booleans(self, label: str, p: str) -> None:
-        w, lp = P.words(p), P.plural(label)
+        w, lp = self.book.words(p), P.plural(label)
         rows = self.s.table(label, p)
         for value, text in ((True, f"Which {lp} are {w}?"), (False, f"Which {lp} are not {w}?")):
             hits = [[d, v] for d, v in rows if v is value]
@@ -256,7 +256,7 @@ class TemplateSynth:
         shared = sorted(v for v, n in freq.items() if n >= 2 and is_name(v) and len(v) <= 40)
         if not 2 <= len(freq) <= 60 or not shared:
             return
-        w, lp = P.words(p), P.plural(label)
+        w, lp = self.book.words(p), P.plural(label)
         opts = [f"Which {lp} have the {w} {{v}}?", f"List all {lp} whose {w} is {{v}}."]
         picks = self.rng.sample(shared, min(2, len(shared)))
         for j, v in enumerate(picks):

@@ -31,18 +31,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgqa.settings import Settings
 from kgqa.evals.bench_accuracy import ask_record, question_sets, stratified
 from kgqa.evals.benchutil import (
     artifacts_note,
+    as_percent,
+    command_line,
     key_value_line,
     md_table,
-    pct,
     remove_home,
     scratch_home,
     summarize,
 )
-from kgqa.evals.scorer import Report, read_jsonl, score_records
+from kgqa.evals.scorer import Report, score_records
+from kgqa.jsonl import read_jsonl
+from kgqa.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -110,15 +112,15 @@ def build_prewarmed_state(settings: Settings, budget: int, llm=None) -> tuple[Pa
     prewarm_into = prewarm_api()
     if prewarm_into is None or budget <= 0:
         return None, 0.0, 0
-    from kgqa.settings import DOMAINS
     from kgqa.cache.store import open_plan_cache
+    from kgqa.kg.registry import registered
 
     home = scratch_home(settings.graphs_dir, prefix="kgqa-ablation-prewarm-", artifacts_from=settings.state_dir)
     s = settings.with_(home=home)
     t0 = time.perf_counter()
     cache = open_plan_cache(s)
     try:
-        domains = [d for d in DOMAINS if (s.graph_path(d) / "graph.kuzu").exists()]
+        domains = list(registered(s.graphs_dir))
         _call_prewarm(prewarm_into, s, cache, domains, budget, llm)
         cache.flush()
         n = len(cache)
@@ -240,9 +242,9 @@ def _rows(runs: list[VariantRun], pass_index: int) -> list[list]:
             rows.append([vr.variant.name, vr.variant.label, "failed", vr.error or "", "", "", "", "", "", "", "", ""])
             continue
         delta = f"{h['T'] - full['T']:+.3f}" if full else ""
-        rows.append([vr.variant.name, vr.variant.label, h["n"], pct(h["A"]), pct(h["H"]), pct(h["M"]),
-                     f"{h['T']:+.3f}", delta, pct(h["EX"]), pct(h["plan_hits"]), f"{h['llm_calls']:.2f}",
-                     f"{h['mean_ms']:.0f}"])
+        rows.append([vr.variant.name, vr.variant.label, h["n"], as_percent(h["A"]), as_percent(h["H"]),
+                     as_percent(h["M"]), f"{h['T']:+.3f}", delta, as_percent(h["EX"]), as_percent(h["plan_hits"]),
+                     f"{h['llm_calls']:.2f}", f"{h['mean_ms']:.0f}"])
     return rows
 
 
@@ -256,7 +258,7 @@ def _set_rows(runs: list[VariantRun], pass_index: int) -> tuple[list[str], list[
         row: list[Any] = [vr.variant.name]
         for s in sets:
             rep = vr.by_set[pass_index].get(s)
-            row += [f"{rep.truthfulness:+.3f}", pct(rep.execution_accuracy)] if rep else ["", ""]
+            row += [f"{rep.truthfulness:+.3f}", as_percent(rep.execution_accuracy)] if rep else ["", ""]
         rows.append(row)
     return headers, rows
 
@@ -363,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
 
     png = out / "ablation.png"
     plot(runs, png)
-    command = ("kgqa bench ablation " + " ".join(argv or [])).strip()
+    command = command_line("kgqa bench ablation", argv)
     (out / "ablation.md").write_text(markdown(runs, command=command, n_questions=len(golds), passes=args.passes,
                                               prewarm=prewarm, png=png.name, elapsed_s=elapsed))
     (out / "ablation.json").write_text(json.dumps(

@@ -12,9 +12,14 @@ and reports where the two judges disagree. Stage timings come from ``Result.timi
 share of questions in which it ran, the mean over all questions (0 where it did not run, so the means add
 up to the mean total) and p50/p99 over the questions in which it ran.
 
-    kgqa bench accuracy [--quick] [--limit N] [--sets northwind_dev,movies,nobel] [--llm-judge] [--out DIR]
+    kgqa bench accuracy [--quick] [--limit N] [--sets northwind_dev,movies,nobel] [--questions FILE ...]
+                        [--annotations on|off|both] [--llm-judge] [--out DIR]
 
-The last line printed is ``accuracy-bench ex_northwind_dev=<x> ex_movies=<x> ex_nobel=<x> truthfulness=<x> ...``.
+``--annotations off`` serves graphs derived from their schema and data alone (the bundled ones rebuilt
+without their annotations files into the scratch home): the figure a new user gets on their own graph;
+``both`` measures the two in one run. The last line printed is
+``accuracy-bench ex_northwind_dev=<x> ex_movies=<x> ex_nobel=<x> truthfulness=<x> ... hallucinated=<x> ...``
+(with ``both``, the same figures of the derived run follow with a ``derived_`` prefix).
 """
 
 from __future__ import annotations
@@ -26,18 +31,20 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kgqa.settings import REPO_ROOT, Settings
 from kgqa.evals.benchutil import (
     artifacts_note,
+    as_percent,
+    command_line,
     fmt,
     key_value_line,
     md_table,
-    pct,
     remove_home,
     scratch_home,
     summarize,
 )
-from kgqa.evals.scorer import Report, read_jsonl, score_records
+from kgqa.evals.scorer import Report, score_records
+from kgqa.jsonl import read_jsonl
+from kgqa.settings import REPO_ROOT, Settings
 
 STAGES = ("answer_cache", "parse_route", "link", "cache_retrieval", "compile", "repair", "execute", "dispatch",
           "expansion", "vector_memory", "summarize", "cache_update")
@@ -227,8 +234,9 @@ def _accuracy_rows(runs: list[SetRun], all_report: Report) -> list[list]:
     rows = []
     for name, rep in [(sr.name, sr.report) for sr in runs] + [("all", all_report)]:
         s = rep.total.summary()
-        rows.append([name, rep.total.n, pct(s["ex"]), pct(s["ex_strict"]), pct(s["executable"]),
-                     pct(s["accurate"]), pct(s["hallucinated"]), pct(s["missing"]), f"{s['truthfulness']:+.3f}"])
+        rows.append([name, rep.total.n, as_percent(s["ex"]), as_percent(s["ex_strict"]), as_percent(s["executable"]),
+                     as_percent(s["accurate"]), as_percent(s["hallucinated"]), as_percent(s["missing"]),
+                     f"{s['truthfulness']:+.3f}"])
     return rows
 
 
@@ -254,28 +262,31 @@ def markdown(runs: list[SetRun], all_report: Report, command: str, png: str | No
             rows = []
             for t, b in sorted(sr.report.by_type.items()):
                 s = b.summary()
-                rows.append([t, b.n, pct(s["ex"]), pct(s["ex_strict"]), pct(s["executable"]), pct(s["accurate"]),
-                             pct(s["hallucinated"]), pct(s["missing"]), f"{s['truthfulness']:+.3f}"])
+                rows.append([t, b.n, as_percent(s["ex"]), as_percent(s["ex_strict"]), as_percent(s["executable"]),
+                             as_percent(s["accurate"]), as_percent(s["hallucinated"]), as_percent(s["missing"]),
+                             f"{s['truthfulness']:+.3f}"])
             out += [md_table(["type", *ACC_HEADERS[1:]], rows), ""]
     out += ["### Latency by stage (ms)", "",
             "`ran`: share of questions in which the stage ran; mean over all questions; p50/p99 over those "
             "in which it ran.", ""]
     stages = list(st_u) + [s for s in st_c if s not in st_u]
-    rows = [[s, pct(u["ran"]), u["mean"], u["p50"], u["p99"], pct(c["ran"]), c["mean"], c["p50"], c["p99"]]
+    rows = [[s, as_percent(u["ran"]), u["mean"], u["p50"], u["p99"], as_percent(c["ran"]), c["mean"], c["p50"],
+             c["p99"]]
             for s in stages for u, c in [(st_u.get(s, _NOT_RUN), st_c.get(s, _NOT_RUN))] if u["ran"] or c["ran"]]
     out += [md_table(["stage", "ran", "mean", "p50", "p99", "ran (cached)", "mean (cached)", "p50 (cached)",
                       "p99 (cached)"], rows, digits=2), ""]
     out += ["### LLM calls per question", "",
             md_table(["pass", "questions", "LLM calls / q", "with >= 1 call", "answer-cache hits", "plan hits"],
-                     [["uncached (pass 1)", len(uncached), lc_u["mean"], pct(lc_u["with_calls"]),
-                       pct(lc_u["answer_hits"]), pct(lc_u["plan_hits"])],
-                      ["cached (pass 2)", len(cached), lc_c["mean"], pct(lc_c["with_calls"]),
-                       pct(lc_c["answer_hits"]), pct(lc_c["plan_hits"])]], digits=2),
-            "", f"Cached answers identical to pass 1: {pct(cached_consistency(runs))}.", ""]
+                     [["uncached (pass 1)", len(uncached), lc_u["mean"], as_percent(lc_u["with_calls"]),
+                       as_percent(lc_u["answer_hits"]), as_percent(lc_u["plan_hits"])],
+                      ["cached (pass 2)", len(cached), lc_c["mean"], as_percent(lc_c["with_calls"]),
+                       as_percent(lc_c["answer_hits"]), as_percent(lc_c["plan_hits"])]], digits=2),
+            "", f"Cached answers identical to pass 1: {as_percent(cached_consistency(runs))}.", ""]
     if llm_judge:
         out += ["### Deterministic vs LLM judge", ""]
         out += [md_table(["set", "agreement", "disagreements"],
-                         [[sr.name, pct(sr.judge_agreement or 0.0), len(sr.disagreements)] for sr in runs]), ""]
+                         [[sr.name, as_percent(sr.judge_agreement or 0.0), len(sr.disagreements)]
+                          for sr in runs]), ""]
         dis = [(sr.name, d) for sr in runs for d in sr.disagreements][:15]
         if dis:
             out += [md_table(["set", "id", "deterministic", "LLM", "answer"],
@@ -304,9 +315,70 @@ def print_tables(runs: list[SetRun], all_report: Report) -> None:
     for s in list(st_u) + [s for s in st_c if s not in st_u]:
         v, c = st_u.get(s, _NOT_RUN), st_c.get(s, _NOT_RUN)
         if v["ran"] or c["ran"]:
-            t.add_row(s, pct(v["ran"]), *(fmt(x, 2) for x in (v["mean"], v["p50"], v["p99"], c["mean"], c["p50"],
-                                                               c["p99"])))
+            t.add_row(s, as_percent(v["ran"]), *(fmt(x, 2) for x in (v["mean"], v["p50"], v["p99"], c["mean"],
+                                                                      c["p50"], c["p99"])))
     console.print(t)
+
+
+def derived_home(settings: Settings, domains: list[str]) -> Path:
+    """Returns a scratch home whose graphs are built from what they derive alone: the bundled ones rebuilt
+    without their annotations files (entity index and vector memory included), any other registered graph
+    linked as it is (served with ``annotations=False``). This is what a new user's own graph gets."""
+    from kgqa.kg.db import Graph
+    from kgqa.kg.domains import BUNDLED
+    from kgqa.kg.loader import build_domain
+    from kgqa.kg.registry import graph_spec
+    from kgqa.kg.vector_memory import ensure_memory
+
+    home = scratch_home(settings.graphs_dir, prefix="kgqa-accuracy-derived-")
+    (home / "graphs").unlink()
+    (home / "graphs").mkdir()
+    s = settings.with_(home=home, annotations=False)
+    for name in domains:
+        if name in BUNDLED:
+            build_domain(name, settings.data_dir, s.graphs_dir, progress=False, annotations=False)
+        else:
+            (s.graphs_dir / name).symlink_to(settings.graph_path(name).resolve(), target_is_directory=True)
+        if settings.vector_memory:
+            with Graph(s.graph_path(name), read_only=True, pool_size=1) as graph:
+                ensure_memory(graph, graph_spec(graph, annotations=False), s.state_dir, m=s.vector_memory_m,
+                              ranking=s.vector_memory_ranking)
+    return home
+
+
+def measure(settings: Settings, sets: dict[str, Path], *, annotated: bool, limit: int | None, llm_judge: bool,
+            pred_dir: Path) -> tuple[list[SetRun], float, str]:
+    """Returns the runs over ``sets`` on a scratch home (annotated graphs, or graphs derived alone), the
+    seconds they took and a note on the scratch state."""
+    t0 = time.perf_counter()
+    if annotated:
+        home = scratch_home(settings.graphs_dir, prefix="kgqa-accuracy-", artifacts_from=settings.state_dir)
+    else:
+        home = derived_home(settings, sorted({g["domain"] for p in sets.values() for g in read_jsonl(p)
+                                              if g.get("domain")}))
+    artifacts = artifacts_note(home / "state")
+    try:
+        runs = run(settings.with_(home=home, annotations=annotated), sets, limit=limit, llm_judge=llm_judge,
+                   pred_dir=pred_dir)
+    finally:
+        remove_home(home)
+    return runs, time.perf_counter() - t0, artifacts
+
+
+def summary_pairs(runs: list[SetRun], all_report: Report, prefix: str = "") -> dict[str, float]:
+    """Returns the figures of the summary line (keys prefixed by ``prefix``)."""
+    uncached = [p for sr in runs for p in sr.preds]
+    cached = [c for sr in runs for c in sr.cached]
+    pairs = {f"ex_{sr.name}": sr.report.execution_accuracy for sr in runs}
+    pairs |= {"truthfulness": all_report.truthfulness, "ex_strict": all_report.execution_accuracy_strict,
+              "executable": all_report.executable_rate, "accurate": all_report.total.rate(all_report.total.accurate),
+              "hallucinated": all_report.total.rate(all_report.total.hallucinated)}
+    if not prefix:
+        pairs |= {"llm_calls_uncached": llm_call_stats(uncached)["mean"],
+                  "llm_calls_cached": llm_call_stats(cached)["mean"],
+                  "p50_ms_uncached": stage_stats(uncached)["total"]["p50"],
+                  "p50_ms_cached": stage_stats(cached)["total"]["p50"], "n": all_report.total.n}
+    return {prefix + k: v for k, v in pairs.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -314,55 +386,60 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="kgqa bench accuracy", description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help=f"{QUICK_LIMIT} questions per set, stratified by type")
     ap.add_argument("--limit", type=int, help=f"questions per set (default: all; --quick: {QUICK_LIMIT})")
-    ap.add_argument("--sets", default="northwind_dev,movies,nobel", help="comma-separated question sets")
+    ap.add_argument("--sets", help="comma-separated question sets (default: northwind_dev,movies,nobel, "
+                                   "or none when --questions is given)")
+    ap.add_argument("--questions", type=Path, action="append", default=[], metavar="FILE",
+                    help="a question file (JSONL with id, domain, question, gold_rows) for any registered domain; "
+                         "repeatable; the set is named after the file")
+    ap.add_argument("--annotations", choices=("on", "off", "both"), default="on",
+                    help="serve the graphs with their annotations files (on), from what they derive alone (off: "
+                         "what a new user's graph gets), or both, compared")
     ap.add_argument("--llm-judge", action="store_true", help="also grade with the LLM backend; report disagreements")
     ap.add_argument("--out", type=Path, default=settings.reports_dir, help="report folder (accuracy.md, .png, .json)")
     args = ap.parse_args(argv)
 
     all_sets = question_sets(settings)
-    names = [s.strip() for s in args.sets.split(",") if s.strip()]
+    names = [s.strip() for s in (args.sets if args.sets is not None else
+                                 "" if args.questions else ",".join(all_sets)).split(",") if s.strip()]
     unknown = [n for n in names if n not in all_sets]
     if unknown:
         ap.error(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(all_sets)}")
+    missing = [str(p) for p in args.questions if not p.is_file()]
+    if missing:
+        ap.error(f"no such question file: {', '.join(missing)}")
+    sets = {n: all_sets[n] for n in names} | {p.stem: p for p in args.questions}
     limit = args.limit if args.limit is not None else (QUICK_LIMIT if args.quick else None)
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
-    home = scratch_home(settings.graphs_dir, prefix="kgqa-accuracy-", artifacts_from=settings.state_dir)
-    t0 = time.perf_counter()
-    artifacts = artifacts_note(home / "state")
-    try:
-        runs = run(settings.with_(home=home), {n: all_sets[n] for n in names}, limit=limit,
-                   llm_judge=args.llm_judge, pred_dir=out / "accuracy")
-    finally:
-        remove_home(home)
-    elapsed = time.perf_counter() - t0
-    all_report = pooled(runs)
-    png = out / "accuracy.png"
-    plot(runs, png)
-    command = "kgqa bench accuracy " + " ".join(argv if argv is not None else [])
-    (out / "accuracy.md").write_text(markdown(runs, all_report, command.strip(), png.name, elapsed, args.llm_judge,
-                                              artifacts))
-    uncached = [p for sr in runs for p in sr.preds]
-    cached = [c for sr in runs for c in sr.cached]
-    summary = {
-        "sets": {sr.name: sr.report.to_dict() | {"judge_agreement": sr.judge_agreement} for sr in runs},
-        "all": all_report.total.summary(), "stages_uncached": stage_stats(uncached),
-        "stages_cached": stage_stats(cached), "llm_calls_uncached": llm_call_stats(uncached),
-        "llm_calls_cached": llm_call_stats(cached), "cached_consistency": cached_consistency(runs),
-        "limit": limit, "elapsed_s": elapsed}
-    (out / "accuracy.json").write_text(json.dumps(summary, indent=2, default=str))
-    print_tables(runs, all_report)
-    pairs = {f"ex_{sr.name}": sr.report.execution_accuracy for sr in runs}
-    pairs |= {"truthfulness": all_report.truthfulness, "ex_strict": all_report.execution_accuracy_strict,
-              "executable": all_report.executable_rate, "accurate": all_report.total.rate(all_report.total.accurate),
-              "hallucinated": all_report.total.rate(all_report.total.hallucinated),
-              "llm_calls_uncached": summary["llm_calls_uncached"]["mean"],
-              "llm_calls_cached": summary["llm_calls_cached"]["mean"],
-              "p50_ms_uncached": summary["stages_uncached"]["total"]["p50"],
-              "p50_ms_cached": summary["stages_cached"]["total"]["p50"], "n": all_report.total.n}
-    print(key_value_line("accuracy-bench", pairs), flush=True)
+    command = command_line("kgqa bench accuracy", argv)
+    modes = {"on": (True,), "off": (False,), "both": (True, False)}[args.annotations]
+    line: dict[str, float] = {}
+    md, summary = [], {}
+    for annotated in modes:
+        label = "" if annotated else "derived"
+        runs, elapsed, artifacts = measure(settings, sets, annotated=annotated, limit=limit,
+                                           llm_judge=args.llm_judge,
+                                           pred_dir=out / ("accuracy" if annotated else "accuracy-derived"))
+        all_report = pooled(runs)
+        png = out / f"accuracy{'-' + label if label else ''}.png"
+        plot(runs, png)
+        text = markdown(runs, all_report, command, png.name, elapsed, args.llm_judge, artifacts)
+        md.append(text if annotated else text.replace("## Accuracy", "## Accuracy without annotations files "
+                                                                    "(graphs derived alone)", 1))
+        uncached = [p for sr in runs for p in sr.preds]
+        cached = [c for sr in runs for c in sr.cached]
+        summary[label or "annotated"] = {
+            "sets": {sr.name: sr.report.to_dict() | {"judge_agreement": sr.judge_agreement} for sr in runs},
+            "all": all_report.total.summary(), "stages_uncached": stage_stats(uncached),
+            "stages_cached": stage_stats(cached), "llm_calls_uncached": llm_call_stats(uncached),
+            "llm_calls_cached": llm_call_stats(cached), "cached_consistency": cached_consistency(runs),
+            "limit": limit, "elapsed_s": elapsed}
+        if len(modes) > 1:
+            print(f"\n{'with annotations files' if annotated else 'without annotations files (derived alone)'}:")
+        print_tables(runs, all_report)
+        line |= summary_pairs(runs, all_report, "" if annotated or len(modes) == 1 else "derived_")
+    (out / "accuracy.md").write_text("\n".join(md))
+    (out / "accuracy.json").write_text(json.dumps(summary if len(modes) > 1 else next(iter(summary.values())),
+                                                  indent=2, default=str))
+    print(key_value_line("accuracy-bench", line), flush=True)
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -31,6 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
+from kgqa.jsonl import read_jsonl
+from kgqa.kg.cypher import quote
+
 DEV_SETS = {"northwind": "northwind_dev.jsonl", "movies": "movies.jsonl", "nobel": "nobel.jsonl"}
 
 
@@ -89,8 +92,7 @@ def _dev_path(settings, domain: str) -> Path:
 
 def _golds(settings, domain: str, limit: int | None) -> list[dict]:
     path = _dev_path(settings, domain)
-    items = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
-    items = [g for g in items if (g.get("domain") or domain) == domain]
+    items = [g for g in read_jsonl(path) if (g.get("domain") or domain) == domain]
     return items[:limit] if limit else items
 
 
@@ -111,7 +113,7 @@ def _traversal(graph, cat, anchors: list[str]) -> tuple[callable, callable]:
             for ident in anchors:
                 label, key = ident.split(":", 1)
                 where, params = cat.key_match("a", label, cat.coerce_key(label, key))
-                pattern = f"(a:`{label}`)-[r]-(b)" if n == 1 else f"(a:`{label}`)-[]-(b)-[r]-(c)"
+                pattern = f"(a:{quote(label)})-[r]-(b)" if n == 1 else f"(a:{quote(label)})-[]-(b)-[r]-(c)"
                 ret = "r, b" if n == 1 else "DISTINCT c"
                 rows += len(graph.query(f"MATCH {pattern} WHERE {where} RETURN {ret}",
                                         params, row_cap=10**6, timeout_ms=60_000).rows)
@@ -128,7 +130,7 @@ def bench_domain(domain: str, settings, home: Path, *, m: int, k: int, questions
                  kuzu_repeats: int, console) -> tuple[list[BuildRow], LatencyRow]:
     from kgqa.evals.judge import judge_answer
     from kgqa.kg.db import DB_FILE, Graph
-    from kgqa.kg.domains import SPECS
+    from kgqa.kg.registry import graph_spec
     from kgqa.kg.embed import embed_one
     from kgqa.kg.operators import catalog
     from kgqa.kg.vector_memory import (
@@ -146,13 +148,14 @@ def bench_domain(domain: str, settings, home: Path, *, m: int, k: int, questions
     graph_bytes = src.stat().st_size + (src.with_name(src.name + ".wal").stat().st_size
                                         if src.with_name(src.name + ".wal").exists() else 0)
     with Graph(settings.graph_path(domain), read_only=True, pool_size=1, timeout_ms=60_000) as graph:
+        spec = graph_spec(graph, annotations=settings.annotations)
         t0 = time.perf_counter()
-        snap = read_snapshot(graph, SPECS[domain])
+        snap = read_snapshot(graph, spec)
         vectors = embed_nodes(snap)
         shared_s = time.perf_counter() - t0
         memories = {}
         for ranking in RANKINGS:
-            memory = build_memory(graph, SPECS[domain], m=m, ranking=ranking, snapshot=snap, node_vectors=vectors)
+            memory = build_memory(graph, spec, m=m, ranking=ranking, snapshot=snap, node_vectors=vectors)
             where = memory.save(memory_dir(home / "state", domain, graph.version, m=m, ranking=ranking))
             sizes = memory.nbytes(where)
             meta = memory.meta
@@ -178,7 +181,7 @@ def bench_domain(domain: str, settings, home: Path, *, m: int, k: int, questions
             one.append(t1)
             two.append(t2)
             rows.append(n1 + n2)
-            out = answer_from_memory(g["question"], memory.retrieve(qv, k), domain=domain)
+            out = answer_from_memory(g["question"], memory.retrieve(qv, k), words=spec.words)
             if out.answer is not None:
                 label = judge_answer(out.answer, g["gold_rows"], question=g["question"]).label
                 alone["answered"] += 1

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgqa.jsonl import numbered_jsonl
+
 QUESTIONS_DIR = Path(__file__).resolve().parent / "questions"
 SET_DOMAINS = ("movies", "nobel")
 TYPES = ("single-hop", "filter", "aggregation", "multi-hop", "comparison", "empty")
@@ -68,9 +70,12 @@ def run_gold(graph, cypher: str, spec) -> Gold:
 
 
 def read_set(path: Path) -> list[dict]:
-    items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    """The questions of one set, checked for the required fields, a known type and unique ids
+    (:class:`GoldError` names the file and line otherwise)."""
+    items: list[dict] = []
     seen: set[str] = set()
-    for n, item in enumerate(items, 1):
+    for n, item in numbered_jsonl(path):
+        items.append(item)
         missing = [f for f in ("id", "domain", "question", "gold_cypher", "type") if not item.get(f)]
         if missing:
             raise GoldError(f"{path.name}:{n}: missing {', '.join(missing)}")
@@ -116,17 +121,22 @@ def fill_set(path: Path, graph, spec, *, check: bool = False) -> list[str]:
 
 
 def open_graph(domain: str, settings, *, rebuild: bool = False):
-    """The domain's graph, (re)built by ``kg.loader.build_domain`` unless current (``rebuild``: always)."""
+    """Returns the domain's graph: a bundled one (re)built unless current (``rebuild``: always), any other
+    as registered (``kgqa load --name``)."""
     from kgqa.kg.db import Graph
+    from kgqa.kg.domains import BUNDLED
     from kgqa.kg.loader import build_domain
 
-    build_domain(domain, settings.data_dir, settings.graphs_dir, force=rebuild, progress=False)
+    if domain in BUNDLED:
+        build_domain(domain, settings.data_dir, settings.graphs_dir, force=rebuild, progress=False)
+    elif not (settings.graph_path(domain) / "meta.json").exists():
+        raise SystemExit(f"no graph {domain!r} under {settings.graphs_dir}: load it first (kgqa load --name ...)")
     return Graph(settings.graph_path(domain), read_only=True, timeout_ms=60_000, row_cap=100_000)
 
 
 def main(argv: list[str] | None = None) -> int:
+    from kgqa.kg.registry import graph_spec
     from kgqa.settings import Settings
-    from kgqa.kg.domains import SPECS
 
     ap = argparse.ArgumentParser(prog="python -m kgqa.evals.make_gold", description=__doc__.splitlines()[0])
     ap.add_argument("domains", nargs="*", default=list(SET_DOMAINS), help="question sets (default: all)")
@@ -140,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
         path = args.questions / f"{domain}.jsonl"
         graph = open_graph(domain, settings, rebuild=args.rebuild)
         try:
-            changed = fill_set(path, graph, SPECS[domain], check=args.check)
+            changed = fill_set(path, graph, graph_spec(graph), check=args.check)
         except GoldError as err:
             print(f"FAIL {err}", file=sys.stderr)
             status = 1

@@ -47,6 +47,12 @@ class GraphMeta:
     node_counts: dict[str, int] = field(default_factory=dict)
     rel_counts: dict[str, int] = field(default_factory=dict)
     built_at: str = ""
+    source: dict[str, Any] = field(default_factory=dict)  # where the graph came from (kgqa.kg.sources)
+    database: str = ""  # an existing database registered in place (``kgqa load --kuzu``); "" = DB_FILE here
+
+    def database_path(self, graph_dir: Path) -> Path:
+        """Returns the Kuzu database of the graph in ``graph_dir``."""
+        return Path(self.database) if self.database else Path(graph_dir) / DB_FILE
 
     @classmethod
     def read(cls, graph_dir: Path) -> GraphMeta:
@@ -86,7 +92,11 @@ class Graph:
     def __init__(self, graph_dir: str | Path, *, read_only: bool = True, timeout_ms: int = 5000,
                  row_cap: int = 1000, pool_size: int = 4, domain: str | None = None, buffer_pool_mb: int = 0):
         self.dir = Path(graph_dir)
+        meta_path = self.dir / META_FILE
+        self.meta = GraphMeta.read(self.dir) if meta_path.exists() else None
         path = self.dir / DB_FILE if self.dir.is_dir() or not self.dir.suffix else self.dir
+        if self.meta is not None and self.meta.database:
+            path = self.meta.database_path(self.dir)
         if read_only and not Path(path).exists():
             raise FileNotFoundError(f"no graph at {path}: run `kgqa load` first")
         self.read_only = read_only
@@ -98,8 +108,6 @@ class Graph:
         self._pool: queue.LifoQueue[kuzu.Connection] = queue.LifoQueue()
         for _ in range(max(1, pool_size)):
             self._pool.put(kuzu.Connection(self.db))
-        meta_path = self.dir / META_FILE
-        self.meta = GraphMeta.read(self.dir) if meta_path.exists() else None
         self.domain = domain or (self.meta.domain if self.meta else self.dir.name)
         self.version = self.meta.version if self.meta else "unversioned"
         self._fts_loaded: set[int] = set()

@@ -1,11 +1,13 @@
-"""Build one Kuzu database per domain from the source data, atomically and idempotently.
+"""Build one Kuzu database per domain from its source, atomically and idempotently.
 
-A domain module (``kg.domains.<domain>``) says what to load: ``source_files(data_dir)`` and
-``read(data_dir) -> Dataset`` (typed node and relationship tables with their rows). This module turns a
-:class:`Dataset` into ``graphs_dir/<domain>/graph.kuzu`` plus ``meta.json``:
+A :class:`~kgqa.kg.sources.Source` says what to load (the bundled graphs, a schema with CSV files, a
+Cypher script) and its ``read()`` gives a :class:`Dataset` (typed node and relationship tables with their
+rows). This module turns it into ``graphs_dir/<name>/graph.kuzu`` plus the derived spec, the annotations,
+the entity index files and ``meta.json``; an existing Kuzu database is registered in place instead (the
+folder records its path; the database is opened read-only and never written):
 
 * idempotent: the build is skipped when ``meta.json`` already carries the same version (a hash of the
-  source files and :data:`LOADER_VERSION`), unless ``force``;
+  source files, the annotations and the loader version), unless ``force``;
 * atomic: everything is built in ``graphs_dir/.<domain>.tmp-<pid>/``, ``meta.json`` is written last, and
   the finished folder is swapped in with ``os.rename``, so ``graphs_dir/<domain>`` is always either the
   previous complete graph or the new complete graph, never a half-built one;
@@ -15,94 +17,70 @@ A domain module (``kg.domains.<domain>``) says what to load: ``source_files(data
 from __future__ import annotations
 
 import fcntl
-import hashlib
-import importlib
+import json
 import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import kuzu
 
+from kgqa.kg.annotations import FILE_NAME as ANNOTATIONS_FILE
+from kgqa.kg.annotations import read_annotations
+from kgqa.kg.cypher import quote
 from kgqa.kg.dataset import Dataset, NodeTable, RelTable
-from kgqa.kg.db import DB_FILE, META_FILE, GraphMeta, open_database
-from kgqa.kg.domains import SPECS
+from kgqa.kg.db import DB_FILE, META_FILE, Graph, GraphMeta, open_database
+from kgqa.kg.ddl import SourceError
+from kgqa.kg.derive import derive_spec
+from kgqa.kg.domains import BUNDLED
+from kgqa.kg.entity_index import ENTRIES_FILE, collect_entries, create_fts_indexes, save_entries
+from kgqa.kg.registry import check_name, registered
+from kgqa.kg.schema import GraphSchema
+from kgqa.kg.sources import Source, bundled_source
+from kgqa.kg.spec import SPEC_FILE, annotate
 
-LOADER_VERSION = "kg-loader-1"
 BATCH = 1000
-
-
-def q(name: str) -> str:
-    """Back-quote an identifier (``Order`` is a reserved word in Kuzu)."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 # -- DDL and data statements -------------------------------------------------------------------------
 def node_ddl(t: NodeTable) -> str:
-    cols = ", ".join(f"{q(c)} {typ}" for c, typ in t.columns)
-    return f"CREATE NODE TABLE {q(t.label)}({cols}, PRIMARY KEY({q(t.primary_key)}))"
+    cols = ", ".join(f"{quote(c)} {typ}" for c, typ in t.columns)
+    return f"CREATE NODE TABLE {quote(t.label)}({cols}, PRIMARY KEY({quote(t.primary_key)}))"
 
 
 def rel_ddl(t: RelTable) -> str:
-    cols = "".join(f", {q(c)} {typ}" for c, typ in t.columns)
-    return f"CREATE REL TABLE {q(t.name)}(FROM {q(t.from_label)} TO {q(t.to_label)}{cols})"
+    cols = "".join(f", {quote(c)} {typ}" for c, typ in t.columns)
+    return f"CREATE REL TABLE {quote(t.name)}(FROM {quote(t.from_label)} TO {quote(t.to_label)}{cols})"
 
 
 def node_insert(t: NodeTable) -> str:
-    props = ", ".join(f"{q(c)}: CAST(r.{q(c)} AS {typ})" for c, typ in t.columns)
-    return f"UNWIND $rows AS r CREATE (:{q(t.label)} {{{props}}})"
+    props = ", ".join(f"{quote(c)}: CAST(r.{quote(c)} AS {typ})" for c, typ in t.columns)
+    return f"UNWIND $rows AS r CREATE (:{quote(t.label)} {{{props}}})"
 
 
 def rel_insert(t: RelTable, pk: dict[str, tuple[str, str]]) -> str:
     (fk, ftype), (tk, ttype) = pk[t.from_label], pk[t.to_label]
-    props = ", ".join(f"{q(c)}: CAST(r.{q(c)} AS {typ})" for c, typ in t.columns)
-    return (f"UNWIND $rows AS r MATCH (a:{q(t.from_label)} {{{q(fk)}: CAST(r._from AS {ftype})}}), "
-            f"(b:{q(t.to_label)} {{{q(tk)}: CAST(r._to AS {ttype})}}) "
-            f"CREATE (a)-[:{q(t.name)} {{{props}}}]->(b)")
+    props = ", ".join(f"{quote(c)}: CAST(r.{quote(c)} AS {typ})" for c, typ in t.columns)
+    return (f"UNWIND $rows AS r MATCH (a:{quote(t.from_label)} {{{quote(fk)}: CAST(r._from AS {ftype})}}), "
+            f"(b:{quote(t.to_label)} {{{quote(tk)}: CAST(r._to AS {ttype})}}) "
+            f"CREATE (a)-[:{quote(t.name)} {{{props}}}]->(b)")
 
 
 # -- versions and paths ------------------------------------------------------------------------------
-def domain_module(domain: str):
-    if domain not in SPECS:
-        raise ValueError(f"unknown domain {domain!r}; known: {', '.join(SPECS)}")
-    return importlib.import_module(f"kgqa.kg.domains.{domain}")
-
-
-def source_version(domain: str, data_dir: Path) -> str:
-    """sha256 over the loader version, the domain and every source file (name and bytes)."""
-    h = hashlib.sha256(f"{LOADER_VERSION}\0{domain}\0".encode())
-    for path in sorted(domain_module(domain).source_files(Path(data_dir))):
-        h.update(path.name.encode() + b"\0")
-        with open(path, "rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                h.update(chunk)
-    return h.hexdigest()
-
-
-def _index_builder():
-    """``kg.entity_index.build_index`` when that module is there, else None."""
-    try:
-        module = importlib.import_module("kgqa.kg.entity_index")
-        return module.build_index, getattr(module, "ENTRIES_FILE", None)
-    except (ImportError, AttributeError):
-        return None, None
-
-
 def is_current(graph_dir: Path, version: str, *, index: bool = True) -> bool:
     """True when ``graph_dir`` holds a complete graph of ``version`` (and its entity index, if asked)."""
     graph_dir = Path(graph_dir)
-    if not (graph_dir / META_FILE).exists() or not (graph_dir / DB_FILE).exists():
+    if not (graph_dir / META_FILE).exists():
         return False
     try:
-        if GraphMeta.read(graph_dir).version != version:
-            return False
+        meta = GraphMeta.read(graph_dir)
     except (ValueError, TypeError, OSError):
         return False
-    builder, entries_file = _index_builder()
-    return not (index and builder and entries_file and not (graph_dir / entries_file).exists())
+    if meta.version != version or not meta.database_path(graph_dir).exists():
+        return False
+    return not (index and not (graph_dir / ENTRIES_FILE).exists())
 
 
 @contextmanager
@@ -175,32 +153,44 @@ def count_tables(conn: kuzu.Connection) -> tuple[dict[str, int], dict[str, int]]
     while res.has_next():
         tables.append(res.get_next())
     for name, kind in tables:
-        pattern = f"MATCH (n:{q(name)}) RETURN count(n)" if kind == "NODE" else \
-            f"MATCH ()-[r:{q(name)}]->() RETURN count(r)"
+        pattern = f"MATCH (n:{quote(name)}) RETURN count(n)" if kind == "NODE" else \
+            f"MATCH ()-[r:{quote(name)}]->() RETURN count(r)"
         (nodes if kind == "NODE" else rels)[name] = conn.execute(pattern).get_next()[0]
     return nodes, rels
 
 
 def build_domain(domain: str, data_dir: str | Path, graphs_dir: str | Path, *, force: bool = False,
-                 progress: bool = True, index: bool = True) -> GraphMeta:
-    """Build ``graphs_dir/<domain>`` from ``data_dir`` unless it is already current; return its meta.
+                 progress: bool = True, index: bool = True, annotations: bool = True) -> GraphMeta:
+    """Returns the meta of bundled graph ``domain``, built from ``data_dir`` unless already current.
 
     ``index=False`` skips the entity index (FTS + names file); used only by tests of the loader itself.
     """
-    data_dir, graphs_dir = Path(data_dir), Path(graphs_dir)
+    return build_graph(domain, bundled_source(domain, data_dir, annotations=annotations), graphs_dir,
+                       force=force, progress=progress, index=index)
+
+
+def build_graph(name: str, source: Source, graphs_dir: str | Path, *, force: bool = False,
+                progress: bool = True, index: bool = True) -> GraphMeta:
+    """Returns the meta of graph ``name`` built (or registered) from ``source`` under ``graphs_dir``, unless
+    it is already current. A name already taken by a graph of another source is an error."""
+    graphs_dir = Path(graphs_dir)
     graphs_dir.mkdir(parents=True, exist_ok=True)
-    module = domain_module(domain)
-    version = source_version(domain, data_dir)
-    final = graphs_dir / domain
-    with _lock(graphs_dir, domain):
-        _clean_leftovers(graphs_dir, domain)
+    check_name(name)
+    final = graphs_dir / name
+    version = source.version()
+    with _lock(graphs_dir, name):
+        _clean_leftovers(graphs_dir, name)
+        taken = registered(graphs_dir).get(name)
+        if taken is not None and taken.source and not same_origin(taken.source, source.describe()):
+            raise NameClash(f"a domain named {name!r} already exists (from {describe_origin(taken.source)}); "
+                            f"remove it first: kgqa domains remove {name}")
         if not force and is_current(final, version, index=index):
             return GraphMeta.read(final)
-        tmp = graphs_dir / f".{domain}.tmp-{os.getpid()}"
+        tmp = graphs_dir / f".{name}.tmp-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         try:
-            meta = _build_into(tmp, domain, module.read(data_dir), version, progress=progress, index=index)
+            meta = _build_into(tmp, name, source, version, progress=progress, index=index)
             _swap(tmp, final)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -208,27 +198,73 @@ def build_domain(domain: str, data_dir: str | Path, graphs_dir: str | Path, *, f
     return meta
 
 
-def _build_into(tmp: Path, domain: str, data: Dataset, version: str, *, progress: bool,
+class NameClash(ValueError):
+    """A load under a name that a graph of another source already has."""
+
+
+def same_origin(old: dict, new: dict) -> bool:
+    """Whether two recorded sources are the same kind of source at the same paths."""
+    return old.get("kind") == new.get("kind") and (old.get("kind") == "bundled" or old.get("files") == new.get("files"))
+
+
+def describe_origin(source: dict) -> str:
+    """Returns a recorded source in words: its kind and first file."""
+    files = source.get("files") or []
+    return f"{source.get('kind', '?')} {files[0]}" if files and source.get("kind") != "bundled" else \
+        str(source.get("kind", "?"))
+
+
+def _build_into(tmp: Path, name: str, source: Source, version: str, *, progress: bool,
                 index: bool) -> GraphMeta:
-    db = open_database(tmp / DB_FILE)
-    conn = kuzu.Connection(db)
+    meta = GraphMeta(domain=name, version=version, source=source.describe(),
+                     database=str(source.database) if source.database else "")
+    if source.read is not None:
+        data = source.read()
+        db = open_database(tmp / DB_FILE)
+        conn = kuzu.Connection(db)
+        try:
+            load_dataset(conn, data, name, progress=progress)
+            node_counts, rel_counts = count_tables(conn)
+            _check_counts(data, node_counts, rel_counts)
+            meta.node_counts = {t.label: node_counts[t.label] for t in data.nodes}
+            meta.rel_counts = {t.name: rel_counts[t.name] for t in data.rels}
+            conn.execute("CHECKPOINT")
+        finally:
+            conn.close()
+            db.close()
+    meta.write(tmp)  # provisional, so the folder opens as a graph; the folder is not registered before the swap
     try:
-        load_dataset(conn, data, domain, progress=progress)
-        node_counts, rel_counts = count_tables(conn)
-        _check_counts(data, node_counts, rel_counts)
-        node_counts = {t.label: node_counts[t.label] for t in data.nodes}
-        rel_counts = {t.name: rel_counts[t.name] for t in data.rels}
-        builder, _ = _index_builder()
-        if index and builder is not None:
-            builder(conn, tmp, SPECS[domain])
-        conn.execute("CHECKPOINT")
+        graph = Graph(tmp, read_only=source.read is None, domain=name)
+    except RuntimeError as err:
+        raise SourceError(meta.database_path(tmp), 0, "cannot open as a Kuzu database (a database of another "
+                          f"Kuzu version, or not a database; kgqa uses kuzu {kuzu.__version__}): {err}") from None
+    try:
+        if source.read is None:
+            meta.node_counts, meta.rel_counts = count_tables_of(graph)
+        spec = derive_spec(graph, name)
+        spec.write(tmp / SPEC_FILE)
+        if source.annotations is not None:
+            ann = read_annotations(source.annotations, GraphSchema.from_graph(graph, samples=0))
+            (tmp / ANNOTATIONS_FILE).write_text(json.dumps(ann, indent=1, ensure_ascii=False), encoding="utf-8")
+            spec = annotate(spec, ann)
+        if index:
+            run = lambda cypher: graph.execute_unchecked(cypher).rows  # noqa: E731 - build-time reads and DDL
+            if source.read is not None:
+                create_fts_indexes(run, spec)
+            save_entries(tmp, collect_entries(run, spec))
+        if source.read is not None:
+            graph.execute_unchecked("CHECKPOINT")
     finally:
-        conn.close()
-        db.close()
-    meta = GraphMeta(domain=domain, version=version, node_counts=node_counts, rel_counts=rel_counts,
-                     built_at=datetime.now(UTC).isoformat(timespec="seconds"))
-    meta.write(tmp)  # last: a folder without meta.json is never taken for a graph
+        graph.close()
+    meta.built_at = datetime.now(UTC).isoformat(timespec="seconds")
+    meta.write(tmp)  # last: a folder without a complete meta.json is never taken for a graph
     return meta
+
+
+def count_tables_of(graph: Graph) -> tuple[dict[str, int], dict[str, int]]:
+    """Returns ({label: nodes}, {type: relationships}) of an open graph."""
+    schema = GraphSchema.from_graph(graph, samples=0)
+    return {k: v.count for k, v in schema.nodes.items()}, {k: v.count for k, v in schema.rels.items()}
 
 
 def _check_counts(data: Dataset, nodes: dict[str, int], rels: dict[str, int]) -> None:
@@ -251,6 +287,6 @@ def _swap(tmp: Path, final: Path) -> None:
 
 def build_all(data_dir: str | Path, graphs_dir: str | Path, *, domains: list[str] | None = None,
               force: bool = False, progress: bool = True, index: bool = True) -> dict[str, GraphMeta]:
-    """Build every domain (or ``domains``); returns {domain: meta}."""
+    """Build every bundled graph (or ``domains``); returns {domain: meta}."""
     return {d: build_domain(d, data_dir, graphs_dir, force=force, progress=progress, index=index)
-            for d in (domains or list(SPECS))}
+            for d in (domains or list(BUNDLED))}

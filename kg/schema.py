@@ -18,30 +18,12 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from kgqa.kg.cypher import ident, literal, quote
 from kgqa.kg.db import Graph
-from kgqa.kg.domains import SPECS, DomainSpec
+from kgqa.kg.spec import DomainSpec
 
 SAMPLE_VALUES = 3
 SAMPLE_MAX_CHARS = 40
-
-
-def q(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-# Labels that are Cypher keywords must be back-quoted in queries (``Order``); prompts show them so.
-KEYWORDS = frozenset("""ORDER MATCH RETURN WHERE WITH LIMIT SKIP BY GROUP UNION CALL CASE WHEN END AS ON IN IS NOT
-AND OR XOR NULL TRUE FALSE DISTINCT OPTIONAL UNWIND EXISTS COUNT DESC ASC FROM TO""".split())
-
-
-def ident(name: str) -> str:
-    """``name`` as it must be written in Cypher: back-quoted when it is a keyword."""
-    return q(name) if name.upper() in KEYWORDS else name
-
-
-def _lit(name: str) -> str:
-    """A table name as a Cypher string literal for ``CALL table_info('...')`` (names come from Kuzu)."""
-    return "'" + name.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 # -- whole-graph schema ------------------------------------------------------------------------------
@@ -81,19 +63,20 @@ class GraphSchema:
     def from_graph(cls, graph: Graph, *, samples: int = SAMPLE_VALUES) -> GraphSchema:
         schema = cls(domain=graph.domain)
         for name, kind in graph.query("CALL show_tables() RETURN name, type ORDER BY name").rows:
-            info = graph.query(f"CALL table_info({_lit(name)}) RETURN *")
+            info = graph.query(f"CALL table_info({literal(name)}) RETURN *")
             cols = info.columns
             props = [(r[cols.index("name")], r[cols.index("type")]) for r in info.rows]
             if kind == "NODE":
                 pk = next(r[cols.index("name")] for r in info.rows if r[cols.index("primary key")])
-                count = graph.query(f"MATCH (n:{q(name)}) RETURN count(n)").rows[0][0]
+                count = graph.query(f"MATCH (n:{quote(name)}) RETURN count(n)").rows[0][0]
                 schema.nodes[name] = NodeSchema(name, props, pk, count,
-                                                _samples(graph, f"(n:{q(name)})", props, samples))
+                                                _samples(graph, f"(n:{quote(name)})", props, samples))
             elif kind == "REL":
-                pairs = [(r[0], r[1]) for r in graph.query(f"CALL show_connection({_lit(name)}) RETURN *").rows]
-                count = graph.query(f"MATCH ()-[n:{q(name)}]->() RETURN count(n)").rows[0][0]
+                conn = graph.query(f"CALL show_connection({literal(name)}) RETURN *")
+                pairs = [(r[0], r[1]) for r in conn.rows]
+                count = graph.query(f"MATCH ()-[n:{quote(name)}]->() RETURN count(n)").rows[0][0]
                 schema.rels[name] = RelSchema(name, pairs, props, count,
-                                              _samples(graph, f"()-[n:{q(name)}]->()", props, samples))
+                                              _samples(graph, f"()-[n:{quote(name)}]->()", props, samples))
         return schema
 
     def neighbours(self, label: str) -> list[tuple[str, str, str]]:
@@ -142,8 +125,8 @@ def _samples(graph: Graph, pattern: str, props: list[tuple[str, str]], k: int) -
         if typ != "STRING":
             continue
         rows = graph.query(
-            f"MATCH {pattern} WHERE n.{q(prop)} IS NOT NULL AND size(n.{q(prop)}) <= $m "
-            f"RETURN DISTINCT n.{q(prop)} AS v ORDER BY v LIMIT $k", {"m": SAMPLE_MAX_CHARS, "k": k}).rows
+            f"MATCH {pattern} WHERE n.{quote(prop)} IS NOT NULL AND size(n.{quote(prop)}) <= $m "
+            f"RETURN DISTINCT n.{quote(prop)} AS v ORDER BY v LIMIT $k", {"m": SAMPLE_MAX_CHARS, "k": k}).rows
         if rows:
             out[prop] = [r[0] for r in rows]
     return out
@@ -197,21 +180,21 @@ def local_schema(graph: Graph, label: str, key: Any, *, schema: GraphSchema | No
                  spec: DomainSpec | None = None, samples: int = 3) -> LocalSchema:
     """The entity ``label`` with primary key ``key``: its properties and its one-hop relationships."""
     schema = schema or GraphSchema.from_graph(graph, samples=0)
-    spec = spec or SPECS.get(graph.domain)
     if label not in schema.nodes:
         raise KeyError(f"no node label {label!r} in {schema.domain}")
     node = schema.nodes[label]
-    match = f"MATCH (n:{q(label)} {{{q(node.primary_key)}: $key}})"
+    match = f"MATCH (n:{quote(label)} {{{quote(node.primary_key)}: $key}})"
     rows = graph.query(f"{match} RETURN n", {"key": key}).rows
     if not rows:
         raise KeyError(f"no {label} with {node.primary_key} = {key!r}")
     props = {p: rows[0][0].get(p) for p, _ in node.properties}
     local = LocalSchema(label, key, props)
     for rel, direction, other in schema.neighbours(label):
-        arrow = f"-[r:{q(rel)}]->(m:{q(other)})" if direction == "out" else f"<-[r:{q(rel)}]-(m:{q(other)})"
+        arrow = (f"-[r:{quote(rel)}]->(m:{quote(other)})" if direction == "out"
+                 else f"<-[r:{quote(rel)}]-(m:{quote(other)})")
         disp = spec.display_prop(other) if spec and other in spec.primary_keys else schema.nodes[other].primary_key
         # Kuzu list slices are 1-based and include their end
-        first = f"list_sort(collect(m.{q(disp)}))[1:{samples}]" if samples > 0 else "[]"
+        first = f"list_sort(collect(m.{quote(disp)}))[1:{samples}]" if samples > 0 else "[]"
         res = graph.query(f"{match}{arrow} WITH DISTINCT m RETURN count(m) AS c, {first} AS s",
                           {"key": key}).rows
         count, sample = (res[0][0], res[0][1] or []) if res else (0, [])
@@ -257,15 +240,15 @@ def graph_checksum(graph: Graph) -> str:
     schema = GraphSchema.from_graph(graph, samples=0)
     h = hashlib.sha256()
     for label, node in sorted(schema.nodes.items()):
-        cols = ", ".join(f"n.{q(p)}" for p, _ in node.properties)
-        rows = graph.query(f"MATCH (n:{q(label)}) RETURN {cols}", row_cap=10**9).rows
+        cols = ", ".join(f"n.{quote(p)}" for p, _ in node.properties)
+        rows = graph.query(f"MATCH (n:{quote(label)}) RETURN {cols}", row_cap=10**9).rows
         _hash_table(h, f"node {label} {node.count} {node.properties}", rows)
     for name, rel in sorted(schema.rels.items()):
         for src, dst in rel.pairs:
             ka, kb = schema.nodes[src].primary_key, schema.nodes[dst].primary_key
-            cols = "".join(f", n.{q(p)}" for p, _ in rel.properties)
-            rows = graph.query(f"MATCH (a:{q(src)})-[n:{q(name)}]->(b:{q(dst)}) "
-                               f"RETURN a.{q(ka)}, b.{q(kb)}{cols}", row_cap=10**9).rows
+            cols = "".join(f", n.{quote(p)}" for p, _ in rel.properties)
+            rows = graph.query(f"MATCH (a:{quote(src)})-[n:{quote(name)}]->(b:{quote(dst)}) "
+                               f"RETURN a.{quote(ka)}, b.{quote(kb)}{cols}", row_cap=10**9).rows
             _hash_table(h, f"rel {name} {src} {dst} {rel.count} {rel.properties}", rows)
     return h.hexdigest()
 

@@ -25,6 +25,9 @@ class PlanStore(Protocol):
     def reuse(self, question: str, d: Any, isr: Any, mentions: list[Any]) -> tuple[str, dict] | None:
         """Returns (cypher, params) of a cached template the question fills exactly, else None."""
 
+    def invalidate(self, domain: str, keep_version: str) -> int:
+        """Drops the plans of ``domain`` made on any other graph version; returns how many."""
+
     def learn(self, question: str, isr: Any, d: Any, cypher: str, params: dict, r: Any) -> Any:
         """Stores a verified plan (the pipeline calls it only after a complete, non-empty answer); returns
         the stored entry or None."""

@@ -11,7 +11,6 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-DOMAINS = ("nobel", "movies", "northwind")
 
 
 def _default_home() -> Path:
@@ -40,6 +39,9 @@ class Settings:
     llm_timeout_s: float = 120.0
     llm_wait_s: float = 30.0  # longest queue for the embedded model; then the deterministic default stands (0 = no bound)
     llm_seed: int = 7
+
+    # graphs: every one registered under home/graphs (kgqa.kg.registry); annotations files on or off
+    annotations: bool = True  # False: serve and load each graph from what it derives alone, as a new user's
 
     # query execution
     query_timeout_ms: int = 5000

@@ -7,7 +7,7 @@ The rule is deterministic and conservative, because a wrong answer costs more th
    its edges are stored there, so its facts are complete), linked by the pipeline or named in the question;
 3. exactly one of that entity's predicates (a property, or a relationship type in one direction) must
    explain every remaining content word of the question, by the schema's own names (camelCase split,
-   stemmed), the far end's label, or the domain vocabulary (:mod:`planner.vocab`); "when" needs a date or
+   stemmed), the far end's label, or the domain's words (``DomainSpec.words``); "when" needs a date or
    year value and "where" a place;
 4. the answer is rendered only from the triple values (:func:`planner.summarizer.render_rows`).
 """
@@ -18,11 +18,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgqa.planner.compiler import STOP
-from kgqa.planner.schema_view import fold, split_camel
+from kgqa.planner.lexicon import STOP
+from kgqa.planner.schema_view import split_camel
 from kgqa.planner.summarizer import render_rows
+from kgqa.text import fold
 from kgqa.types import Subgraph
-from kgqa.planner.vocab import VOCAB
 
 _NEEDS_REASONING = re.compile(
     r"\b(how many|number of|count|total|sum|average|avg|mean|most|least|more|less|fewer|greater|higher|lower|"
@@ -157,8 +157,9 @@ def _predicates(nid: str, node: dict, edges: list[dict], nodes: dict[str, dict])
     return preds + list(by_key.values())
 
 
-def answer_from_memory(question: str, hits, mentions=None, *, domain: str | None = None) -> MemoryAnswer:
-    """Answer ``question`` from retrieved :class:`kg.vector_memory.Hit` subgraphs, or say why not."""
+def answer_from_memory(question: str, hits, mentions=None, *, words: dict[str, str] | None = None) -> MemoryAnswer:
+    """Returns the answer to ``question`` from retrieved :class:`kgqa.kg.vector_memory.Hit` subgraphs, or why there
+    is none; ``words`` are the domain's words for its schema names (``DomainSpec.words``)."""
     if _YES_NO.match(question):
         return MemoryAnswer(None, "a yes/no question needs a verdict, not triples")
     if _NEEDS_REASONING.search(question):
@@ -184,7 +185,7 @@ def answer_from_memory(question: str, hits, mentions=None, *, domain: str | None
     if not content:
         return MemoryAnswer(None, "the question names no property or relationship", entity=nid)
     node = members[nid]
-    vocab = VOCAB.get(domain or "", {})
+    vocab = words or {}
     fits = [p for p in _predicates(nid, node, edges_of[nid], nodes)
             if content <= _words_for(p, node["_label"], vocab) and _fits_wh(question, p)]
     if len(fits) != 1:

@@ -1,12 +1,16 @@
 """The visible pipeline (CacheRAG Algorithm 1): question -> ISR -> plan -> Cypher -> rows -> answer.
 
-``Pipeline.ask`` runs, in order and each timed: answer cache, parse+route, entity linking, plan cache
-(parameterized reuse, then exemplars), compilation, EXPLAIN repair, execution, dispatch, bounded
-expansion, summarization, cache update. The graph is only ever read.
+``Pipeline.ask`` refuses a question that asks to change the graph or read files, then runs, in order and
+each timed: answer cache, routing, entity linking and ISR parse, plan cache (parameterized reuse, then
+exemplars), compilation (when nothing compiles, one LLM call names the topic entity and compilation runs
+again), EXPLAIN repair, execution, dispatch, bounded expansion, summarization, the vector-memory fallback
+after "I don't know", and the plan-cache update; the result goes into the answer cache. The graph is only
+ever read.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -14,11 +18,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from kgqa.protocols import PlanStore
-from kgqa.settings import DOMAINS, Settings
 from kgqa.kg.cypher import inline_params
 from kgqa.kg.db import Graph, QueryError, QueryTimeout
-from kgqa.kg.domains import SPECS
+from kgqa.kg.registry import graph_spec, registered
 from kgqa.kg.safety import UnsafeQueryError
 from kgqa.kg.schema import render_row
 from kgqa.planner import dispatcher, summarizer
@@ -28,7 +30,11 @@ from kgqa.planner.linker import link_mentions
 from kgqa.planner.repair import validate_and_repair
 from kgqa.planner.router import DescriptionStore, Router
 from kgqa.planner.schema_view import SchemaView
+from kgqa.protocols import PlanStore
+from kgqa.settings import Settings
 from kgqa.types import Attempt, InputError, Result, Subgraph
+
+log = logging.getLogger(__name__)
 
 WRITE_INTENT = re.compile(
     r"^\s*(please\s+)?(delete|remove|drop|create|insert|update|set|merge|detach|add|rename|change|modify|wipe|erase|"
@@ -64,26 +70,54 @@ class Pipeline:
         self.plan_cache = plan_cache
         self.answer_cache = answer_cache
         self.domains: dict[str, Domain] = {}
-        for name in domains or DOMAINS:
-            path = self.settings.graph_path(name)
-            if (path / "graph.kuzu").exists():
-                self.domains[name] = self._open(name)
+        self._only = list(domains) if domains else None
+        self._reload_lock = threading.Lock()
+        self.reload()
         if not self.domains:
-            raise RuntimeError(f"no graphs under {self.settings.graphs_dir}: run `kgqa load --domain all` first")
-        self.descriptions = DescriptionStore(self.settings.state_dir / "descriptions.json",
-                                             {n: SPECS[n].description for n in self.domains})
-        self.router = Router({n: d.compiler for n, d in self.domains.items()}, self.descriptions)
+            raise RuntimeError(f"no graphs under {self.settings.graphs_dir}: run `kgqa load --domain all` "
+                               "(or `kgqa load --name NAME ...` for a graph of your own) first")
+
+    def reload(self) -> dict[str, list[str]]:
+        """Re-reads the domain registry: opens graphs loaded since, re-opens those rebuilt (new version),
+        closes those removed. Returns {"added": [...], "updated": [...], "removed": [...]}."""
+        with self._reload_lock:
+            found = registered(self.settings.graphs_dir)
+            if self._only is not None:
+                found = {n: m for n, m in found.items() if n in self._only}
+            changes: dict[str, list[str]] = {"added": [], "updated": [], "removed": []}
+            domains = dict(self.domains)
+            for name in [n for n in domains if n not in found]:
+                domains.pop(name).graph.close()
+                changes["removed"].append(name)
+            for name, meta in found.items():
+                old = domains.get(name)
+                if old is not None and old.graph.version == meta.version:
+                    continue
+                try:
+                    domains[name] = self._open(name)
+                except Exception as err:  # noqa: BLE001 - one unreadable graph must not stop the others
+                    log.warning("domain %s not opened: %s", name, err)
+                    continue
+                changes["updated" if old is not None else "added"].append(name)
+                if self.plan_cache is not None:
+                    self.plan_cache.invalidate(name, meta.version)
+            self.domains = domains
+            self.descriptions = DescriptionStore(self.settings.state_dir / "descriptions.json",
+                                                 {n: d.view.spec.description for n, d in domains.items()})
+            self.router = Router({n: d.compiler for n, d in domains.items()}, self.descriptions)
+            return changes
 
     def _open(self, name: str) -> Domain:
         s = self.settings
         graph = Graph(s.graph_path(name), read_only=True, timeout_ms=s.query_timeout_ms, row_cap=s.row_cap,
                       buffer_pool_mb=s.buffer_pool_mb)
-        view = SchemaView.from_graph(graph, SPECS[name])
+        spec = graph_spec(graph, annotations=s.annotations)
+        view = SchemaView.from_graph(graph, spec)
         index = None
         try:
             from kgqa.kg.entity_index import EntityIndex
 
-            index = EntityIndex(graph, SPECS[name])
+            index = EntityIndex(graph, spec)
         except Exception:  # noqa: BLE001 - exact value linking still works without the fuzzy index
             index = None
         return Domain(name, graph, view, Compiler(view, chooser=self._choose), index)
@@ -108,6 +142,8 @@ class Pipeline:
             raise InputError("question must be a non-empty string")
         if len(question) > self.settings.max_question_chars:
             raise InputError(f"question is longer than {self.settings.max_question_chars} characters")
+        if domain is not None and domain not in self.domains:
+            self.reload()  # a graph loaded since start is picked up on first use
         if domain is not None and domain not in self.domains:
             raise InputError(f"unknown domain {domain!r}; loaded: {', '.join(self.domains)}")
         return " ".join(question.split())
@@ -333,12 +369,12 @@ class Pipeline:
             return
         hits = memory.retrieve(question, self.settings.vector_memory_k)
         r.operators = [*r.operators, "vector_memory"]
-        out = answer_from_memory(question, hits, mentions, domain=d.name)
+        out = answer_from_memory(question, hits, mentions, words=d.view.spec.words)
         if out.answer is not None:
             r.answer, r.status, r.evidence, r.subgraph = out.answer, "answered", "vector-memory", out.subgraph
 
     def _llm_entity(self, question: str, d: Domain, mentions):
-        from kgqa.planner.compiler import Mention
+        from kgqa.planner.frame import Mention
 
         try:
             from kgqa.planner.programs import Programs
@@ -442,7 +478,4 @@ def build_pipeline(settings: Settings | None = None, *, caches: bool = True, **k
     plan_cache = open_plan_cache(settings) if plan_cache is None else plan_cache
     answer_cache = kwargs.pop("answer_cache", None)
     answer_cache = open_answer_cache(settings) if answer_cache is None else answer_cache
-    pipe = Pipeline(settings, plan_cache=plan_cache, answer_cache=answer_cache, **kwargs)
-    for name, d in pipe.domains.items():
-        plan_cache.invalidate(name, d.graph.version)
-    return pipe
+    return Pipeline(settings, plan_cache=plan_cache, answer_cache=answer_cache, **kwargs)

@@ -17,8 +17,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from kgqa.settings import Settings  # noqa: E402
 from kgqa.kg.db import Graph  # noqa: E402
+from kgqa.kg.spec import DomainSpec  # noqa: E402
+from kgqa.settings import Settings  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -76,3 +77,18 @@ def northwind_graph(graph) -> Graph:
 @pytest.fixture(scope="session")
 def nobel_graph(graph) -> Graph:
     return graph("nobel")
+
+
+@pytest.fixture(scope="session")
+def spec(graph) -> Callable[[str], DomainSpec]:
+    """``spec(domain)`` -> the :class:`DomainSpec` the service serves the domain with (derived + annotations)."""
+    from kgqa.kg.registry import graph_spec
+
+    made: dict[str, DomainSpec] = {}
+
+    def spec_of(domain: str) -> DomainSpec:
+        if domain not in made:
+            made[domain] = graph_spec(graph(domain))
+        return made[domain]
+
+    return spec_of

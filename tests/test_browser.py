@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from kgqa.settings import REPO_ROOT, Settings
 from kgqa.app.server import BackgroundServer, create_app, warm
 from kgqa.planner.pipeline import build_pipeline
+from kgqa.settings import REPO_ROOT, Settings
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = REPO_ROOT / "test-output"

@@ -79,10 +79,10 @@ def test_recency_survives_restart_so_bounded_eviction_stays_lru(tmp_path):
 def test_kg_rebuild_invalidates_plans_and_answers(tmp_path, data_dir):
     """Rebuild the movies graph from changed source data: the service opened on the new graph drops the
     plans learnt on the old version, and answers cached under the old version are no longer served."""
-    from kgqa.settings import Settings
     from kgqa.cache.answer_cache import AnswerCache
     from kgqa.kg.loader import build_domain
     from kgqa.planner.pipeline import build_pipeline
+    from kgqa.settings import Settings
 
     src = tmp_path / "data"
     src.mkdir()

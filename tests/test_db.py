@@ -65,8 +65,8 @@ def test_a_memory_bomb_hits_the_buffer_pool_cap_not_the_machine(built_graphs):
 
 
 def test_the_service_caps_the_buffer_pool(built_graphs, kgqa_home):
-    from kgqa.settings import Settings
     from kgqa.planner.pipeline import Pipeline
+    from kgqa.settings import Settings
 
     assert Settings().buffer_pool_mb == 1024
     pipe = Pipeline(Settings(home=kgqa_home, buffer_pool_mb=64), domains=["northwind"])

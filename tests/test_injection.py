@@ -23,12 +23,12 @@ from pathlib import Path
 import pytest
 from injection_corpus import HARMLESS, REFUSE, build_corpus, raw_payloads
 
-from kgqa.settings import Settings
 from kgqa.app.server import BackgroundServer, create_app, warm
 from kgqa.kg.db import Graph, QueryError
 from kgqa.kg.safety import UnsafeQueryError, check_read_only, skeleton
 from kgqa.kg.schema import GraphSchema, graph_checksum
 from kgqa.planner.pipeline import build_pipeline
+from kgqa.settings import Settings
 
 TIMEOUT_MS = 2000  # the service's query timeout in this test
 QUERY_SLACK_S = 1.5  # a query may overrun its timeout by this much (interrupt latency on a busy machine)

@@ -129,3 +129,45 @@ def test_the_import_reader_sees_lazy_and_relative_imports(tmp_path):
     path.write_text("def f():\n    from kgqa.planner import _hidden\n\nfrom .. import settings\n")
     found = imports("kgqa.kg.mod", path, {"kgqa.settings": path})
     assert ("kgqa.planner", "_hidden", 2) in found and ("kgqa.settings", "", 4) in found
+
+
+# -- no per-graph code -------------------------------------------------------------------------------
+# The synthetic benchmark graph's Wikidata-style predicates (PART_OF, FOLLOWS, ...) are its own names.
+DOMAIN_FREE_EXCEPTIONS = {"kgqa.kg.synthetic"}
+
+
+def bundled_names() -> set[str]:
+    """Returns the names that belong to the bundled graphs: their domain names, labels and relationship types."""
+    import json
+
+    from kgqa.kg.domains import BUNDLED
+
+    names = set(BUNDLED)
+    for name in BUNDLED:
+        ann = json.loads((REPO / "kg" / "domains" / f"{name}.json").read_text())
+        names |= set(ann["display"]) | set(ann["names"])
+        names |= {t.split(":")[1].split(">")[0] for t in ann["words"].values() if t.startswith("rel:")}
+        names |= {k.split(" ")[0] for k in ann.get("phrases", {}).get("relationships", {})}
+    return names - {"Person", "City", "Country", "Category", "Order"}  # ordinary words, also in any graph
+
+
+def test_no_module_names_a_bundled_graph():
+    """Outside the bundled graphs' own folder (readers, annotations files, the bundled list), no string in
+    the code names a bundled domain, label or relationship type: a user's graph needs no code."""
+    import re
+
+    pattern = re.compile(r"\b(" + "|".join(sorted(map(re.escape, bundled_names()))) + r")\b")
+    found = []
+    for module, path in modules().items():
+        if module.startswith(("kgqa.kg.domains", "kgqa.evals")) or module in DOMAIN_FREE_EXCEPTIONS:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {id(n.body[0].value) for n in ast.walk(tree)
+                      if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                      and n.body and isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant)}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+                hits = sorted(set(pattern.findall(node.value)))
+                if hits:
+                    found.append(f"{module}:{node.lineno} names {', '.join(hits)}")
+    assert not found, "\n".join(found)

@@ -13,7 +13,6 @@ import urllib.request
 import numpy as np
 import pytest
 
-from kgqa.settings import Settings
 from kgqa.planner.llm import (
     LLM,
     EmbeddedLLM,
@@ -25,6 +24,7 @@ from kgqa.planner.llm import (
     make_llm,
     option_index,
 )
+from kgqa.settings import Settings
 
 ENTITY_SCHEMA = {"type": "object", "properties": {"entity": {"type": "string", "maxLength": 40}},
                  "required": ["entity"], "additionalProperties": False}

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from kgqa.settings import Settings
 from kgqa.app.server import BackgroundServer, create_app, warm
 from kgqa.evals.bench_load import REPEATS, question_pool, run_load, scrape_metrics, server_figures, warm_up
 from kgqa.planner.pipeline import build_pipeline
+from kgqa.settings import Settings
 
 
 @pytest.fixture(scope="module")

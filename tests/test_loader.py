@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 
 import kgqa.kg.loader as loader
+from kgqa.kg.cypher_source import parse
 from kgqa.kg.db import DB_FILE, META_FILE, Graph, GraphMeta
-from kgqa.kg.domains import NORTHWIND, movies, nobel
+from kgqa.kg.ddl import SourceError
+from kgqa.kg.domains import nobel
 from kgqa.kg.schema import render_row
 
 
@@ -123,18 +125,19 @@ def test_parser_reads_the_subset():
     CREATE (b:Person {name:'B', born:1960}), (c:Person {name:'C'})
     CREATE (b)-[:ACTED_IN {roles:['x', "y's"]}]->(A)<-[:DIRECTED]-(c),
     (c)<-[:FOLLOWS]-(b);"""
-    nodes, rels = movies.parse(text)
+    script = parse(text, Path("movies.cypher"))
+    nodes, rels = script.nodes, script.rels
     assert nodes == {"A": ("Movie", {"title": "It's", "released": 1999, "tagline": 'say "hi"'}),
                      "b": ("Person", {"name": "B", "born": 1960}), "c": ("Person", {"name": "C"})}
     assert rels == [("ACTED_IN", "b", "A", {"roles": ["x", "y's"]}), ("DIRECTED", "c", "A", {}),
                     ("FOLLOWS", "b", "c", {})]
 
 
-def test_parser_rejects_garbage():
-    with pytest.raises(movies.CypherParseError):
-        movies.parse("CREATE (a:Person {name: 'x'}) MERGE (a)")
-    with pytest.raises(movies.CypherParseError):
-        movies.parse("CREATE (a:Person {name: 'x' ^ })")
+def test_parser_rejects_garbage_naming_file_and_line():
+    with pytest.raises(SourceError, match=r"^s.cypher:2: expected 'CREATE', got 'MERGE'"):
+        parse("CREATE (a:Person {name: 'x'})\nMERGE (a)", Path("s.cypher"))
+    with pytest.raises(SourceError, match=r"^s.cypher:1: unexpected character '\^'"):
+        parse("CREATE (a:Person {name: 'x' ^ })", Path("s.cypher"))
 
 
 # -- idempotence and atomicity ----------------------------------------------------------------------
@@ -209,7 +212,7 @@ def test_crash_between_the_two_renames_restores_the_old_graph(tmp_path, data_dir
 
 
 def test_unknown_domain_is_refused(tmp_path, data_dir):
-    with pytest.raises(ValueError, match="unknown domain"):
+    with pytest.raises(ValueError, match="unknown bundled graph"):
         loader.build_domain("imdb", data_dir, tmp_path)
 
 
@@ -285,9 +288,9 @@ def test_comparators():
 
 
 @pytest.mark.parametrize("example", GOLD, ids=[g["id"] for g in GOLD])
-def test_northwind_gold_query(northwind_graph, example):
+def test_northwind_gold_query(northwind_graph, example, spec):
     result = northwind_graph.query(example["gold_cypher"], row_cap=100_000)
-    got = [render_row(r, NORTHWIND) for r in result.rows]
+    got = [render_row(r, spec("northwind")) for r in result.rows]
     gold = example["gold_rows"]
     match = same_order(got, gold) if example["ordered"] else same_multiset(got, gold)
     assert match, f"{example['question']}\n got  {got[:5]} ({len(got)} rows)\n gold {gold[:5]} ({len(gold)} rows)"

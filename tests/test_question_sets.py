@@ -21,7 +21,6 @@ from kgqa.evals.make_gold import (
     run_gold,
 )
 from kgqa.kg.compare import rows_match
-from kgqa.kg.domains import SPECS
 
 SETS = {domain: read_set(QUESTIONS_DIR / f"{domain}.jsonl") for domain in SET_DOMAINS}
 ITEMS = [item for items in SETS.values() for item in items]
@@ -55,8 +54,8 @@ def graphs(movies_graph, nobel_graph):
 
 
 @pytest.mark.parametrize("item", ITEMS, ids=[i["id"] for i in ITEMS])
-def test_gold_query_reproduces_gold_rows(item, graphs):
-    gold = run_gold(graphs[item["domain"]], item["gold_cypher"], SPECS[item["domain"]])
+def test_gold_query_reproduces_gold_rows(item, graphs, spec):
+    gold = run_gold(graphs[item["domain"]], item["gold_cypher"], spec(item["domain"]))
     assert gold.rows == item["gold_rows"]
     assert gold.ordered == item["ordered"]
 
@@ -90,8 +89,8 @@ def test_judge_accepts_answers_that_state_the_gold():
         assert verdict.label == "accurate", (item["id"], verdict)
 
 
-def test_make_gold_fills_and_fails_loudly(tmp_path, movies_graph):
-    spec = SPECS["movies"]
+def test_make_gold_fills_and_fails_loudly(tmp_path, movies_graph, spec):
+    spec = spec("movies")
     good = {"id": "movies-t1", "domain": "movies", "question": "Who directed The Matrix?", "type": "single-hop",
             "gold_cypher": "MATCH (p:Person)-[:DIRECTED]->(:Movie {title: 'The Matrix'}) RETURN p ORDER BY p.name"}
     path = tmp_path / "movies.jsonl"

@@ -4,15 +4,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kgqa.kg.domains import SPECS
 from kgqa.kg.safety import FORBIDDEN
 from kgqa.planner.repair import postprocess, validate_and_repair
 from kgqa.planner.schema_view import SchemaView
 
 
 @pytest.fixture(scope="module")
-def nw(northwind_graph):
-    return SchemaView.from_graph(northwind_graph, SPECS["northwind"])
+def nw(northwind_graph, spec):
+    return SchemaView.from_graph(northwind_graph, spec("northwind"))
 
 
 def test_reserved_label_is_quoted(nw):

@@ -9,7 +9,6 @@ import pytest
 
 import kgqa.kg.loader as loader
 from kgqa.kg.db import Graph
-from kgqa.kg.domains import MOVIES, NOBEL, NORTHWIND
 from kgqa.kg.schema import GraphSchema, graph_checksum, local_schema, render_row, render_value
 
 
@@ -65,8 +64,8 @@ def test_to_dict_round_trips_names(nobel_schema):
 
 
 # -- local schema ------------------------------------------------------------------------------------
-def test_local_schema_of_tom_hanks(movies_graph, movies_schema):
-    local = local_schema(movies_graph, "Person", "Tom Hanks", schema=movies_schema)
+def test_local_schema_of_tom_hanks(movies_graph, movies_schema, spec):
+    local = local_schema(movies_graph, "Person", "Tom Hanks", schema=movies_schema, spec=spec("movies"))
     assert local.properties == {"name": "Tom Hanks", "born": 1956}
     acted = local.rel("ACTED_IN", "out", "Movie")
     assert acted.count == 12 and acted.properties == [("roles", "STRING[]")]
@@ -79,16 +78,16 @@ def test_local_schema_of_tom_hanks(movies_graph, movies_schema):
     assert "(Person)-[:ACTED_IN {roles}]->(Movie) x12" in text and "Tom Hanks" in text
 
 
-def test_local_schema_of_a_movie_sees_incoming_edges(movies_graph, movies_schema):
-    local = local_schema(movies_graph, "Movie", "The Matrix", schema=movies_schema)
+def test_local_schema_of_a_movie_sees_incoming_edges(movies_graph, movies_schema, spec):
+    local = local_schema(movies_graph, "Movie", "The Matrix", schema=movies_schema, spec=spec("movies"))
     assert local.rel("ACTED_IN", "in", "Person").count == 5
     assert local.rel("DIRECTED", "in").count == 2
     assert "(Movie)<-[:ACTED_IN {roles}]-(Person) x5" in local.render()
 
 
-def test_local_schema_of_marie_curie(nobel_graph, nobel_schema):
+def test_local_schema_of_marie_curie(nobel_graph, nobel_schema, spec):
     (key,), = nobel_graph.query("MATCH (l:Laureate {knownName: 'Marie Curie'}) RETURN l.id").rows
-    local = local_schema(nobel_graph, "Laureate", key, schema=nobel_schema)
+    local = local_schema(nobel_graph, "Laureate", key, schema=nobel_schema, spec=spec("nobel"))
     assert local.properties["gender"] == "female" and local.properties["birthYear"] == 1867
     won = local.rel("WON", "out", "Prize")
     assert won.count == 2 and sorted(won.samples) == ["chemistry-1911", "physics-1903"]
@@ -105,38 +104,38 @@ def test_local_schema_of_unknown_entity(movies_graph):
 
 
 # -- render_row --------------------------------------------------------------------------------------
-def test_render_row_nodes_rels_and_lists(movies_graph):
+def test_render_row_nodes_rels_and_lists(movies_graph, spec):
     row = movies_graph.query(
         "MATCH (p:Person {name: 'Keanu Reeves'})-[r:ACTED_IN]->(m:Movie {title: 'The Matrix'}) "
         "RETURN p, r, m, [p.name, m.title], m.released").rows[0]
-    assert render_row(row, MOVIES) == ["Keanu Reeves", {"roles": ["Neo"]}, "The Matrix",
+    assert render_row(row, spec("movies")) == ["Keanu Reeves", {"roles": ["Neo"]}, "The Matrix",
                                        ["Keanu Reeves", "The Matrix"], 1999]
     collected = movies_graph.query(
         "MATCH (p:Person)-[:DIRECTED]->(m:Movie {title: 'The Matrix'}) RETURN collect(p)").rows[0]
-    assert sorted(render_row(collected, MOVIES)[0]) == ["Lana Wachowski", "Lilly Wachowski"]
+    assert sorted(render_row(collected, spec("movies"))[0]) == ["Lana Wachowski", "Lilly Wachowski"]
 
 
-def test_render_row_uses_each_domain_display(northwind_graph, nobel_graph):
+def test_render_row_uses_each_domain_display(northwind_graph, nobel_graph, spec):
     row = northwind_graph.query("MATCH (s:Supplier)-[:SUPPLIES]->(p:Product {productID: '1'})"
                                 "-[:PART_OF]->(c:Category) RETURN s, p, c").rows[0]
-    assert render_row(row, NORTHWIND) == ["Exotic Liquids", "Chai", "Beverages"]
+    assert render_row(row, spec("northwind")) == ["Exotic Liquids", "Chai", "Beverages"]
     order = northwind_graph.query("MATCH (o:`Order` {orderID: '10248'}) RETURN o").rows[0]
-    assert render_row(order, NORTHWIND) == ["10248"]
+    assert render_row(order, spec("northwind")) == ["10248"]
     prize = nobel_graph.query("MATCH (l:Laureate)-[:WON]->(p:Prize {id: 'physics-1903'}) "
                               "RETURN l, p ORDER BY l.knownName LIMIT 1").rows[0]
-    assert render_row(prize, NOBEL) == ["Henri Becquerel", "physics-1903"]
+    assert render_row(prize, spec("nobel")) == ["Henri Becquerel", "physics-1903"]
 
 
-def test_render_row_paths(movies_graph):
+def test_render_row_paths(movies_graph, spec):
     row = movies_graph.query("MATCH p = (:Person {name: 'Paul Blythe'})-[:FOLLOWS*1..2]->(:Person) "
                              "RETURN p ORDER BY length(p) DESC LIMIT 1").rows[0]
-    assert render_row(row, MOVIES) == [["Paul Blythe", "Angela Scope", "Jessica Thompson"]]
+    assert render_row(row, spec("movies")) == [["Paul Blythe", "Angela Scope", "Jessica Thompson"]]
 
 
-def test_render_value_plain_types():
-    assert render_value(Decimal("1.5"), MOVIES) == 1.5
-    assert render_value(datetime.date(2020, 1, 2), MOVIES) == "2020-01-02"
-    assert render_value({"a": [1, None]}, MOVIES) == {"a": [1, None]}
+def test_render_value_plain_types(spec):
+    assert render_value(Decimal("1.5"), spec("movies")) == 1.5
+    assert render_value(datetime.date(2020, 1, 2), spec("movies")) == "2020-01-02"
+    assert render_value({"a": [1, None]}, spec("movies")) == {"a": [1, None]}
 
 
 # -- checksum ----------------------------------------------------------------------------------------

@@ -10,9 +10,9 @@ import urllib.request
 
 import pytest
 
-from kgqa.settings import Settings
 from kgqa.app.server import BackgroundServer, Metrics, create_app, warm
 from kgqa.planner.pipeline import build_pipeline
+from kgqa.settings import Settings
 
 
 @pytest.fixture(scope="module")
@@ -250,7 +250,7 @@ def test_openapi_documents_exactly_the_routes(client, app):
     refs = re.findall(r'"#/components/schemas/(\w+)"', json.dumps(spec))
     assert refs and set(refs) <= set(schemas)
     for path, method in documented:  # every error status the API can give is described
-        if method == "POST":
+        if method == "POST" and "requestBody" in spec["paths"][path]["post"]:
             assert {"400", "413", "415"} <= set(spec["paths"][path]["post"]["responses"])
 
 

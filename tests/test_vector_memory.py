@@ -9,9 +9,7 @@ import kuzu
 import numpy as np
 import pytest
 
-from kgqa.settings import Settings
 from kgqa.kg.db import DB_FILE, META_FILE, Graph, GraphMeta, open_database
-from kgqa.kg.domains import SPECS
 from kgqa.kg.vector_memory import (
     VectorMemory,
     degree_scores,
@@ -24,6 +22,7 @@ from kgqa.kg.vector_memory import (
     read_snapshot,
 )
 from kgqa.planner.memory_answer import answer_from_memory, stem
+from kgqa.settings import Settings
 
 
 # -- a small graph where degree and PageRank disagree ---------------------------------------------------
@@ -78,8 +77,8 @@ def test_degree_and_pagerank_rankings(star_graph):
     assert star_graph.read_only  # the served graph is never opened for writing
 
 
-def test_degree_and_pagerank_differ_on_a_real_graph(northwind_graph):
-    snap = read_snapshot(northwind_graph, SPECS["northwind"])
+def test_degree_and_pagerank_differ_on_a_real_graph(northwind_graph, spec):
+    snap = read_snapshot(northwind_graph, spec("northwind"))
     deg, pr = degree_scores(snap), pagerank_scores(northwind_graph, snap)
     top_deg = [snap.labels[i] for i in rank_order(deg)[:5]]
     top_pr = [snap.labels[i] for i in rank_order(pr)[:5]]
@@ -88,8 +87,8 @@ def test_degree_and_pagerank_differ_on_a_real_graph(northwind_graph):
 
 
 @pytest.mark.parametrize("m", [5, 1000])
-def test_pooling_covers_disjoint_one_hop_subgraphs(movies_graph, m):
-    snap = read_snapshot(movies_graph, SPECS["movies"])
+def test_pooling_covers_disjoint_one_hop_subgraphs(movies_graph, m, spec):
+    snap = read_snapshot(movies_graph, spec("movies"))
     adj = snap.neighbours()
     scores = degree_scores(snap)
     groups = pool(adj, scores, m)
@@ -110,7 +109,7 @@ def test_pooling_covers_disjoint_one_hop_subgraphs(movies_graph, m):
 
 # -- retrieval of a planted fact ------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def planted(built_graphs, tmp_path_factory):
+def planted(built_graphs, tmp_path_factory, spec):
     """A copy of the movies graph with one planted fact, and its vector memory (stored and reloaded)."""
     home = tmp_path_factory.mktemp("vm-home")
     path = home / "graphs" / "movies"
@@ -128,9 +127,9 @@ def planted(built_graphs, tmp_path_factory):
     conn.close()
     db.close()
     with Graph(path, read_only=True, pool_size=1) as g:
-        memory, where, built = ensure_memory(g, SPECS["movies"], home / "state", m=300)
+        memory, where, built = ensure_memory(g, spec("movies"), home / "state", m=300)
         assert built
-        again, _, built_again = ensure_memory(g, SPECS["movies"], home / "state", m=300)
+        again, _, built_again = ensure_memory(g, spec("movies"), home / "state", m=300)
         assert not built_again and len(again) == len(memory)
     return home, VectorMemory.load(where)
 
@@ -147,7 +146,7 @@ def test_memory_is_stored_versioned_without_pickles(planted):
     assert load_memory(home / "state", "movies", "another-version", m=300) is None
 
 
-def test_retrieval_returns_the_subgraph_with_the_planted_fact(planted):
+def test_retrieval_returns_the_subgraph_with_the_planted_fact(planted, spec):
     _, memory = planted
     hits = memory.retrieve("Who directed Zorbium Rising?", 3)
     holding = memory.member_of("Movie:Zorbium Rising")
@@ -156,11 +155,11 @@ def test_retrieval_returns_the_subgraph_with_the_planted_fact(planted):
     assert {"src": "Person:Zygmunt Quarkowski", "rel": "DIRECTED", "dst": "Movie:Zorbium Rising",
             "props": {}} in hit.subgraph["edges"]
     assert hits == sorted(hits, key=lambda h: -h.score)
-    out = answer_from_memory("Who directed Zorbium Rising?", hits, domain="movies")
+    out = answer_from_memory("Who directed Zorbium Rising?", hits, words=spec("movies").words)
     assert out.answer == "Zygmunt Quarkowski." and out.entity == "Movie:Zorbium Rising"
     assert out.subgraph["edges"][0]["rel"] == "DIRECTED"
     out = answer_from_memory("When was Zorbium Rising released?", memory.retrieve("When was Zorbium Rising released?",
-                                                                                3), domain="movies")
+                                                                                3), words=spec("movies").words)
     assert out.answer == "2031."
 
 
@@ -171,13 +170,13 @@ def test_retrieval_returns_the_subgraph_with_the_planted_fact(planted):
     "Who directed Zorbium Rising in 1999?",  # a constraint the fact does not cover
     "Who directed the sequel to Top Gun?",  # the entity's facts do not answer it
 ])
-def test_memory_answer_says_dont_know(planted, question):
+def test_memory_answer_says_dont_know(planted, question, spec):
     _, memory = planted
-    out = answer_from_memory(question, memory.retrieve(question, 3), domain="movies")
+    out = answer_from_memory(question, memory.retrieve(question, 3), words=spec("movies").words)
     assert out.answer is None and out.reason
 
 
-def test_two_nodes_of_one_name_are_ambiguous():
+def test_two_nodes_of_one_name_are_ambiguous(spec):
     from kgqa.kg.vector_memory import Hit
 
     def hit(i: int, key: str, country: str) -> Hit:
@@ -186,8 +185,8 @@ def test_two_nodes_of_one_name_are_ambiguous():
 
     uk, us = hit(0, "Cambridge, United Kingdom", "United Kingdom"), hit(1, "Cambridge, MA, USA", "USA")
     question = "Which country is Cambridge in?"
-    assert answer_from_memory(question, [uk], domain="nobel").answer == "United Kingdom."
-    out = answer_from_memory(question, [uk, us], domain="nobel")
+    assert answer_from_memory(question, [uk], words=spec("nobel").words).answer == "United Kingdom."
+    out = answer_from_memory(question, [uk, us], words=spec("nobel").words)
     assert out.answer is None and "2 entities" in out.reason
 
 
