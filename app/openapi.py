@@ -47,7 +47,7 @@ def openapi_spec(settings: Settings | None = None, domains: list[str] | None = N
     }
     result = {
         "type": "object",
-        "description": "planner.types.Result: the answer with its evidence, timings and cache flags",
+        "description": "kgqa.types.Result: the answer with its evidence, timings and cache flags",
         "required": ["question", "status", "answer", "cache", "timings_ms"],
         "properties": {
             "question": {"type": "string"},

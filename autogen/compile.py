@@ -3,7 +3,7 @@
 A :class:`Spec` is what a synthesized question asks, in schema terms: an anchor entity, a path of
 relationship steps to the target label, and one operation (return a property, list, count, filter,
 top-k, aggregate, superlative, compare). :func:`compile_spec` writes it as parameterized Cypher built
-only from names of the :class:`planner.schema_view.SchemaView`; no model is involved, so a verified
+only from names of the :class:`kgqa.planner.schema_view.SchemaView`; no model is involved, so a verified
 result proves the question's triples, not a model's guess.
 """
 

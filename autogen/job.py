@@ -1,9 +1,9 @@
 """The offline pre-warm job (CacheRAG §4.4): sample, synthesize, filter, compile, verify, ingest.
 
-Per domain: stratified star sampling (:mod:`autogen.sampling`); candidates from schema templates
-(:mod:`autogen.synth`) and, for a bounded share of the budget, questions the LLM writes for the same
-triples (:mod:`autogen.llm_synth`); the deterministic leak filter and, for LLM questions, the LLM judge;
-deterministic compilation and execution with a check against the triples' answer (:mod:`autogen.verify`).
+Per domain: stratified star sampling (:mod:`kgqa.autogen.sampling`); candidates from schema templates
+(:mod:`kgqa.autogen.synth`) and, for a bounded share of the budget, questions the LLM writes for the same
+triples (:mod:`kgqa.autogen.llm_synth`); the deterministic leak filter and, for LLM questions, the LLM judge;
+deterministic compilation and execution with a check against the triples' answer (:mod:`kgqa.autogen.verify`).
 
 What is ingested. A verified tuple enters the plan cache (domain, aspect, KG version, answer) when the
 mapping *question -> plan* is trustworthy, which has two independent grounds:
@@ -338,7 +338,7 @@ def prewarm_into(settings: Settings, plan_cache: PlanCache, domains: list[str], 
     """Fill ``plan_cache`` with verified plans for ``domains`` (``budget`` candidates each); no resume state.
 
     ``llm``: "auto" (the configured backend, skipped if it cannot load), None (templates only) or an
-    :class:`planner.llm.LLM`. Used by the ablation to compare an empty and a pre-warmed cache."""
+    :class:`kgqa.planner.llm.LLM`. Used by the ablation to compare an empty and a pre-warmed cache."""
     t0 = time.perf_counter()
     job = Prewarmer(settings, plan_cache, llm=llm, pipeline=pipeline, seed=seed, llm_fraction=llm_fraction,
                     llm_seconds=llm_seconds)

@@ -1,7 +1,7 @@
 """Question synthesis from schema templates over sampled stars (the model-independent source).
 
 Each generator turns sampled triples into :class:`Candidate` s: a question (a paraphrase from
-:mod:`autogen.phrases`), the :class:`autogen.compile.Spec` it asks, and the answer rows derived directly
+:mod:`kgqa.autogen.phrases`), the :class:`kgqa.autogen.compile.Spec` it asks, and the answer rows derived directly
 from the triples (or, for questions over a whole label, from the label's column in Python) — never from
 the Cypher that later verifies them. Candidates are grouped by *shape* (kind, relationship or property,
 paraphrase); :func:`select` takes them round-robin over shapes, so the budget is spread over every label,

@@ -2,7 +2,7 @@
 
 Keys are the normalized question (case-folded, whitespace collapsed, final punctuation stripped) with the
 domain and the KG version, so a rebuilt graph never serves stale answers. Values are result dicts
-(``planner.types.Result.to_dict()``).
+(``kgqa.types.Result.to_dict()``).
 
 With ``prune_rows=N`` the row, candidate, attempt and subgraph context of a value is cut to its first N
 items. With ``compress=True`` (the memory-efficient variant) a value is stored as JSON bytes, compressed

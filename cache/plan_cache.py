@@ -18,6 +18,9 @@ of the bucket: ``argmax_j λ·Sim(q, Q_j) − (1−λ)·max_{k∈S} Sim(Q_j, Q_k
 Per-bucket BM25 weights are kept as a sparse matrix and rebuilt lazily, only for buckets that changed.
 Bounded mode keeps at most ``bound`` entries per (domain, aspect) bucket and evicts the least recently
 used (``last_used`` is refreshed by retrieval; touches are flushed to the file in batches).
+
+Size: one class and its in-memory index (BM25 buckets, MMR, the SQLite file, bounded LRU) are one
+concept that shares a lock; the template filling it uses lives in :mod:`kgqa.cache.templates`.
 """
 
 from __future__ import annotations

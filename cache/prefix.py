@@ -4,7 +4,7 @@ Two backends, one idea: requests that share a prompt prefix (a cluster's represe
 evidence) should not pay for that prefix more than once.
 
 * **Embedded llama.cpp** — :class:`PrefixStore` evaluates a prefix once with
-  :meth:`planner.llm.EmbeddedLLM.eval_prefix`, keeps the saved KV state, restores it for every request that
+  :meth:`kgqa.planner.llm.EmbeddedLLM.eval_prefix`, keeps the saved KV state, restores it for every request that
   starts with that prefix (only the suffix tokens are evaluated) and releases it when told to (SubGCache
   releases a cluster's state before the next cluster). States are bounded by count and bytes (LRU).
 * **OpenAI-compatible servers** — the server owns the KV cache. vLLM reuses it across requests with
@@ -72,7 +72,7 @@ class PrefixStats:
 
 
 class PrefixStore:
-    """Saved KV states of prompt prefixes on one :class:`~planner.llm.EmbeddedLLM`.
+    """Saved KV states of prompt prefixes on one :class:`~kgqa.planner.llm.EmbeddedLLM`.
 
     ``complete(prefix, suffix)`` evaluates ``prefix`` on a miss (from an empty cache, so the result
     does not depend on what the model ran before) and evaluates only ``suffix`` after it: in place when

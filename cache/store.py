@@ -1,6 +1,6 @@
 """Open the service's caches from settings: the persistent plan cache and the in-memory answer cache.
 
-Takes any object with the :class:`app.config.Settings` fields it reads, so ``cache/`` stays free of the
+Takes any object with the :class:`kgqa.settings.Settings` fields it reads, so ``cache/`` stays free of the
 app layer; the plan cache file is ``<state_dir>/plan_cache.sqlite``.
 """
 

@@ -1,6 +1,6 @@
 """Ablations in the manner of CacheRAG Table 3: A / H / M / T and execution accuracy per system variant.
 
-Every variant is the full system's :class:`app.config.Settings` with one switch changed (``with_``), run on
+Every variant is the full system's :class:`kgqa.settings.Settings` with one switch changed (``with_``), run on
 its own scratch KGQA home (graphs symlinked read-only, a fresh plan cache and state), with one shared
 LLM backend (same model and seed; it holds no per-question state).
 

@@ -6,8 +6,8 @@ Pass 1 (uncached) answers every question of every set once, in file order, north
 nobel, with the answer cache bypassed on lookup (``kgqa eval``'s loop); the plan cache learns online as it
 goes, as in the service. Pass 2 (cached) asks the same questions again with the answer cache on, which is
 what a repeated question costs. Pass 1 is scored: execution accuracy (lenient and strict, see
-:mod:`evals.scorer`), executable rate, and CRAG accurate / hallucinated / missing with T = A - H from the
-deterministic judge (:mod:`evals.judge`); ``--llm-judge`` also grades the answers with the LLM backend
+:mod:`kgqa.evals.scorer`), executable rate, and CRAG accurate / hallucinated / missing with T = A - H from the
+deterministic judge (:mod:`kgqa.evals.judge`); ``--llm-judge`` also grades the answers with the LLM backend
 and reports where the two judges disagree. Stage timings come from ``Result.timings_ms``: per stage, the
 share of questions in which it ran, the mean over all questions (0 where it did not run, so the means add
 up to the mean total) and p50/p99 over the questions in which it ran.

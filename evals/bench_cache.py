@@ -1,6 +1,6 @@
 """Cache benchmark (issue 4): the answer cache and the plan cache, measured in one run.
 
-Sections, all on the real graphs and the real :class:`planner.pipeline.Pipeline` unless noted:
+Sections, all on the real graphs and the real :class:`kgqa.planner.pipeline.Pipeline` unless noted:
 
 1. **Answer-cache hits** - every question of ``northwind_dev.jsonl`` and ``evals/questions/*.jsonl`` is asked
    once with ``use_answer_cache=False`` (the uncached pipeline, plan cache off) and then again, several
@@ -29,6 +29,9 @@ Sections, all on the real graphs and the real :class:`planner.pipeline.Pipeline`
     kgqa bench cache [--quick] [--out DIR]
 
 Last line: ``cache-bench hit_p50_ms=<x> speedup=<x> compression_saving=<x> mmr_10k_ms=<x> param_reuse=<x>``.
+
+Size: one benchmark whose seven sections share one pipeline, one set of questions and one report;
+split, each part would re-load both.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Questions are drawn (seeded) from ``northwind_dev.jsonl`` and ``evals/questions/
 batches of 50/100/200 are nested prefixes of one draw. Retrieval runs once per question through the
 normal pipeline (fresh plan and answer caches in a temporary home); then, for each batch size and each
 cluster count in {1, 2, 3, 5, 10, 20, per-question}, the summarization stage runs with
-:func:`planner.batch.summarize_batch`. The per-question setting is the baseline (each question's own
+:func:`kgqa.planner.batch.summarize_batch`. The per-question setting is the baseline (each question's own
 evidence as its prefix, evaluated for it alone); it does not depend on the batch, so it runs once over
 the largest batch and is sliced. Reported per setting:
 
@@ -17,7 +17,7 @@ the largest batch and is sliced. Reported per setting:
   baseline's over the setting's: what the TTFT ratio would be if prefill time were linear in tokens;
 * **clustering** — subgraph embedding, hierarchical clustering, unions and prompt budget checks;
 * **agreement** — share of LLM answers identical to the per-question baseline's;
-* **LLM acc** — CRAG-judged accuracy (:mod:`evals.judge`) of the raw LLM answers against the gold rows;
+* **LLM acc** — CRAG-judged accuracy (:mod:`kgqa.evals.judge`) of the raw LLM answers against the gold rows;
   **final acc** — of the answers returned (a phrasing kept by the faithfulness rule, else the rows).
 
 The headline is the best TTFT ratio (baseline / setting) whose LLM and final accuracies both lose at

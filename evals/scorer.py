@@ -3,7 +3,7 @@
 Rows are compared by :func:`kgqa.kg.compare.rows_match` (its rules are in that module).
 ``score_file`` joins prediction lines (from ``kgqa eval``) with gold lines by ``id`` and reports
 execution accuracy (lenient and strict), executable rate, don't-know rate, CRAG answer truthfulness
-(:mod:`evals.judge`) and a per-``type`` breakdown.
+(:mod:`kgqa.evals.judge`) and a per-``type`` breakdown.
 """
 
 from __future__ import annotations

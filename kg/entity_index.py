@@ -9,6 +9,9 @@ Serve time (:class:`EntityIndex`, on the read-only graph): everything lexical is
 character-trigram similarity); Kuzu FTS (BM25) and embedding cosine are consulted only when the lexical
 matchers find nothing strong, which keeps a link well under 20 ms. Scores are in [0, 1]; every source
 that found an entity is kept in the ranking, and several near-equal candidates are all returned.
+
+Size: the build side (FTS indexes, names and vectors files) and the serve side (the matchers that read
+them) share one file format and one scoring scale, so they stay together.
 """
 
 from __future__ import annotations

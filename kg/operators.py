@@ -8,7 +8,7 @@
   ``LIMIT`` from a shared budget, so the result never holds more than ``k_degree`` edges, even on
   super-nodes, and nothing beyond that budget is ever fetched.
 
-Both return a :class:`planner.types.Subgraph` whose nodes carry their properties.
+Both return a :class:`kgqa.types.Subgraph` whose nodes carry their properties.
 """
 
 from __future__ import annotations

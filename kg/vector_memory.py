@@ -8,7 +8,7 @@ Built once per domain and KG version (``kgqa load``), from a graph opened read-o
 3. pool: the highest-scored entity not yet covered becomes an anchor, its 1-hop neighbours that are not
    yet covered join it as one subgraph, and those nodes are removed; repeat ``m`` times, so no node is in
    two subgraphs (the scores are computed once, on the whole graph);
-4. embed each member's text with the sentence encoder (:mod:`kg.embed`) and mean-pool every subgraph
+4. embed each member's text with the sentence encoder (:mod:`kgqa.kg.embed`) and mean-pool every subgraph
    into one normalised vector (Eq. 7).
 
 Each subgraph keeps as its evidence its members' properties and every edge incident to a member (an edge
@@ -246,7 +246,7 @@ class Hit:
     score: float
     anchor: str
     members: list[str]
-    subgraph: dict[str, Any]  # planner.types.Subgraph.to_dict(): {"nodes": {...}, "edges": [...]}
+    subgraph: dict[str, Any]  # kgqa.types.Subgraph.to_dict(): {"nodes": {...}, "edges": [...]}
 
 
 @dataclass

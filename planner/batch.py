@@ -16,13 +16,13 @@
 4. **Prefix reuse.** Embedded llama.cpp: the prefix is evaluated once and its KV state saved; each
    question of the group evaluates only its own tokens after it, continuing in place when the previous
    question left the prefix in the KV cache (llama.cpp drops the cells past it), else from the restored
-   state; the state is released before the next group (:class:`cache.prefix.PrefixStore`).
+   state; the state is released before the next group (:class:`kgqa.cache.prefix.PrefixStore`).
    OpenAI-compatible servers: the group's requests go back to back with a byte-identical prefix, so
    vLLM's automatic prefix caching reuses it.
 5. **Truthfulness.** On the embedded model a grammar lets the LLM write only a comma-separated list
    of values of the question's own evidence (or "I don't know"), in clusters as alone: the shared prefix
    changes what the model attends to, not what it may answer; which values answer is its choice. The LLM's phrasing replaces the
-   deterministic answer (:mod:`planner.summarizer`) only when :func:`planner.summarizer.faithful` finds nothing in it beyond the question's *own*
+   deterministic answer (:mod:`kgqa.planner.summarizer`) only when :func:`kgqa.planner.summarizer.faithful` finds nothing in it beyond the question's *own*
    evidence and it states every value of that evidence (values the question itself names excepted);
    otherwise the deterministic answer stays.
    The batch path therefore never answers with a value its own rows do not hold.

@@ -1,7 +1,7 @@
 """Entity linking for the compiler: exact graph values first, then the fuzzy entity index.
 
 Exact (case/accent-insensitive) value matches come from the schema view's value index; spans that match
-nothing exactly ("Tom Hangs", "Nolan") go to :class:`kg.entity_index.EntityIndex`, which ranks candidates
+nothing exactly ("Tom Hangs", "Nolan") go to :class:`kgqa.kg.entity_index.EntityIndex`, which ranks candidates
 by FTS, trigram and embedding similarity. Ambiguity stays visible: every candidate is reported.
 """
 

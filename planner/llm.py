@@ -10,6 +10,8 @@ of a list), so every call takes ``json_schema=`` or ``grammar=`` and a handful o
   ``python -m llama_cpp.server`` locally.
 
 :func:`make_llm` builds one from :class:`kgqa.settings.Settings`.
+
+Size: the one LLM protocol with its two backends and the constrained-output helpers both share.
 """
 
 from __future__ import annotations

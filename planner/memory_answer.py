@@ -9,7 +9,7 @@ The rule is deterministic and conservative, because a wrong answer costs more th
    explain every remaining content word of the question, by the schema's own names (camelCase split,
    stemmed), the far end's label, or the domain's words (``DomainSpec.words``); "when" needs a date or
    year value and "where" a place;
-4. the answer is rendered only from the triple values (:func:`planner.summarizer.render_rows`).
+4. the answer is rendered only from the triple values (:func:`kgqa.planner.summarizer.render_rows`).
 """
 
 from __future__ import annotations

@@ -356,7 +356,7 @@ class Pipeline:
     def _memory_fallback(self, question: str, d: Domain, mentions, r: Result) -> None:
         """After the Cypher path ended in "I don't know": retrieve the top-k pooled subgraphs of the
         domain's vector memory (loaded lazily, once per domain and KG version; never built here) and
-        answer from their triples only when :func:`planner.memory_answer.answer_from_memory` finds one
+        answer from their triples only when :func:`kgqa.planner.memory_answer.answer_from_memory` finds one
         fact that answers the question; otherwise "I don't know" stands."""
         if not self.settings.vector_memory or r.status != "dont_know":
             return

@@ -9,11 +9,11 @@ A 135M model cannot write Cypher; it is asked only for short, schema-constrained
 * :class:`Phrase` — question + facts -> one sentence (a caller must check it against the facts).
 
 Only :meth:`Programs.extract_isr` is called by the pipeline. Its choices go to ``LLM.choose`` directly,
-completeness is :mod:`planner.dispatcher`'s deterministic verdict, and batch phrasing is
-:mod:`planner.batch`'s own prompt; ``choose``, ``judge_complete`` and ``phrase`` are called only by the
+completeness is :mod:`kgqa.planner.dispatcher`'s deterministic verdict, and batch phrasing is
+:mod:`kgqa.planner.batch`'s own prompt; ``choose``, ``judge_complete`` and ``phrase`` are called only by the
 tests.
 
-:class:`BackendEngine` plugs any :class:`planner.llm.LLM` into ``dspy.LM`` (embedded llama.cpp offline, or an
+:class:`BackendEngine` plugs any :class:`kgqa.planner.llm.LLM` into ``dspy.LM`` (embedded llama.cpp offline, or an
 OpenAI-compatible server), and :class:`CompactJSONAdapter` keeps prompts short (~60-150 tokens) and sends the
 output fields as a JSON schema, so the decoder can only produce parseable output. :class:`Programs` runs the
 modules with a deterministic fallback: a failed call returns None, never raises.
@@ -47,7 +47,7 @@ MAX_ITEMS = 3  # longest list a program may generate
 # -- DSPy <-> our backend ------------------------------------------------------------------------------
 
 class BackendEngine:
-    """A DSPy engine (``complete(Request) -> Response``) that delegates to a :class:`planner.llm.LLM`."""
+    """A DSPy engine (``complete(Request) -> Response``) that delegates to a :class:`kgqa.planner.llm.LLM`."""
 
     def __init__(self, llm: LLM, max_tokens: int = 96):
         self.llm, self.max_tokens = llm, max_tokens

@@ -8,6 +8,9 @@ the target, the target before properties are re-owned, conditions before superla
 before plain aggregates, and the asked property last.
 
 Only names that exist in the graph's :class:`~kgqa.planner.schema_view.SchemaView` are ever used.
+
+Size: one rule per question shape, each small; the rules read one shared :class:`Reading`, and listing
+them in one module keeps their order visible.
 """
 
 from __future__ import annotations

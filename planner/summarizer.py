@@ -2,7 +2,7 @@
 than a missing one).
 
 Rows are rendered deterministically into a sentence or list, so every value in the answer is a value
-from the rows; this module never calls an LLM. Only the batch path (:mod:`planner.batch`) lets an LLM
+from the rows; this module never calls an LLM. Only the batch path (:mod:`kgqa.planner.batch`) lets an LLM
 rephrase an answer, and keeps the phrasing only when :func:`faithful` finds no value in it that is not
 in the evidence.
 """
