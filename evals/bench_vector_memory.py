@@ -130,9 +130,9 @@ def bench_domain(domain: str, settings, home: Path, *, m: int, k: int, questions
                  kuzu_repeats: int, console) -> tuple[list[BuildRow], LatencyRow]:
     from kgqa.evals.judge import judge_answer
     from kgqa.kg.db import DB_FILE, Graph
-    from kgqa.kg.registry import graph_spec
     from kgqa.kg.embed import embed_one
     from kgqa.kg.operators import catalog
+    from kgqa.kg.registry import graph_spec
     from kgqa.kg.vector_memory import (
         DEFAULT_RANKING,
         RANKINGS,
