@@ -9,13 +9,13 @@ values). Nothing here knows any particular graph.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from kgqa.kg.cypher import quote
 from kgqa.kg.db import Graph
 from kgqa.kg.schema import GraphSchema
 from kgqa.kg.spec import DomainSpec
+from kgqa.text import name_words
 
 NAME_WORDS = ("name", "title")
 PERSON_WORDS = frozenset("""person people human individual user author actor actress laureate customer employee
@@ -25,13 +25,6 @@ surname""".split())
 DISTINCT_DISPLAY = 0.9  # distinct/non-null ratio (rounded to 2 places) a display property needs
 DISTINCT_NAME = 0.3  # ... and a name-like property the entity index links against
 MAX_NAME_CHARS = 60  # average length of a name-like property
-
-
-def name_words(name: str) -> list[str]:
-    """Returns a schema name's lower-case words, in any convention (``unitsInStock``, ``has_creator``,
-    ``ACTED_IN``)."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])", r"\1\3 \2\4", name)
-    return [w.lower() for w in re.split(r"[\W_]+", spaced) if w]
 
 
 @dataclass

@@ -75,3 +75,13 @@ def fold(text: object, *, case: str = "casefold", ascii: bool = False, apostroph
 
 def _case(text: str, case: str) -> str:
     return text.casefold() if case == "casefold" else text.lower()
+
+
+_NAME_BREAK = re.compile(r"([a-z0-9])([A-Z])|([A-Z])([A-Z][a-z])")
+
+
+def name_words(name: str) -> list[str]:
+    """Returns a schema name's lower-case words in any naming convention: ``unitsInStock`` -> units, in,
+    stock; ``has_creator`` -> has, creator; ``ACTED_IN`` -> acted, in; ``HTTPServer`` -> http, server."""
+    spaced = _NAME_BREAK.sub(lambda m: f"{m[1] or m[3]} {m[2] or m[4]}", name)
+    return [w.lower() for w in re.split(r"[\W_]+", spaced) if w]

@@ -21,7 +21,7 @@ import re
 
 from kgqa.planner.frame import Frame, Mention
 from kgqa.planner.schema_view import SchemaView, split_camel
-from kgqa.text import STOPWORDS, fold
+from kgqa.text import STOPWORDS, fold, name_words
 
 NUMBER_WORDS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                 "eight": 8, "nine": 9, "ten": 10, "twenty": 20}
@@ -56,6 +56,68 @@ FILLER = set("we our us you your i my sell sells sold carry stock have has datab
              "type kind so far are there".split())
 
 
+AUXILIARIES = frozenset({"has", "have", "had", "is", "was", "are", "were", "be", "been"})
+PREPOSITIONS = frozenset({"in", "by", "of", "to", "at", "with", "from", "for", "on", "into", "as"})
+IRREGULAR_AGENTS = {"wrote": "writer", "written": "writer", "won": "winner", "made": "maker", "sold": "seller",
+                    "bought": "buyer", "taught": "teacher", "led": "leader", "drew": "drawer", "built": "builder",
+                    "sang": "singer", "ran": "runner", "held": "holder", "owned": "owner", "founded": "founder"}
+
+
+def plural(word: str) -> str:
+    """Returns an English plural of a noun (regular rules)."""
+    if word.endswith("y") and word[-2:-1] not in tuple("aeiou"):
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")
+
+
+def relationship_words(rel: str, src: str, dst: str) -> dict[str, str]:
+    """Returns the words a relationship's own name gives, each with its target: its verb in several forms
+    (``wroteBook`` -> wrote, ``borrowedBook`` -> borrowed, borrow, borrows: ``rel:TYPE``), the agent nouns
+    of a verb in -ed for the end that acts (borrower, director; ``publishedBy`` -> publisher, the far end),
+    and the noun of a "has" name for the end it names (``postHasCreator`` -> creator: ``rel:TYPE>dst``).
+    Simple English rules; a form that is no word (actor's twin "acter") never occurs in a question."""
+    words = name_words(rel)
+    src_w, dst_w = name_words(src), name_words(dst)
+    if words[:len(src_w)] == src_w and len(words) > len(src_w):
+        words = words[len(src_w):]
+    if words[-len(dst_w):] == dst_w and len(words) > len(dst_w):
+        words = words[:-len(dst_w)]
+    out: dict[str, str] = {}
+    if words and words[0] in AUXILIARIES:
+        rest = [w for w in words[1:] if w not in PREPOSITIONS]
+        if words[0] in ("has", "have") and rest and rest != dst_w:
+            noun = " ".join(rest)
+            out[noun] = out[plural(noun)] = f"rel:{rel}>{dst}"
+        return out
+    content = [w for w in words if w not in PREPOSITIONS]
+    if not content:
+        return out
+    verb = content[0]
+    passive = "by" in words[1:]
+    out[verb] = f"rel:{rel}"
+    agents = []
+    if verb in IRREGULAR_AGENTS:
+        agents.append(IRREGULAR_AGENTS[verb])
+    elif verb.endswith("ed") and len(verb) > 4:  # borrowed -> borrow, borrower; produced -> produce, producer
+        base = verb[:-1] if verb[-3] in "cgvzus" else verb[:-2]
+        out[base] = out[verb[:-1] + "s" if base.endswith("e") else plural(base)] = f"rel:{rel}"
+        agents.append(base + "r" if base.endswith("e") else base + "er")
+        if not base.endswith("e"):
+            agents.append(base + "or")  # directed -> director, acted -> actor
+    elif verb.endswith("ies") and len(verb) > 4:  # supplies -> supply, supplier
+        out[verb[:-3] + "y"] = f"rel:{rel}"
+        agents.append(verb[:-3] + "ier")
+    elif verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3:  # follows -> follow, follower
+        out[verb[:-1]] = f"rel:{rel}"
+        agents.append(verb[:-1] + "er")
+    for agent in agents:
+        out[agent] = out[plural(agent)] = f"rel:{rel}>{dst if passive else src}"
+    return out
+
+
+NEAR_MIN, NEAR_MARGIN = 0.65, 0.10  # embedding similarity a near word needs, and its lead over the runner-up
+
+
 class Lexicon:
     """What the words of a question name in one graph: schema targets (phrase -> target, from the domain
     vocabulary plus the schema's own names) and property values (the view's value index)."""
@@ -76,10 +138,17 @@ class Lexicon:
             entries.setdefault(split_camel(rel), f"rel:{rel}")
             for prop in props:
                 entries.setdefault(split_camel(prop), f"{rel}.{prop}")
+        for rel, ends in view.rels.items():
+            if len(ends) == 1:  # a type between one pair of labels: its verb and nouns say which ends
+                for word, target in relationship_words(rel, *ends[0]).items():
+                    entries.setdefault(word, target)
         entries.update(view.spec.words)
         # keep only targets that exist in this schema
         self.entries = {p: t for p, t in entries.items() if self._exists(t)}
         self.phrases = sorted(self.entries, key=lambda p: -len(p))
+        # without annotated words, a question word no schema name matches may still be near one
+        self.near = not view.spec.words
+        self._near_index: tuple[list[str], object] | None = None
 
     def _exists(self, target: str) -> bool:
         t = target[4:].split(">")[0] if target.startswith("rel:") else target.split("=", 1)[0]
@@ -103,7 +172,37 @@ class Lexicon:
                     continue
                 taken.append((s, e))
                 found.append((s, e, phrase, self.entries[phrase]))
+        if self.near:
+            found += self.near_words(low, taken)
         return sorted(found)
+
+    def near_words(self, low: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str, str]]:
+        """Returns (start, end, word, target) for the content words outside ``taken`` whose embedding is near
+        one schema target's name (cosine >= NEAR_MIN) and clearly nearer than to any other (by NEAR_MARGIN):
+        "novel" -> Book, "pages" -> Book.page_count; "year" stays unmatched when two year properties are as
+        near. Used for graphs without annotated words."""
+        spans = [m for m in re.finditer(r"[a-z]{4,}", low) if not any(m.start() < b and m.end() > a for a, b in taken)
+                 and m.group() not in STOP and m.group() not in FILLER and m.group() not in self.entries]
+        if not spans:
+            return []
+        from kgqa.kg.embed import embed
+
+        if self._near_index is None:
+            names: dict[str, str] = {}
+            for phrase, target in sorted(self.entries.items(), key=lambda kv: len(kv[0])):
+                names.setdefault(target, phrase)  # each target by its shortest name
+            targets = list(names)
+            self._near_index = (targets, embed([names[t] for t in targets]))
+        targets, vectors = self._near_index
+        sims = embed([m.group() for m in spans]) @ vectors.T
+        out = []
+        for m, row in zip(spans, sims):
+            order = row.argsort()[::-1]
+            best = float(row[order[0]])
+            second = float(row[order[1]]) if len(order) > 1 else 0.0
+            if best >= NEAR_MIN and best - second >= NEAR_MARGIN:
+                out.append((m.start(), m.end(), m.group(), targets[order[0]]))
+        return out
 
     def value_mentions(self, question: str) -> list[Mention]:
         """Returns the spans of the question equal (case/accent-insensitively) to a property value of the

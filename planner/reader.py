@@ -91,13 +91,17 @@ def anchors(r: Reading) -> None:
 
 def target(r: Reading) -> None:
     """What is asked: the first label word that is not part of an anchor; for "who", the domain's person
-    label; failing both, the far end of a relationship the question names from the anchor, or the anchor."""
+    label (or, when that label is no end of the relationship the question names, that relationship's far
+    end from the anchor); failing both, the far end of a relationship the question names, or the anchor."""
     f, low = r.frame, r.low
     anchor_spans = [(m.start, m.end) for m in f.anchors]
     candidates = [(s, lb) for s, lb in r.labels_at if not any(a <= s < b for a, b in anchor_spans)]
     who = r.view.spec.who
     if re.match(r"\s*(who|whom)\b", low):
-        f.target = next((lb for s, lb in candidates if s < 25 and lb == who), who)
+        named = next((lb for s, lb in candidates if s < 25 and lb == who), None)
+        ends = {lb for rel in f.rel_hints for pair in r.view.rels.get(rel, []) for lb in pair}
+        # "Who borrowed Kindred?": the person label is no end of the relationship named, its far end is
+        f.target = named or (_far_end(r) if f.anchors and ends and who not in ends else None) or who
     elif candidates:
         f.target = candidates[0][1]
     elif f.anchors:

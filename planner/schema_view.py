@@ -6,20 +6,20 @@ Built once per serving graph from Kuzu's own catalogue (``show_tables``, ``table
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from kgqa.kg.db import Graph
 from kgqa.kg.operators import relation_steps
 from kgqa.kg.spec import DomainSpec
-from kgqa.text import fold
+from kgqa.text import fold, name_words
 
 _LONG_TEXT = 60  # values longer than this are prose (taglines, motivations), not lookup values
 
 
 def split_camel(name: str) -> str:
-    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).replace("_", " ").lower()
+    """Returns a schema name as lower-case words joined by spaces (any convention; see ``name_words``)."""
+    return " ".join(name_words(name))
 
 
 @dataclass

@@ -217,3 +217,42 @@ def test_a_running_server_picks_up_a_new_graph_and_answers_on_it(tmp_path):
     remove_domain(settings.graphs_dir, "shelf")
     assert client.post("/domains/reload").get_json() == {"added": [], "updated": [], "removed": ["shelf"]}
     assert client.post("/ask", json={"question": "Who wrote Beloved?", "domain": "shelf"}).status_code == 400
+
+
+# -- the fourth graph answers its own question set, with no code and no annotations ----------------------
+def test_the_library_question_set_matches_the_graph(graphs):
+    from kgqa.evals.make_gold import fill_set
+
+    with Graph(graphs / "library") as g:
+        assert fill_set(Path(__file__).parent.parent / "evals" / "questions" / "library.jsonl", g, graph_spec(g),
+                        check=True) == []
+
+
+@pytest.mark.parametrize("question, rows", [
+    ("Which books did Toni Morrison write?", [["Beloved"], ["Song of Solomon"]]),
+    ("Who wrote Good Omens?", [["Neil Gaiman"], ["Terry Pratchett"]]),
+    ("Who borrowed Kindred?", [["Dmitri Volkov"]]),  # "who" is the far end of the verb's relationship
+    ("Which publisher published Americanah?", [["Knopf"]]),
+    ("How many books were published by Knopf?", [[6]]),
+    ("Which genres has Kazuo Ishiguro written in?", [["Historical Fiction"], ["Literary Fiction"],
+                                                     ["Science Fiction"]]),
+])
+def test_the_library_is_answered_from_its_derived_spec(graphs, question, rows):
+    from kgqa.planner.pipeline import Pipeline
+    from kgqa.settings import Settings
+
+    pipe = Pipeline(Settings(home=graphs.parent, vector_memory=False), domains=["library"])
+    r = pipe.ask(question, "library")
+    assert r.status == "answered" and sorted(row[:1] for row in r.rows) == rows, (r.cypher, r.rows)
+
+
+def test_relationship_names_give_verbs_and_agent_nouns():
+    from kgqa.planner.lexicon import relationship_words
+
+    words = relationship_words("borrowedBook", "Member", "Book")
+    assert words["borrowed"] == words["borrow"] == "rel:borrowedBook" and words["borrower"] == "rel:borrowedBook>Member"
+    assert relationship_words("publishedBy", "Book", "Publisher")["publisher"] == "rel:publishedBy>Publisher"
+    assert relationship_words("postHasCreator", "Post", "Person") == {"creator": "rel:postHasCreator>Person",
+                                                                      "creators": "rel:postHasCreator>Person"}
+    assert relationship_words("DIRECTED", "Person", "Movie")["director"] == "rel:DIRECTED>Person"
+    assert relationship_words("SUPPLIES", "Supplier", "Product")["supply"] == "rel:SUPPLIES"
