@@ -15,11 +15,11 @@ from kgqa.planner.schema_view import split_camel
 class Phrasebook:
     """One graph's phrasings, from the ``phrases`` of its annotations file (all optional)::
 
-        relationships: {"ACTED_IN out": {np: "the movies {x} acted in", q: [...], count: [...]}}
-        attributes:    {"Movie.released": ["When was {x} released?"]}
-        filters:       {"Movie.released": {">": ["Which movies were released after {v}?"], "<": [...]}}
-        comparisons:   {"Person.born": {"lower": ["Who is older, {x} or {y}?"], "higher": [...]}}
-        property_words: {"born": "birth year"}
+        relationships: {"wroteBook out": {np: "the books {x} wrote", q: [...], count: [...]}}
+        attributes:    {"Book.published_year": ["When was {x} published?"]}
+        filters:       {"Book.page_count": {">": ["Which books have more than {v} pages?"], "<": [...]}}
+        comparisons:   {"Author.birth_year": {"lower": ["Who is older, {x} or {y}?"], "higher": [...]}}
+        property_words: {"page_count": "length"}
 
     Anything not listed is phrased from the schema's own names."""
 

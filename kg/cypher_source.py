@@ -1,4 +1,4 @@
-"""A graph from a Cypher ``CREATE`` script (``kgqa load --cypher FILE``), such as Neo4j's movies script.
+"""A graph from a Cypher ``CREATE`` script (``kgqa load --cypher FILE``), such as Neo4j's demo scripts.
 
 The script binds nodes to variables (``CREATE (Keanu:Person {name:'Keanu Reeves', born:1964})``) and
 then links variables (``(Keanu)-[:ACTED_IN {roles:['Neo']}]->(TheMatrix)``). A small tokenizer reads

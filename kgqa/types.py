@@ -21,7 +21,7 @@ class ISR:
     constraints: list[str] = field(default_factory=list)  # semantic constraints, NL phrases
     domain: str | None = None  # domain hint
     aspect: str = "general"  # core intent, second layer of the plan cache index
-    answer_type: str | None = None  # what is asked for ("movies", "director", "count", ...)
+    answer_type: str | None = None  # what is asked for ("films", "director", "count", ...)
     literals: list[str] = field(default_factory=list)  # quoted strings, numbers, years found in the question
 
     def to_dict(self) -> dict:

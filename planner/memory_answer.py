@@ -39,7 +39,7 @@ _IRREGULAR = {"won": "win", "wrote": "write", "written": "write", "bought": "buy
 
 
 def stem(word: str) -> str:
-    """A small suffix stripper: directed/director -> direct, supplies/supplier -> suppli, movies/movie -> movi."""
+    """A small suffix stripper: directed/director -> direct, supplies/supplier -> suppli, books/book -> book."""
     w = _IRREGULAR.get(word.lower(), word.lower())
     for suffix, repl in (("ies", "y"), ("ied", "y"), ("ings", ""), ("ing", ""), ("ers", ""), ("ors", ""),
                          ("ed", ""), ("er", ""), ("or", ""), ("es", ""), ("s", "")):
