@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kgqa.kg.dataset import Dataset, NodeTable, RelTable
-from kgqa.kg.ddl import SourceError
+from kgqa.kg.ddl import SourceError, read_text
 
 _TOKEN = re.compile(r"""
     (?P<ws>\s+|//[^\n]*)
@@ -282,13 +282,7 @@ def read_script(path: str | Path, declared: Dataset | None = None) -> Dataset:
     """Returns the dataset of a CREATE script: in the ``declared`` tables (columns, keys and label pairs
     fixed; rows filled) when given, else in inferred ones."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SourceError(path, 0, "no such Cypher script") from None
-    except UnicodeDecodeError as err:
-        raise SourceError(path, 1, f"not UTF-8 text ({err.reason})") from None
-    script = parse(text, path)
+    script = parse(read_text(path, "Cypher script"), path)
     if not script.nodes:
         raise SourceError(path, 1, "creates no node")
     return infer_tables(script, path) if declared is None else fill_declared(script, declared, path)

@@ -106,15 +106,20 @@ def check_type(typ: str, path: Path, line: int) -> str:
     return "BOOLEAN" + canon[4:] if base == "BOOL" else canon
 
 
+def read_text(path: Path, what: str) -> str:
+    """Returns a source file's UTF-8 text; a missing or undecodable file is a SourceError naming it."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise SourceError(path, 0, f"no such {what}") from None
+    except UnicodeDecodeError as err:
+        raise SourceError(path, 1, f"not UTF-8 text ({err.reason})") from None
+
+
 def parse_ddl(path: str | Path) -> tuple[list[NodeTable], list[RelTable]]:
     """Returns the node and relationship tables (columns typed, no rows) that the schema file declares."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SourceError(path, 0, "no such schema file") from None
-    except UnicodeDecodeError as err:
-        raise SourceError(path, 1, f"not UTF-8 text ({err.reason})") from None
+    text = read_text(path, "schema file")
     nodes: dict[str, NodeTable] = {}
     rels: dict[str, RelTable] = {}
     for line, stmt in statements(text):
