@@ -115,6 +115,28 @@ def relationship_words(rel: str, src: str, dst: str) -> dict[str, str]:
     return out
 
 
+# what a property's own name says of it, in words of any graph: time properties ("released", "birthYear",
+# "order_date") and birth properties ("born", "birth_year") are found by these, never by a graph's names
+YEAR_WORDS = frozenset({"year", "born", "released", "died"})
+BIRTH_WORDS = frozenset({"born", "birth"})
+
+
+def is_year_like(prop: str) -> bool:
+    """Whether a property's name says it holds a year (``released``, ``birthYear``, ``published_year``)."""
+    return bool(YEAR_WORDS & set(name_words(prop)))
+
+
+def is_date_like(prop: str) -> bool:
+    """Whether a property's name says it holds a date (``orderDate``, ``loan_date``)."""
+    words = name_words(prop)
+    return bool(words) and words[-1] == "date"
+
+
+def is_birth(prop: str) -> bool:
+    """Whether a property's name says it is about birth (``born``, ``birthYear``, ``birth_year``)."""
+    return bool(BIRTH_WORDS & set(name_words(prop)))
+
+
 NEAR_MIN, NEAR_MARGIN = 0.65, 0.10  # embedding similarity a near word needs, and its lead over the runner-up
 
 

@@ -20,8 +20,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kgqa.planner.frame import Cond, Frame, Mention
-from kgqa.planner.lexicon import COMPARATORS, NUMBER, YEAR, Lexicon, number_value
+from kgqa.planner.lexicon import (
+    COMPARATORS,
+    NUMBER,
+    YEAR,
+    Lexicon,
+    is_birth,
+    is_date_like,
+    is_year_like,
+    number_value,
+)
 from kgqa.planner.schema_view import SchemaView
+from kgqa.text import name_words
 
 Span = tuple[int, int]
 PropAt = tuple[int, int, str, str]  # (start, end, owner label or relationship, property)
@@ -283,15 +293,16 @@ def superlatives(r: Reading) -> None:
     # what follows the superlative: a property, "number of <label>", or a label
     after = [(s, owner, prop) for s, e, owner, prop in props_at if s >= pos - 1]
     if sup and sup.group(1) in ("oldest", "youngest"):
-        born = [(s, o, p) for s, e, o, p in props_at if p in ("born", "birthYear")]
+        born = [(s, o, p) for s, e, o, p in props_at if is_birth(p) and view.prop_type(o, p).startswith("INT")]
         if born:
             after = born
         else:
             for label, props in view.nodes.items():
                 if label == f.target:
-                    for p in ("born", "birthYear"):
-                        if p in props:
+                    for p, t in props.items():
+                        if is_birth(p) and t.startswith("INT"):
                             after = [(pos, label, p)]
+                            break
             f.desc = sup.group(1) == "youngest"
     counted = None
     for s, lb in labels_at:
@@ -327,8 +338,7 @@ def superlatives(r: Reading) -> None:
             f.agg, f.agg_label, f.agg_prop, f.order = "sum", owner, prop, "agg"
     elif counted or freq:
         if freq and not counted:
-            rel_label = {"ordered": "Order", "purchased": "Order", "reviewed": "Person"}.get(freq.group(1))
-            counted = rel_label if rel_label in view.nodes else None
+            counted = _counted_by_verb(r, freq.group(1))
         if counted:
             f.agg, f.agg_label, f.order = "count", counted, "agg"
     if f.limit is None and f.order:
@@ -378,7 +388,7 @@ def asked_property(r: Reading) -> None:
             return
     if re.match(r"\s*when\b", r.low):
         for prop in r.view.nodes.get(anchor.label, {}):
-            if prop in ("released", "born", "birthDate", "orderDate") or "year" in prop.lower():
+            if is_year_like(prop) or is_date_like(prop):
                 f.target, f.target_prop = anchor.label, prop
                 return
 
@@ -405,6 +415,18 @@ def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> 
 def _rel_of(r: Reading, owner: str) -> str | None:
     """The relationship a property owner is, or None for a node label."""
     return owner if owner in r.view.rel_props and owner not in r.view.nodes else None
+
+
+def _counted_by_verb(r: Reading, verb: str) -> str | None:
+    """"most frequently ordered products": the label a frequency verb counts, the end of the verb's
+    relationship other than the target, preferring one that a relationship joins to the target."""
+    t = r.lex.entries.get(verb, "")
+    if not t.startswith("rel:"):
+        return None
+    rel = t[4:].split(">")[0]
+    ends = [lb for pair in r.view.rels.get(rel, []) for lb in pair if lb != r.frame.target]
+    near = [lb for lb in ends if any({lb, r.frame.target} == set(p) for ps in r.view.rels.values() for p in ps)]
+    return next(iter(near or ends), None)
 
 
 def _far_end(r: Reading) -> str | None:
@@ -469,10 +491,11 @@ def _year_cue(r: Reading, pos: int) -> tuple[str, str, str] | None:
     """The year property a cue word before the year names, on a label of the frame, if exactly one."""
     f = r.frame
     window = r.low[max(0, pos - 40):pos]
+    # cue words and the first words of the property names they speak of, in words of any graph
     cues = [(r"\b(?:born|birth)", ("birth", "born")), (r"\b(?:died|dead|death|die)", ("death", "died")),
             (r"\b(?:released|release|came out)", ("released", "release")),
             (r"\b(?:won|win|awarded|award|prize)", ("award",)),
-            (r"\b(?:ordered|order|placed)", ("orderdate",)), (r"\b(?:shipped|ship)", ("shippeddate",))]
+            (r"\b(?:ordered|order|placed)", ("order",)), (r"\b(?:shipped|ship)", ("shipped",))]
     labels = [m.label for m in f.anchors] + f.labels_mentioned + [f.target]
     nearest = []  # cues by distance to the year: "orders shipped in 1997" is about shipping
     for pattern, stems in cues:
@@ -483,10 +506,9 @@ def _year_cue(r: Reading, pos: int) -> tuple[str, str, str] | None:
         hits = []
         for label in dict.fromkeys(lb for lb in labels if lb):
             for p, t in r.view.nodes.get(label, {}).items():
-                name = p.lower()
-                if any(name.startswith(st) for st in stems) and (
-                        t.startswith("INT") and ("year" in name or name in ("released", "born", "died"))
-                        or t == "STRING" and name.endswith("date")):
+                first = (name_words(p) or [""])[0]
+                if any(first.startswith(st) for st in stems) and (
+                        t.startswith("INT") and is_year_like(p) or t == "STRING" and is_date_like(p)):
                     hits.append((label, p, t))
         ints = [h for h in hits if h[2].startswith("INT")]
         pick = ints or hits
@@ -500,8 +522,7 @@ def _year_prop(r: Reading, pos: int, with_target: bool = True) -> tuple[str, str
     best = None
     for _ps, pe, owner, prop in r.props_at:
         typ = r.view.prop_type(owner, prop)
-        if typ in ("INT64", "STRING") and ("date" in prop.lower() or "year" in prop.lower()
-                                          or prop in ("released", "born")):
+        if typ in ("INT64", "STRING") and ("date" in name_words(prop) or is_year_like(prop)):
             dist = abs(pos - pe)
             if best is None or dist < best[0]:
                 best = (dist, (owner, prop, typ))
@@ -511,8 +532,7 @@ def _year_prop(r: Reading, pos: int, with_target: bool = True) -> tuple[str, str
     labels = [m.label for m in f.anchors] + f.labels_mentioned + ([f.target] if with_target else [])
     for label in dict.fromkeys(lb for lb in labels if lb):
         props = r.view.nodes.get(label, {})
-        ints = [(p, t) for p, t in props.items() if t.startswith("INT") and (
-            "year" in p.lower() or p in ("released", "born"))]
+        ints = [(p, t) for p, t in props.items() if t.startswith("INT") and is_year_like(p)]
         dates = [(p, t) for p, t in props.items() if p.lower().endswith("date")]
         for cands in (ints, dates):
             if len(cands) == 1:

@@ -148,7 +148,12 @@ def bundled_names() -> set[str]:
         names |= set(ann["display"]) | set(ann["names"])
         names |= {t.split(":")[1].split(">")[0] for t in ann["words"].values() if t.startswith("rel:")}
         names |= {k.split(" ")[0] for k in ann.get("phrases", {}).get("relationships", {})}
-    return names - {"Person", "City", "Country", "Category", "Order"}  # ordinary words, also in any graph
+        # property names the annotations speak of (unitPrice, birthYear, released, ...)
+        names |= {t.split(".")[1].split("=")[0] for t in ann["words"].values() if "." in t}
+    ordinary = {"Person", "City", "Country", "Category", "Order", "name", "title", "city", "country", "category",
+                "gender", "region", "phone", "fax", "quantity", "discount", "rating", "roles", "votes", "motivation",
+                "portion", "freight", "discontinued", "tagline", "born", "released"}  # words any graph may use
+    return names - ordinary
 
 
 def test_no_module_names_a_bundled_graph():
