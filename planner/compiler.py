@@ -58,5 +58,5 @@ class Compiler:
         return [generate(f, self.view, self.chooser)]
 
     def unexplained(self, f: Frame) -> list[str]:
-        """Returns the content words an unconstrained frame leaves unexplained: :meth:`Lexicon.unexplained`."""
+        """Returns the content words the frame leaves unexplained: :meth:`Lexicon.unexplained`."""
         return self.lex.unexplained(f)

@@ -61,6 +61,9 @@ PREPOSITIONS = frozenset({"in", "by", "of", "to", "at", "with", "from", "for", "
 IRREGULAR_AGENTS = {"wrote": "writer", "written": "writer", "won": "winner", "made": "maker", "sold": "seller",
                     "bought": "buyer", "taught": "teacher", "led": "leader", "drew": "drawer", "built": "builder",
                     "sang": "singer", "ran": "runner", "held": "holder", "owned": "owner", "founded": "founder"}
+IRREGULAR_BASES = {"wrote": "write", "written": "write", "won": "win", "made": "make", "sold": "sell", "bought": "buy",
+                   "taught": "teach", "led": "lead", "drew": "draw", "built": "build", "sang": "sing", "ran": "run",
+                   "held": "hold", "read": "read", "gave": "give", "took": "take"}
 
 
 def plural(word: str) -> str:
@@ -96,6 +99,10 @@ def relationship_words(rel: str, src: str, dst: str) -> dict[str, str]:
     passive = "by" in words[1:]
     out[verb] = f"rel:{rel}"
     agents = []
+    if verb in IRREGULAR_BASES:
+        base = IRREGULAR_BASES[verb]
+        out.setdefault(base, f"rel:{rel}")
+        out.setdefault(base + "s", f"rel:{rel}")
     if verb in IRREGULAR_AGENTS:
         agents.append(IRREGULAR_AGENTS[verb])
     elif verb.endswith("ed") and len(verb) > 4:  # borrowed -> borrow, borrower; produced -> produce, producer
@@ -137,6 +144,24 @@ def is_birth(prop: str) -> bool:
     return bool(BIRTH_WORDS & set(name_words(prop)))
 
 
+# words that shape the question (operators, question words, numbers in words) rather than name something
+OPERATORS = frozenset("""top first last most least highest lowest largest smallest greatest biggest fewest maximum
+minimum cheapest oldest youngest earliest latest newest average mean total sum how number count more less fewer
+greater higher lower above below over under between and not without never containing contain contains starting
+start starts ending end ends with before after since during until per each both either neither any all only also
+equal equals exactly same different distinct unique frequently often commonly common frequent popular times time
+year years date dates ago later earlier then name names named called list show give tell find identify which what
+who whom whose where when why many much does did has have had one two three four five six seven eight nine ten
+twenty""".split())
+# general verbs and adverbs that carry no condition of their own
+LIGHT = frozenset("""based located made came still among associated terms value values situated found listed
+belong belongs belonging include includes included specified described having being currently code live lives""".split())
+# words about a time a property holds, with the words of the property names that hold it
+_DEATH = frozenset({"death", "died"})
+TIME_CUES = {"born": BIRTH_WORDS, "birth": BIRTH_WORDS, "died": _DEATH, "death": _DEATH, "dead": _DEATH,
+             "alive": _DEATH, "living": _DEATH, "deceased": _DEATH, "released": frozenset({"released", "release"}),
+             "release": frozenset({"released", "release"}), "published": frozenset({"published", "publication"}),
+             "founded": frozenset({"founded", "foundation"})}
 NEAR_MIN, NEAR_MARGIN = 0.65, 0.10  # embedding similarity a near word needs, and its lead over the runner-up
 
 
@@ -273,14 +298,18 @@ class Lexicon:
         return Mention(s, e, text, label, prop, value, alternatives=[(lb, p, v) for lb, p, v in ranked[1:]])
 
     def unexplained(self, f: Frame) -> list[str]:
-        """Returns the content words of an unconstrained question (no anchor, no condition) that no schema
-        name, value or filler word accounts for: "Which laureates were born in Iceland?" leaves "iceland",
-        so a plan listing every laureate would answer another question. Empty for a constrained frame."""
-        if (f.anchors or f.conds or f.linked or f.agg not in (None, "count") or f.group_prop or f.order or f.limit
-                or f.having):
-            return []
+        """Returns the content words of the question that the frame does not account for: no schema word,
+        linked value, quoted literal or number covers them, and they are no operator (:data:`OPERATORS`),
+        filler or light word. "Which laureates were born in Iceland?" leaves "iceland": a plan that ignores
+        it answers another question, so the pipeline says "I don't know" instead of answering it."""
         low = f.question.lower()
-        covered = [(s, e) for s, e, _, _ in self.scan(low, [])]
+        covered = [(s, e) for s, e, _, _ in self.scan(low, [])] + [(m.start, m.end) for m in f.anchors] + f.linked
+        covered += [m.span() for m in re.finditer(r"'[^']*'|\"[^\"]*\"|\$?\d[\d,.]*", low)]
+        for value in [m.value for m in f.anchors] + [c.value for c in f.conds]:  # values, wherever written
+            if isinstance(value, str) and len(value) > 2:
+                covered += [m.span() for m in re.finditer(re.escape(value.lower()), low)]
+        labels = {f.target, *f.labels_mentioned, *(m.label for m in f.anchors)} - {None, ""}
+        props = [p for lb in labels for p in self.view.nodes.get(lb, {})]
         words = []
         for m in re.finditer(r"[a-z][a-z'-]*", low):
             if any(a <= m.start() < b for a, b in covered):
@@ -288,6 +317,10 @@ class Lexicon:
             w = m.group(0).strip("'-")
             if w.endswith("'s"):
                 w = w[:-2]
-            if w and w not in STOP and w not in FILLER and w not in self.view.spec.name:
-                words.append(w)
+            if (len(w) < 3 or w in STOP or w in FILLER or w in OPERATORS or w in LIGHT or w in NUMBER_WORDS
+                    or w in self.view.spec.name):
+                continue
+            if w in TIME_CUES and any(TIME_CUES[w] & set(name_words(p)) for p in props):
+                continue  # "born", "released", "died": a property of a label in the frame holds that time
+            words.append(w)
         return words

@@ -256,3 +256,21 @@ def test_relationship_names_give_verbs_and_agent_nouns():
                                                                       "creators": "rel:postHasCreator>Person"}
     assert relationship_words("DIRECTED", "Person", "Movie")["director"] == "rel:DIRECTED>Person"
     assert relationship_words("SUPPLIES", "Supplier", "Product")["supply"] == "rel:SUPPLIES"
+
+
+@pytest.mark.parametrize("question, left_out", [
+    ("Which books did Toni Morrison write for children?", ["children"]),
+    ("Which members born before 1990 live in Turin?", ["born"]),  # no birth property of a member
+    ("Which books did Toni Morrison write?", []),
+    ("How many books were published by Knopf?", []),
+])
+def test_a_plan_that_leaves_a_content_word_unexplained_is_declined(graphs, question, left_out):
+    from kgqa.planner.pipeline import Pipeline
+    from kgqa.settings import Settings
+
+    pipe = Pipeline(Settings(home=graphs.parent, vector_memory=False), domains=["library"])
+    r = pipe.ask(question, "library")
+    if left_out:
+        assert r.status == "dont_know" and all(repr(w) in (r.error or "") for w in left_out), (r.status, r.error)
+    else:
+        assert r.status == "answered", (r.error, r.cypher)
