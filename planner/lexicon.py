@@ -172,14 +172,15 @@ class Lexicon:
     def __init__(self, view: SchemaView):
         self.view = view
         entries: dict[str, str] = {}
-        for label, props in view.nodes.items():
+        for label in view.nodes:  # label names first: "countries" is the Country label before City.country
             low = label.lower()
             entries.setdefault(low, label)
             entries.setdefault(low + "s", label)
             entries.setdefault(low[:-1] + "ies" if low.endswith("y") else low + "es", label)
+        for label, props in view.nodes.items():
             for prop in props:
                 entries.setdefault(split_camel(prop), f"{label}.{prop}")
-                entries.setdefault(split_camel(prop) + ("es" if prop.endswith("s") else "s"), f"{label}.{prop}")
+                entries.setdefault(plural(split_camel(prop)), f"{label}.{prop}")
                 entries.setdefault(prop.lower(), f"{label}.{prop}")
         for rel, props in view.rel_props.items():
             entries.setdefault(split_camel(rel), f"rel:{rel}")
