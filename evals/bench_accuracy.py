@@ -8,9 +8,12 @@ goes, as in the service. Pass 2 (cached) asks the same questions again with the 
 what a repeated question costs. Pass 1 is scored: execution accuracy (lenient and strict, see
 :mod:`kgqa.evals.scorer`), executable rate, and CRAG accurate / hallucinated / missing with T = A - H from the
 deterministic judge (:mod:`kgqa.evals.judge`); ``--llm-judge`` also grades the answers with the LLM backend
-and reports where the two judges disagree. Stage timings come from ``Result.timings_ms``: per stage, the
-share of questions in which it ran, the mean over all questions (0 where it did not run, so the means add
-up to the mean total) and p50/p99 over the questions in which it ran.
+and reports where the two judges disagree. Per set and per question shape (the gold lines' ``shape``, issue
+17's shapes; ``other`` for lines without one) it counts the questions answered right, wrong (answered but
+hallucinated, or with rows that do not match) and declined (:func:`kgqa.evals.scorer.outcome`). Stage timings
+come from ``Result.timings_ms``: per stage, the share of questions in which it ran, the mean over all
+questions (0 where it did not run, so the means add up to the mean total) and p50/p99 over the questions in
+which it ran.
 
     kgqa bench accuracy [--quick] [--limit N] [--sets northwind_dev,movies,nobel] [--questions FILE ...]
                         [--annotations on|off|both] [--llm-judge] [--out DIR]
@@ -18,8 +21,9 @@ up to the mean total) and p50/p99 over the questions in which it ran.
 ``--annotations off`` serves graphs derived from their schema and data alone (the bundled ones rebuilt
 without their annotations files into the scratch home): the figure a new user gets on their own graph;
 ``both`` measures the two in one run. The last line printed is
-``accuracy-bench ex_northwind_dev=<x> ex_movies=<x> ex_nobel=<x> truthfulness=<x> ... hallucinated=<x> ...``
-(with ``both``, the same figures of the derived run follow with a ``derived_`` prefix).
+``accuracy-bench ex_northwind_dev=<x> ex_movies=<x> ex_nobel=<x> truthfulness=<x> ... hallucinated=<x>
+hallucination=<x> ...`` (``hallucination`` is ``hallucinated`` under the name issue 17 uses; truthfulness is
+accuracy - hallucination; with ``both``, the same figures of the derived run follow with a ``derived_`` prefix).
 """
 
 from __future__ import annotations
@@ -42,7 +46,8 @@ from kgqa.evals.benchutil import (
     scratch_home,
     summarize,
 )
-from kgqa.evals.scorer import Report, score_records
+from kgqa.evals.make_gold import SHAPES
+from kgqa.evals.scorer import NO_SHAPE, OUTCOMES, Report, outcome_table, score_records
 from kgqa.jsonl import read_jsonl
 from kgqa.settings import REPO_ROOT, Settings
 
@@ -241,6 +246,39 @@ def _accuracy_rows(runs: list[SetRun], all_report: Report) -> list[list]:
 
 
 ACC_HEADERS = ["set", "n", "EX", "EX strict", "executable", "A", "H", "M", "T"]
+SHAPE_HEADERS = ["set", "shape", "questions", *OUTCOMES]
+TOTAL = "total"
+
+
+def _shape_order(shape: str) -> tuple:
+    """Issue 17's shapes in their order, then any other shape by name, then lines without one."""
+    return (0, SHAPES.index(shape), "") if shape in SHAPES else (2, 0, "") if shape == NO_SHAPE else (1, 0, shape)
+
+
+def shape_tables(runs: list[SetRun]) -> dict[str, dict[str, dict[str, int]]]:
+    """Per set, and ``all`` pooled: {shape: {questions, right, wrong, declined}} in shape order, with a
+    ``total`` row."""
+    out = {}
+    for name, items in [(sr.name, sr.report.items) for sr in runs] + [("all", [i for sr in runs
+                                                                              for i in sr.report.items])]:
+        table = outcome_table(items)
+        table = {k: table[k] for k in sorted(table, key=_shape_order)}
+        table[TOTAL] = {c: sum(row[c] for row in table.values()) for c in ("questions", *OUTCOMES)}
+        out[name] = table
+    return out
+
+
+def _shape_rows(runs: list[SetRun]) -> list[list]:
+    """Rows of the per-shape table: each set's shapes (its ``total`` row only when it has several), then all
+    sets pooled (when there are several)."""
+    rows = []
+    for name, table in shape_tables(runs).items():
+        if name == "all" and len(runs) < 2:
+            continue
+        shown = [k for k in table if k != TOTAL]
+        for shape in shown + ([TOTAL] if len(shown) > 1 else []):
+            rows.append([name, shape, table[shape]["questions"], *(table[shape][o] for o in OUTCOMES)])
+    return rows
 
 
 def markdown(runs: list[SetRun], all_report: Report, command: str, png: str | None, elapsed_s: float,
@@ -266,6 +304,12 @@ def markdown(runs: list[SetRun], all_report: Report, command: str, png: str | No
                              as_percent(s["accurate"]), as_percent(s["hallucinated"]), as_percent(s["missing"]),
                              f"{s['truthfulness']:+.3f}"])
             out += [md_table(["type", *ACC_HEADERS[1:]], rows), ""]
+    out += ["### Per question shape", "",
+            "Questions per set and shape (issue 17; `other`: lines without a shape) answered **right** (the rows "
+            "match the gold, its columns mapped onto the returned ones, and the judge finds the answer "
+            "accurate), **wrong** (answered but hallucinated, or rows that do not match) or **declined** "
+            "(don't know).", "",
+            md_table(SHAPE_HEADERS, _shape_rows(runs)), ""]
     out += ["### Latency by stage (ms)", "",
             "`ran`: share of questions in which the stage ran; mean over all questions; p50/p99 over those "
             "in which it ran.", ""]
@@ -305,6 +349,12 @@ def print_tables(runs: list[SetRun], all_report: Report) -> None:
     for h in ACC_HEADERS:
         t.add_column(h, justify="left" if h == "set" else "right")
     for row in _accuracy_rows(runs, all_report):
+        t.add_row(*map(str, row))
+    console.print(t)
+    t = Table(title="Outcomes per question shape (pass 1)")
+    for h in SHAPE_HEADERS:
+        t.add_column(h, justify="left" if h in ("set", "shape") else "right")
+    for row in _shape_rows(runs):
         t.add_row(*map(str, row))
     console.print(t)
     st_u = stage_stats([p for sr in runs for p in sr.preds])
@@ -372,7 +422,8 @@ def summary_pairs(runs: list[SetRun], all_report: Report, prefix: str = "") -> d
     pairs = {f"ex_{sr.name}": sr.report.execution_accuracy for sr in runs}
     pairs |= {"truthfulness": all_report.truthfulness, "ex_strict": all_report.execution_accuracy_strict,
               "executable": all_report.executable_rate, "accurate": all_report.total.rate(all_report.total.accurate),
-              "hallucinated": all_report.total.rate(all_report.total.hallucinated)}
+              "hallucinated": all_report.total.rate(all_report.total.hallucinated),
+              "hallucination": all_report.total.rate(all_report.total.hallucinated)}
     if not prefix:
         pairs |= {"llm_calls_uncached": llm_call_stats(uncached)["mean"],
                   "llm_calls_cached": llm_call_stats(cached)["mean"],
@@ -430,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
         cached = [c for sr in runs for c in sr.cached]
         summary[label or "annotated"] = {
             "sets": {sr.name: sr.report.to_dict() | {"judge_agreement": sr.judge_agreement} for sr in runs},
-            "all": all_report.total.summary(), "stages_uncached": stage_stats(uncached),
+            "all": all_report.total.summary(), "shapes": shape_tables(runs), "stages_uncached": stage_stats(uncached),
             "stages_cached": stage_stats(cached), "llm_calls_uncached": llm_call_stats(uncached),
             "llm_calls_cached": llm_call_stats(cached), "cached_consistency": cached_consistency(runs),
             "limit": limit, "elapsed_s": elapsed}

@@ -3,10 +3,12 @@
 Each line of ``evals/questions/<domain>.jsonl`` holds a hand-written question and gold Cypher; this
 script executes the Cypher on the built graph, renders nodes as their display value
 (``kg.schema.render_row``), and writes ``gold_rows`` (sorted when the query has no ``ORDER BY``, so the
-file is stable) and ``ordered`` (true iff the query has ``ORDER BY``). It fails loudly when a gold query
-errors, when a question not of type ``empty`` returns nothing, or when an ``empty`` one returns rows.
+file is stable) and ``ordered`` (true iff the query has ``ORDER BY``), keeping the optional ``shape`` (one of
+:data:`SHAPES`). It fails loudly when a gold query errors, when a question not of type ``empty`` returns
+nothing, or when an ``empty`` one returns rows.
 
     python -m kgqa.evals.make_gold                    # fill movies and nobel, building graphs if needed
+    python -m kgqa.evals.make_gold library            # a registered graph's set (kgqa load --name library ...)
     python -m kgqa.evals.make_gold --check nobel      # verify the stored rows, change nothing
 """
 
@@ -25,7 +27,11 @@ from kgqa.jsonl import numbered_jsonl
 QUESTIONS_DIR = Path(__file__).resolve().parent / "questions"
 SET_DOMAINS = ("movies", "nobel")
 TYPES = ("single-hop", "filter", "aggregation", "multi-hop", "comparison", "empty")
-FIELDS = ("id", "domain", "question", "gold_cypher", "gold_rows", "type", "ordered")
+# The question shapes of issue 17 (``shape``, optional): what a set must cover, each measured on its own.
+SHAPES = ("superlative", "top-n", "rel-property", "string", "negation", "conjunction", "aggregate-comparison",
+          "cycle", "role-target", "implicit-order", "return-asked", "arithmetic")
+FIELDS = ("id", "domain", "question", "gold_cypher", "gold_rows", "type", "shape", "ordered")
+OPTIONAL = ("shape",)  # written only when the line has it
 _ORDER_BY = re.compile(r"\bORDER\s+BY\b", re.I)
 
 
@@ -81,6 +87,8 @@ def read_set(path: Path) -> list[dict]:
             raise GoldError(f"{path.name}:{n}: missing {', '.join(missing)}")
         if item["type"] not in TYPES:
             raise GoldError(f"{path.name}:{n}: type {item['type']!r} not one of {TYPES}")
+        if "shape" in item and item["shape"] not in SHAPES:
+            raise GoldError(f"{path.name}:{n}: shape {item['shape']!r} not one of {SHAPES}")
         if item["id"] in seen:
             raise GoldError(f"{path.name}:{n}: duplicate id {item['id']}")
         seen.add(item["id"])
@@ -114,7 +122,8 @@ def fill_set(path: Path, graph, spec, *, check: bool = False) -> list[str]:
     if problems:
         raise GoldError(f"{path.name}: {len(problems)} problem(s):\n  " + "\n  ".join(problems))
     if not check:
-        path.write_text("".join(json.dumps({f: item[f] for f in FIELDS}, ensure_ascii=False) + "\n"
+        path.write_text("".join(json.dumps({f: item[f] for f in FIELDS if f in item or f not in OPTIONAL},
+                                           ensure_ascii=False) + "\n"
                                 for item in items), encoding="utf-8")
         return []
     return changed

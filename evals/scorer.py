@@ -3,7 +3,13 @@
 Rows are compared by :func:`kgqa.kg.compare.rows_match` (its rules are in that module).
 ``score_file`` joins prediction lines (from ``kgqa eval``) with gold lines by ``id`` and reports
 execution accuracy (lenient and strict), executable rate, don't-know rate, CRAG answer truthfulness
-(:mod:`kgqa.evals.judge`) and a per-``type`` breakdown.
+(:mod:`kgqa.evals.judge`) and a per-``type`` breakdown. Each question also gets one :func:`outcome`:
+**right** (the rows match the gold and the judge finds the answer accurate), **wrong** (answered, but the
+judge finds it hallucinated or the rows do not match) or **declined** (the service said it does not know:
+status ``dont_know``, or an answer the judge reads as missing); :func:`outcome_table` counts them per question
+``shape`` (issue 17's question shapes; questions without one count as ``other``). "The rows match" is issue
+17's strict rule, the gold's columns mapped onto the returned columns (``ex``; ``ex_strict`` also wants the
+same columns in the same positions).
 """
 
 from __future__ import annotations
@@ -60,6 +66,7 @@ class Item:
     ex_strict: bool
     judgement: str
     total_ms: float | None = None
+    shape: str | None = None  # the gold line's question shape, when it has one
 
 
 @dataclass
@@ -99,7 +106,34 @@ class Report:
         return {"total": self.total.summary(),
                 "by_type": {t: b.summary() for t, b in sorted(self.by_type.items())},
                 "latency_ms": self.latency_ms(), "missing_predictions": self.missing_predictions,
-                "items": [asdict(i) for i in self.items]}
+                "by_shape": outcome_table(self.items), "items": [asdict(i) for i in self.items]}
+
+
+# -- outcomes per question shape ----------------------------------------------------------------------
+OUTCOMES = ("right", "wrong", "declined")
+DECLINED_STATUSES = ("dont_know", "refused", "missing")
+NO_SHAPE = "other"
+
+
+def outcome(item: Item) -> str:
+    """``declined`` when no answer was given (a don't-know status, or an answer the judge reads as missing),
+    else ``right`` when the rows match the gold (``ex``: gold columns mapped onto the returned ones) and the
+    judge finds the answer accurate, else ``wrong`` (answered but wrong: hallucinated, or rows that do not
+    match)."""
+    if item.status in DECLINED_STATUSES or item.judgement == "missing":
+        return "declined"
+    return "right" if item.ex and item.judgement == "accurate" else "wrong"
+
+
+def outcome_table(items: list[Item], key: str = "shape") -> dict[str, dict[str, int]]:
+    """Per value of ``key`` (default: the question shape; none counts as ``other``): questions, right, wrong and
+    declined, in first-seen order."""
+    table: dict[str, dict[str, int]] = {}
+    for item in items:
+        row = table.setdefault(getattr(item, key) or NO_SHAPE, {"questions": 0, **{o: 0 for o in OUTCOMES}})
+        row["questions"] += 1
+        row[outcome(item)] += 1
+    return table
 
 
 def executable(pred: dict) -> bool:
@@ -113,7 +147,7 @@ def score_item(pred: dict | None, gold: dict, *, judge=None) -> Item:
 
     qtype = gold.get("type", "unknown")
     if pred is None:
-        return Item(gold["id"], qtype, "missing", False, False, False, "missing")
+        return Item(gold["id"], qtype, "missing", False, False, False, "missing", shape=gold.get("shape"))
     status = pred.get("status", "answered")
     ran = executable(pred)
     rows = pred.get("rows") if ran else None
@@ -123,7 +157,7 @@ def score_item(pred: dict | None, gold: dict, *, judge=None) -> Item:
     judgement = (judge or judge_answer)(pred.get("answer") or "", gold["gold_rows"],
                                         question=gold.get("question", ""), status=status).label
     return Item(gold["id"], qtype, status, ran, ex, ex_strict, judgement,
-                _total_ms(pred.get("timings_ms") or {}))
+                _total_ms(pred.get("timings_ms") or {}), gold.get("shape"))
 
 
 def _total_ms(timings: dict) -> float | None:

@@ -288,3 +288,49 @@ def test_ablation_report_renders_variants_and_failures(tmp_path):
     assert "| no_depth | w/o depth expansion | failed | RuntimeError: boom |" in md
     ablation.plot([full, broken], tmp_path / "ab.png")
     assert (tmp_path / "ab.png").stat().st_size > 1000
+
+
+def test_accuracy_report_counts_outcomes_per_shape():
+    """Right (rows that match the gold, extra columns allowed, and an accurate answer), wrong (hallucinated, or
+    rows that do not match) and declined (don't know) per set and question shape; no shape counts as ``other``."""
+    from kgqa.evals.scorer import outcome, score_records
+
+    golds = [{"id": f"q{i}", "question": f"question {i}", "gold_rows": [["Tom Hanks", 12]], "ordered": False,
+              "type": "aggregation", "shape": shape}
+             for i, shape in enumerate(["superlative", "superlative", "superlative", "string", "superlative",
+                                        "string"])]
+    golds[4].pop("shape")
+
+    def pred(i, answer, rows, status="answered"):
+        return {"id": f"q{i}", "cypher": "MATCH ..." if rows is not None else None, "rows": rows or [],
+                "status": status, "answer": answer, "timings_ms": {"compile": 1.0}, "cache": {"llm_calls": 0}}
+
+    preds = [pred(0, "Tom Hanks, with 12 movies.", [["Tom Hanks", 12]]),  # right
+             pred(1, "Keanu Reeves, with 7 movies.", [["Keanu Reeves", 7]]),  # wrong: hallucinated
+             pred(2, "I don't know.", None, "dont_know"),  # declined
+             pred(3, "Tom Hanks, with 12 movies.", [["Tom Hanks", 12], ["Meg Ryan", 5]]),  # wrong: rows differ
+             pred(4, "Tom Hanks, with 12 movies.", [["Tom Hanks", 12]]),  # right, no shape
+             pred(5, "Tom Hanks, with 12 movies.", [[1956, "Tom Hanks", 12]])]  # right: gold columns mapped
+    report = score_records(preds, golds)
+    assert [outcome(i) for i in report.items] == ["right", "wrong", "declined", "wrong", "right", "right"]
+    assert report.to_dict()["by_shape"] == {"superlative": {"questions": 3, "right": 1, "wrong": 1, "declined": 1},
+                                            "string": {"questions": 2, "right": 1, "wrong": 1, "declined": 0},
+                                            "other": {"questions": 1, "right": 1, "wrong": 0, "declined": 0}}
+    sr = bench_accuracy.SetRun("movies", golds, preds, [dict(p) for p in preds], report)
+    nw = _set_run("northwind_dev", [{"id": "n1", "gold_rows": [["a"]]}, {"id": "n2", "gold_rows": [["b"]]}])
+    tables = bench_accuracy.shape_tables([sr, nw])
+    assert list(tables["movies"]) == ["superlative", "string", "other", "total"]  # issue order, then other
+    assert tables["movies"]["total"] == {"questions": 6, "right": 3, "wrong": 2, "declined": 1}
+    assert tables["all"]["other"] == {"questions": 3, "right": 2, "wrong": 0, "declined": 1}
+    everything = bench_accuracy.pooled([sr, nw])
+    md = bench_accuracy.markdown([sr, nw], everything, "kgqa bench accuracy", None, 1.0, False, "with x")
+    section = md.split("### Per question shape")[1].split("###")[0]
+    assert "| set | shape | questions | right | wrong | declined |" in section
+    assert "| movies | superlative | 3 | 1 | 1 | 1 |" in section and "| movies | total | 6 | 3 | 2 | 1 |" in section
+    assert "| northwind_dev | other | 2 | 1 | 0 | 1 |" in section and "| northwind_dev | total |" not in section
+    assert "| all | total | 8 | 4 | 2 | 2 |" in section
+    pairs = bench_accuracy.summary_pairs([sr, nw], everything)
+    assert pairs["hallucination"] == pairs["hallucinated"] == pytest.approx(1 / 8)
+    assert pairs["truthfulness"] == pytest.approx(pairs["accurate"] - pairs["hallucination"])
+    derived = bench_accuracy.summary_pairs([sr, nw], everything, "derived_")
+    assert {"derived_hallucination", "derived_hallucinated", "derived_truthfulness"} <= set(derived)

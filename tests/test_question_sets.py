@@ -1,18 +1,22 @@
-"""Our question sets: well-formed, and every gold query reproduces its stored gold rows on the built graph."""
+"""Our question sets: well-formed, covering the question shapes of issue 17, and every gold query reproduces its
+stored gold rows on the built graph (movies and nobel bundled, library loaded from tests/fixtures/library)."""
 
 from __future__ import annotations
 
 import json
 import random
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
 from kgqa.evals.judge import judge_answer
 from kgqa.evals.make_gold import (
     FIELDS,
+    OPTIONAL,
     QUESTIONS_DIR,
     SET_DOMAINS,
+    SHAPES,
     TYPES,
     GoldError,
     fill_set,
@@ -22,23 +26,42 @@ from kgqa.evals.make_gold import (
 )
 from kgqa.kg.compare import rows_match
 
-SETS = {domain: read_set(QUESTIONS_DIR / f"{domain}.jsonl") for domain in SET_DOMAINS}
+LIBRARY = Path(__file__).parent / "fixtures" / "library"
+ALL_SETS = (*SET_DOMAINS, "library")
+SETS = {domain: read_set(QUESTIONS_DIR / f"{domain}.jsonl") for domain in ALL_SETS}
 ITEMS = [item for items in SETS.values() for item in items]
 
 
-@pytest.mark.parametrize("domain", SET_DOMAINS)
+@pytest.mark.parametrize("domain", ALL_SETS)
 def test_set_is_well_formed(domain):
     items = SETS[domain]
-    assert len(items) >= 50
-    assert set(Counter(i["type"] for i in items)) == set(TYPES)
-    assert all(n >= 5 for n in Counter(i["type"] for i in items).values())
+    if domain in SET_DOMAINS:
+        assert len(items) >= 50
+        assert set(Counter(i["type"] for i in items)) == set(TYPES)
+        assert all(n >= 5 for n in Counter(i["type"] for i in items).values())
     for item in items:
-        assert tuple(item) == FIELDS, item["id"]
+        assert tuple(item) == tuple(f for f in FIELDS if f in item or f not in OPTIONAL), item["id"]
+        assert item.get("shape", SHAPES[0]) in SHAPES, item["id"]
         assert item["domain"] == domain and item["id"].startswith(f"{domain}-")
         assert item["ordered"] == has_order_by(item["gold_cypher"]), item["id"]
         assert (item["gold_rows"] == []) == (item["type"] == "empty"), item["id"]
         assert all(isinstance(r, list) and len(r) == len(item["gold_rows"][0]) for r in item["gold_rows"])
     assert len({i["question"].lower() for i in items}) == len(items)  # no duplicate questions
+
+
+@pytest.mark.parametrize("domain", ALL_SETS)
+def test_set_covers_every_shape_twice(domain):
+    """Every shape of issue 17 has at least two questions in each set, movies, nobel and library alike."""
+    shapes = Counter(i["shape"] for i in SETS[domain] if "shape" in i)
+    assert set(shapes) == set(SHAPES), set(SHAPES) - set(shapes)
+    assert all(n >= 2 for n in shapes.values()), shapes
+
+
+def test_superlatives_keep_the_tied_top_group():
+    """A superlative with a tie at the top returns the whole group, never a LIMIT 1 pick."""
+    tied = [i for i in ITEMS if i.get("shape") == "superlative" and len(i["gold_rows"]) > 1]
+    assert len(tied) >= 3
+    assert all("LIMIT" not in i["gold_cypher"].upper() for i in tied)
 
 
 def test_unordered_gold_rows_are_stored_sorted():
@@ -49,13 +72,30 @@ def test_unordered_gold_rows_are_stored_sorted():
 
 
 @pytest.fixture(scope="module")
-def graphs(movies_graph, nobel_graph):
-    return {"movies": movies_graph, "nobel": nobel_graph}
+def library(tmp_path_factory):
+    """The library graph loaded from its fixture (CSV route), with the spec the service derives for it."""
+    from kgqa.kg.db import Graph
+    from kgqa.kg.loader import build_graph
+    from kgqa.kg.registry import graph_spec
+    from kgqa.kg.sources import csv_source
+
+    graphs_dir = tmp_path_factory.mktemp("library-home") / "graphs"
+    build_graph("library", csv_source(LIBRARY / "schema.cypher", LIBRARY / "csv"), graphs_dir, progress=False,
+                index=False)
+    graph = Graph(graphs_dir / "library", read_only=True)
+    yield graph, graph_spec(graph)
+    graph.close()
+
+
+@pytest.fixture(scope="module")
+def graphs(movies_graph, nobel_graph, spec, library):
+    return {"movies": (movies_graph, spec("movies")), "nobel": (nobel_graph, spec("nobel")), "library": library}
 
 
 @pytest.mark.parametrize("item", ITEMS, ids=[i["id"] for i in ITEMS])
-def test_gold_query_reproduces_gold_rows(item, graphs, spec):
-    gold = run_gold(graphs[item["domain"]], item["gold_cypher"], spec(item["domain"]))
+def test_gold_query_reproduces_gold_rows(item, graphs):
+    graph, spec = graphs[item["domain"]]
+    gold = run_gold(graph, item["gold_cypher"], spec)
     assert gold.rows == item["gold_rows"]
     assert gold.ordered == item["ordered"]
 
@@ -109,8 +149,25 @@ def test_make_gold_fills_and_fails_loudly(tmp_path, movies_graph, spec):
         (good | {"gold_cypher": "MATCH (p:Person {name: 'Nobody'}) RETURN p"}, "returned nothing"),
         (good | {"type": "empty"}, "type empty but 2 rows"),
         (good | {"type": "trivia"}, "not one of"),
+        (good | {"shape": "trivia"}, "shape 'trivia' not one of"),
         (good | {"domain": "nobel"}, "domain 'nobel' in the movies set"),
     ]:
         path.write_text(json.dumps(broken) + "\n")
         with pytest.raises(GoldError, match=message):
             fill_set(path, movies_graph, spec)
+
+
+def test_make_gold_keeps_the_shape(tmp_path, movies_graph, spec):
+    line = {"id": "movies-t1", "domain": "movies", "question": "Who played Neo?", "type": "single-hop",
+            "shape": "rel-property",
+            "gold_cypher": "MATCH (p:Person)-[r:ACTED_IN]->(:Movie) WHERE 'Neo' IN r.roles RETURN DISTINCT p.name"}
+    path = tmp_path / "movies.jsonl"
+    path.write_text(json.dumps(line) + "\n" + json.dumps(line | {"id": "movies-t2"} | {"shape": None}) + "\n")
+    with pytest.raises(GoldError, match="shape None"):
+        fill_set(path, movies_graph, spec("movies"))
+    path.write_text(json.dumps(line) + "\n" + json.dumps({k: v for k, v in line.items() if k != "shape"}
+                                                         | {"id": "movies-t2"}) + "\n")
+    assert fill_set(path, movies_graph, spec("movies")) == []
+    first, second = read_set(path)
+    assert list(first) == list(FIELDS) and first["shape"] == "rel-property"
+    assert "shape" not in second and first["gold_rows"] == second["gold_rows"] == [["Keanu Reeves"]]
