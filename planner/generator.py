@@ -152,6 +152,12 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             if f.having:
                 params["h"] = f.having[1]
                 cypher += f" WHERE value {f.having[0]} $h"
+            if f.limit == 1 and f.order == "agg" and not f.having:
+                # "which supplier supplies the most products": every group tied at the top, with the figure
+                best = "max" if f.desc else "min"
+                again = f"{match}{where_sql} WITH top, {key} AS {_alias(key)}, {inner} AS value"
+                cypher += f" WITH {best}(value) AS top {again} WHERE value = top RETURN {_alias(key)}, value"
+                return Compiled(cypher, params, f, description="top group of a grouped aggregate")
             cypher += f" RETURN {_alias(key)}, value"
             if f.order == "agg" or f.limit:
                 cypher += f" ORDER BY value {'DESC' if f.desc else 'ASC'}"
@@ -170,6 +176,13 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         ocol = f"{t}.{ident(f.order)}"
         if ocol not in cols:
             cols.append(ocol)
+        if f.limit == 1:
+            # "the oldest person": every node tied at the extreme, with the value
+            best = "max" if f.desc else "min"
+            tie = (where_sql + " AND " if where_sql else " WHERE ") + f"{ocol} = top"
+            cypher = (f"{match}{where_sql} WITH {best}({ocol}) AS top {match}{tie} "
+                      f"RETURN {', '.join(dict.fromkeys(cols))}")
+            return Compiled(cypher, params, f, description="top group by property")
         cypher = (f"{match}{where_sql} RETURN {', '.join(dict.fromkeys(cols))} "
                   f"ORDER BY {ocol} {'DESC' if f.desc else 'ASC'}")
         if f.limit:

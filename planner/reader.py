@@ -341,9 +341,10 @@ def superlatives(r: Reading) -> None:
             counted = _counted_by_verb(r, freq.group(1))
         if counted:
             f.agg, f.agg_label, f.order = "count", counted, "agg"
-    if f.limit is None and f.order:
-        singular = re.search(r"\b(?:which|what) (\w+) (?:has|had|is|was)\b", low)
-        f.limit = 1 if singular else None
+    if f.limit is None and f.order and sup:
+        # a superlative without a number ("which suppliers supply the most products", "the oldest person"):
+        # the group tied at the top, not the whole ranking
+        f.limit = 1
 
 
 def aggregates(r: Reading) -> None:
