@@ -274,3 +274,15 @@ def test_a_plan_that_leaves_a_content_word_unexplained_is_declined(graphs, quest
         assert r.status == "dont_know" and all(repr(w) in (r.error or "") for w in left_out), (r.status, r.error)
     else:
         assert r.status == "answered", (r.error, r.cypher)
+
+
+def test_a_superlative_answers_the_whole_tied_top_group_with_its_figure(graphs):
+    from kgqa.planner.pipeline import Pipeline
+    from kgqa.settings import Settings
+
+    pipe = Pipeline(Settings(home=graphs.parent, vector_memory=False), domains=["library"])
+    r = pipe.ask("Which publisher published the most books?", "library")
+    assert r.status == "answered" and r.rows == [["Knopf", 6]], (r.cypher, r.rows)
+    r = pipe.ask("Which publisher published the fewest books?", "library")  # four publishers tie with 2
+    assert r.status == "answered" and sorted(r.rows) == [["Ace Books", 2], ["Einaudi", 2], ["Faber and Faber", 2],
+                                                         ["Heinemann", 2]], (r.cypher, r.rows)
