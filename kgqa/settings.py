@@ -39,6 +39,7 @@ class Settings:
     llm_timeout_s: float = 120.0
     llm_wait_s: float = 30.0  # longest queue for the embedded model; then the deterministic default stands (0 = no bound)
     llm_seed: int = 7
+    llm_writes_cypher: bool = False  # openai backend only: the model writes Cypher too (planner/cypher_writer.py)
 
     # graphs: every one registered under home/graphs (kgqa.kg.registry); annotations files on or off
     annotations: bool = True  # False: serve and load each graph from what it derives alone, as a new user's

@@ -136,6 +136,13 @@ class Pipeline:
         self._tls.calls = getattr(self._tls, "calls", 0) + 1
         return self.llm.choose(prompt, options)
 
+    def _complete(self, messages: list[dict[str, str]]) -> str:
+        """One counted free-text call (the Cypher writer's); the backend's timeout bounds it."""
+        from kgqa.planner.cypher_writer import MAX_TOKENS
+
+        self._tls.calls = getattr(self._tls, "calls", 0) + 1
+        return self.llm.complete(messages, max_tokens=MAX_TOKENS).text
+
     # -- entry points ---------------------------------------------------------------------------
     def validate(self, question: Any, domain: str | None) -> str:
         if not isinstance(question, str) or not question.strip():
@@ -263,6 +270,21 @@ class Pipeline:
                 if plans:
                     compiled = plans[0]
                     cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
+        origin = "template" if r.cache["plan_hit"] else "compiler"
+        s = self.settings
+        if s.llm_writes_cypher and s.llm_backend == "openai" and not r.cache["plan_hit"]:
+            # a capable model writes Cypher too; the two plans compete on execution evidence
+            from kgqa.planner.cypher_writer import compete, exemplars
+
+            with self._timed(timings, "write_cypher"):
+                shots = exemplars(self.plan_cache if cache_on else None, s, question, domain, isr, d.graph.version)
+                pick = compete(question, d, mentions, compiled, self._complete, shots, r, rounds=s.repair_rounds)
+            if pick.action == "decline":
+                r.status, r.answer, r.evidence, r.error = "dont_know", summarizer.DONT_KNOW, "none", pick.reason
+                r.cypher = inline_params(cypher, params) if cypher else None
+                return mentions, None
+            if pick.action == "llm":
+                cypher, params, frame, origin = pick.written.final, {}, None, "llm"
         if cypher is None:
             r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
             return mentions, None
@@ -275,7 +297,7 @@ class Pipeline:
         with self._timed(timings, "repair"):
             repaired = validate_and_repair(d.graph, d.view, cypher, params, self.settings.repair_rounds)
         for q, err in repaired.attempts:
-            r.attempts.append(Attempt(q, "compiler" if not r.cache["plan_hit"] else "template", err).__dict__)
+            r.attempts.append(Attempt(q, origin, err).__dict__)
         if not repaired.ok:
             r.status, r.answer, r.cypher = "dont_know", summarizer.DONT_KNOW, repaired.cypher
             r.error = repaired.attempts[-1][1]
