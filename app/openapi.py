@@ -107,6 +107,22 @@ def openapi_spec(settings: Settings | None = None, domains: list[str] | None = N
                                             "message names the offending item as questions[i]"),
                               "413": _error(f"More than {s.max_batch} questions, a question over "
                                             f"{s.max_question_chars} characters, or body too large")}}},
+            "/feedback": {"post": {
+                "summary": "Thumbs up or down on an answer the service gave; touches only the caches",
+                "description": "The answer is looked up in the answer cache (question, domain, KG version), "
+                               "never taken from the client. up: its Cypher is stored in the plan cache as a "
+                               "verified plan with provenance 'user'. down: the plans that produced it are "
+                               "demoted (never reused as templates or exemplars) and the answer is forgotten.",
+                "operationId": "feedback",
+                "requestBody": _json_body("Feedback"),
+                "responses": {"200": _ok("What the vote did", "FeedbackResult"),
+                              **post_errors,
+                              "400": _error(bad_input + "; 'vote' missing or not 'up'/'down'; 'cypher' not a "
+                                            "string"),
+                              "404": _error("The service holds no answer to this question (never asked, evicted, "
+                                            "or made on an older graph): ask it first"),
+                              "409": _error("The vote does not apply: the answer's Cypher differs from the "
+                                            "'cypher' sent, or (up) the answer was not computed by a query")}}},
             "/health": {"get": {"summary": "Liveness and loaded graphs", "operationId": "health",
                                 "responses": {"200": _ok("Service status", "Health")}}},
             "/domains": {"get": {"summary": "Registered knowledge graphs with a schema summary (the registry is "
@@ -135,6 +151,28 @@ def openapi_spec(settings: Settings | None = None, domains: list[str] | None = N
                 "items": {"oneOf": [{"type": "string", "minLength": 1, "maxLength": s.max_question_chars},
                                     {"$ref": "#/components/schemas/Question"}]}}}},
             "Result": result,
+            "Feedback": {
+                "type": "object", "required": ["question", "vote"], "additionalProperties": True,
+                "properties": {
+                    **question_obj["properties"],
+                    "domain": {"type": ["string", "null"], "description": "the domain that answered (the "
+                               "result's 'domain'); omit to look in every domain", "examples": list(domains or [])},
+                    "vote": {"type": "string", "enum": ["up", "down"]},
+                    "cypher": {"type": "string", "description": "optional: the Cypher shown with the answer; "
+                               "only compared with the stored answer's (409 when it differs), never run"},
+                }},
+            "FeedbackResult": {"type": "object", "required": ["vote", "action", "plans", "message"], "properties": {
+                "vote": {"type": "string", "enum": ["up", "down"]},
+                "question": {"type": "string"}, "domain": {"type": "string"}, "kg_version": {"type": "string"},
+                "action": {"type": "string", "enum": ["verified", "demoted"]},
+                "cypher": {"type": ["string", "null"], "description": "the answer's Cypher the vote applied to"},
+                "plans": {"type": "array", "description": "plan-cache entries stored (up) or demoted (down)",
+                          "items": {"type": "object", "properties": {
+                              "id": {"type": "integer"}, "question": {"type": "string"},
+                              "provenance": {"type": "string", "enum": ["prewarm", "online", "user"]},
+                              "demoted": {"type": "boolean"}}}},
+                "answer_forgotten": {"type": "boolean", "description": "down: the cached answer was dropped"},
+                "message": {"type": "string"}}},
             "BatchResults": {"type": "object", "required": ["results"], "properties": {
                 "results": {"type": "array", "items": {"$ref": "#/components/schemas/Result"}}}},
             "Health": {"type": "object", "required": ["status", "domains"], "properties": {

@@ -21,6 +21,7 @@ from typing import Any
 from flask import Flask, Response, g, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
+from kgqa.planner.feedback import FeedbackConflict, FeedbackNotFound, give_feedback
 from kgqa.planner.pipeline import Pipeline
 from kgqa.settings import Settings
 from kgqa.types import InputError, Result
@@ -148,6 +149,7 @@ def _new_metrics() -> Metrics:
     m.counter("kgqa_answer_cache_hits_total", "Questions served from the answer cache.")
     m.counter("kgqa_plan_cache_hits_total", "Questions whose plan came from the plan cache (template reuse).")
     m.counter("kgqa_llm_calls_total", "LLM calls made while answering questions.")
+    m.counter("kgqa_feedback_total", "Thumbs up/down votes applied, by vote.")
     for name in ("kgqa_answer_cache_hits_total", "kgqa_plan_cache_hits_total", "kgqa_llm_calls_total"):
         m.inc(name, 0.0)  # unlabelled counters are exposed from the start
     return m
@@ -293,6 +295,28 @@ def create_app(pipeline: Pipeline) -> Flask:
         results = pipeline.ask_batch([{"question": q, "domain": d} for q, d in checked])
         _record(metrics, results)
         return jsonify(results=[r.to_dict() for r in results])
+
+    @app.post("/feedback")
+    def feedback():
+        body = _json_body()
+        question, domain = _question(pipeline, body, "feedback")
+        vote, cypher = body.get("vote"), body.get("cypher")
+        if vote is None:
+            raise ClientError("feedback: 'vote' is required ('up' or 'down')")
+        if not isinstance(vote, str) or vote not in ("up", "down"):
+            raise ClientError(f"feedback: 'vote' must be 'up' or 'down', not {json.dumps(vote)[:40]}")
+        if cypher is not None and not isinstance(cypher, str):
+            raise ClientError(f"feedback: 'cypher' must be a string, not {_json_type(cypher)}")
+        try:
+            out = give_feedback(pipeline, question, domain, vote, cypher=cypher)
+        except FeedbackNotFound as err:
+            raise ClientError(f"feedback: {err}", 404) from None
+        except FeedbackConflict as err:
+            raise ClientError(f"feedback: {err}", 409) from None
+        except InputError as err:
+            raise ClientError(f"feedback: {err}") from None
+        metrics.inc("kgqa_feedback_total", vote=vote)
+        return jsonify(out.to_dict())
 
     @app.get("/health")
     def health():

@@ -260,7 +260,7 @@ class Prewarmer:
         src.ingested += 1
         return PlanEntry(question=c.question, cypher=inline_params(v.cypher, v.params), domain=domain, aspect=isr.aspect,
                          isr=isr.to_dict(), operators=[], answer=answer, kg_version=d.graph.version,
-                         template=tpl.to_dict() if tpl else None)
+                         template=tpl.to_dict() if tpl else None, provenance="prewarm")
 
     def _check_route(self, c: Candidate, domain: str, rep: DomainReport) -> None:
         """A.7: a verified example routed elsewhere refines the right domain's description."""

@@ -209,6 +209,24 @@ class AnswerCache:
                 self._counts["evictions"] += 1
         return True
 
+    def peek(self, question: str, domain: str | None, kg_version: str | None) -> dict | None:
+        """The stored result for exactly this key (no semantic fallback), without counting a hit or a miss
+        and without refreshing its LRU position: what the service answered, for feedback."""
+        k = self.key(question, domain, kg_version)
+        with self._lock:
+            item = self._data.get(k)
+            return None if item is None else self._mark(self._decode(item, k), item, semantic=False)
+
+    def discard(self, question: str, domain: str | None, kg_version: str | None) -> bool:
+        """Forget the answer stored for this key (a thumbs down); True when there was one."""
+        k = self.key(question, domain, kg_version)
+        with self._lock:
+            item = self._data.pop(k, None)
+            if item is None:
+                return False
+            self._bytes -= item.size
+            return True
+
     def invalidate(self, domain: str | None = None, keep_version: str | None = None) -> int:
         """Drop entries of ``domain`` (all domains when None) whose KG version is not ``keep_version``."""
         with self._lock:

@@ -19,6 +19,20 @@ Per-bucket BM25 weights are kept as a sparse matrix and rebuilt lazily, only for
 Bounded mode keeps at most ``bound`` entries per (domain, aspect) bucket and evicts the least recently
 used (``last_used`` is refreshed by retrieval; touches are flushed to the file in batches).
 
+Provenance and demotion. Every entry records where it came from: ``"prewarm"`` (the offline job),
+``"online"`` (learned by the pipeline while answering; also what older files' entries count as) or ``"user"``
+(a thumbs up, ``kgqa.planner.feedback``). A thumbs down *demotes* rather than deletes: the row stays with
+``demoted = 1`` but leaves every bucket, so it is never retrieved as an exemplar nor filled as a template. A
+deleted plan would come straight back, since the compiler produces the same Cypher for the same question
+and the pipeline would learn it again; a demoted row keeps its dedupe key, and re-learning it (online or
+pre-warm) leaves it demoted. Only a user's thumbs up on the same plan lifts the demotion. A demoted
+(question, Cypher) pair also blocks template reuse for that question: :meth:`PlanCache.reuse` skips a
+template whose fill would give that question that Cypher again, while the template still serves the other
+questions it fits (its own answer was not voted down). Demoted rows do not
+count toward the bounded mode's per-bucket limit. Files written before these columns existed are migrated
+on open (``ALTER TABLE ... ADD COLUMN`` with defaults). Demotions change no row id, so a counter in the
+``plan_meta`` table tells other connections to rebuild their index.
+
 Size: one class and its in-memory index (BM25 buckets, MMR, the SQLite file, bounded LRU) are one
 concept that shares a lock; the template filling it uses lives in :mod:`kgqa.cache.templates`.
 """
@@ -40,6 +54,7 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from kgqa.kg.cypher import inline_params
 from kgqa.text import STOPWORDS, fold
 
 DB_NAME = "plan_cache.sqlite"
@@ -63,12 +78,20 @@ CREATE TABLE IF NOT EXISTS plans (
     kg_version TEXT NOT NULL,
     template TEXT,
     last_used REAL NOT NULL,
-    hits INTEGER NOT NULL DEFAULT 0
+    hits INTEGER NOT NULL DEFAULT 0,
+    provenance TEXT NOT NULL DEFAULT 'online',
+    demoted INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX IF NOT EXISTS plans_bucket ON plans(domain, aspect, last_used);
+CREATE TABLE IF NOT EXISTS plan_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
+# columns added after the first release: (name, DDL) applied with ALTER TABLE to older files
+_MIGRATIONS = (("provenance", "provenance TEXT NOT NULL DEFAULT 'online'"),
+               ("demoted", "demoted INTEGER NOT NULL DEFAULT 0"))
 _COLUMNS = ("id", "question", "isr", "cypher", "operators", "answer", "domain", "aspect", "verified_at",
-            "kg_version", "template", "last_used", "hits")
+            "kg_version", "template", "last_used", "hits", "provenance", "demoted")
+PROVENANCES = ("prewarm", "online", "user")
+_GENERATION = "flags_generation"  # plan_meta key: bumped whenever a stored entry's demotion/provenance changes
 
 
 def tokenize(text: str) -> list[str]:
@@ -97,11 +120,17 @@ class PlanEntry:
     verified_at: float = field(default_factory=time.time)
     last_used: float = 0.0
     hits: int = 0
+    provenance: str = "online"  # "prewarm" (autogen job), "online" (learned while answering), "user" (thumbs up)
+    demoted: bool = False  # thumbs down: kept as a tombstone, never reused as a template nor an exemplar
     id: int | None = None
 
     def dedupe_key(self) -> str:
-        text = "\x1f".join((normalize_question(self.question), self.domain, " ".join(self.cypher.split())))
+        text = "\x1f".join(self.block_key())
         return hashlib.sha1(text.encode()).hexdigest()
+
+    def block_key(self) -> tuple[str, str, str]:
+        """(normalized question, domain, Cypher without extra whitespace): what makes an entry unique."""
+        return normalize_question(self.question), self.domain, " ".join(self.cypher.split())
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -112,7 +141,8 @@ class PlanEntry:
         return cls(question=r["question"], cypher=r["cypher"], domain=r["domain"], aspect=r["aspect"],
                    isr=json.loads(r["isr"]), operators=json.loads(r["operators"]), answer=r["answer"],
                    kg_version=r["kg_version"], template=json.loads(r["template"]) if r["template"] else None,
-                   verified_at=r["verified_at"], last_used=r["last_used"], hits=r["hits"], id=r["id"])
+                   verified_at=r["verified_at"], last_used=r["last_used"], hits=r["hits"],
+                   provenance=r["provenance"], demoted=bool(r["demoted"]), id=r["id"])
 
 
 class _Bucket:
@@ -181,25 +211,58 @@ class PlanCache:
         self._conn.execute("PRAGMA journal_mode=WAL")
         self._conn.execute("PRAGMA synchronous=NORMAL")
         self._conn.executescript(_SCHEMA)
+        self._migrate()
         self._entries: dict[int, PlanEntry] = {}
         self._tokens: dict[int, list[str]] = {}
         self._vectors: dict[int, np.ndarray] = {}
         self._buckets: dict[str, dict[str, _Bucket]] = {}
+        self._blocked: set[tuple[str, str, str]] = set()  # block_key() of demoted entries
         self._max_id = 0
         self._data_version = -1
+        self._generation = 0
         self._touched: dict[int, tuple[float, int]] = {}  # id -> (last_used, extra hits) not yet written
         self._last_flush = time.monotonic()
         self.counters = {"retrievals": 0, "refreshes": 0, "evictions": 0, "reuse_hits": 0, "reuse_refusals": 0}
         self._reload()
 
     # -- synchronisation with the file -------------------------------------------------------------
+    def _migrate(self) -> None:
+        """Adds the columns a file written by an older version lacks (``ALTER TABLE ... ADD COLUMN`` with a
+        default: entries from before provenance was recorded count as "online", none is demoted)."""
+        def missing() -> list[str]:
+            have = {row[1] for row in self._conn.execute("PRAGMA table_info(plans)")}
+            return [ddl for name, ddl in _MIGRATIONS if name not in have]
+
+        if not missing():
+            return
+        self._conn.execute("BEGIN IMMEDIATE")  # another process may be migrating the same file
+        try:
+            for ddl in missing():
+                self._conn.execute(f"ALTER TABLE plans ADD COLUMN {ddl}")
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+
+    def _read_generation(self) -> int:
+        row = self._conn.execute("SELECT value FROM plan_meta WHERE key = ?", (_GENERATION,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def _bump_generation(self) -> None:
+        """Inside a write transaction: tells other connections that stored flags changed (an UPDATE moves
+        no id, so :meth:`_sync`'s count/sum check alone would not notice it)."""
+        self._conn.execute("INSERT INTO plan_meta (key, value) VALUES (?, 1) "
+                           "ON CONFLICT(key) DO UPDATE SET value = value + 1", (_GENERATION,))
+
     def _reload(self) -> None:
         with self._lock:
             self._entries.clear()
             self._tokens.clear()
             self._buckets.clear()
+            self._blocked.clear()
             self._max_id = 0
             self._data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            self._generation = self._read_generation()
             for row in self._conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM plans ORDER BY id"):
                 self._index(PlanEntry._from_row(row))
 
@@ -210,6 +273,9 @@ class PlanCache:
             return
         self._data_version = dv
         self.counters["refreshes"] += 1
+        if self._read_generation() != self._generation:  # a demotion or promotion elsewhere: rebuild
+            self._reload()
+            return
         n, total = self._conn.execute("SELECT count(*), coalesce(sum(id), 0) FROM plans").fetchone()
         new = [PlanEntry._from_row(r) for r in self._conn.execute(
             f"SELECT {', '.join(_COLUMNS)} FROM plans WHERE id > ? ORDER BY id", (self._max_id,))]
@@ -224,10 +290,13 @@ class PlanCache:
         assert e.id is not None
         self._entries[e.id] = e
         self._tokens[e.id] = tokenize(e.question)
+        self._max_id = max(self._max_id, e.id)
+        if e.demoted:  # kept (entries(), stats) but in no bucket: never an exemplar, never a template
+            self._blocked.add(e.block_key())
+            return
         dom = self._buckets.setdefault(e.domain, {})
         dom.setdefault(e.aspect, _Bucket()).add(e.id)
         dom.setdefault(ALL, _Bucket()).add(e.id)
-        self._max_id = max(self._max_id, e.id)
 
     def _unindex(self, ids: Iterable[int]) -> None:
         ids = set(ids)
@@ -239,6 +308,7 @@ class PlanCache:
             self._touched.pop(i, None)
             if e is not None:
                 touched.update({(e.domain, e.aspect), (e.domain, ALL)})
+                self._blocked.discard(e.block_key())
         for d, a in touched:
             bucket = self._buckets.get(d, {}).get(a)
             if bucket is not None:
@@ -288,6 +358,9 @@ class PlanCache:
     def add_many(self, entries: Iterable[PlanEntry]) -> list[PlanEntry]:
         """:meth:`add` for many entries in one transaction (pre-warm)."""
         entries = list(entries)
+        for entry in entries:
+            if entry.provenance not in PROVENANCES:
+                raise ValueError(f"unknown provenance {entry.provenance!r} (one of {', '.join(PROVENANCES)})")
         now = time.time()
         with self._lock:
             self._sync()
@@ -299,12 +372,16 @@ class PlanCache:
                     entry.last_used = entry.last_used or now
                     rows.append(self._insert(entry))
                 if self.bound > 0:
+                    # demoted entries are tombstones: they neither count toward the bound nor get evicted
                     for d, a in dict.fromkeys((r[_COLUMNS.index("domain")], r[_COLUMNS.index("aspect")])
                                               for r in rows):
                         evicted += [r[0] for r in self._conn.execute(
-                            "SELECT id FROM plans WHERE domain = ? AND aspect = ? "
+                            "SELECT id FROM plans WHERE domain = ? AND aspect = ? AND demoted = 0 "
                             "ORDER BY last_used DESC, id DESC LIMIT -1 OFFSET ?", (d, a, self.bound))]
                     self._conn.executemany("DELETE FROM plans WHERE id = ?", [(i,) for i in evicted])
+                if any(e.provenance == "user" or e.demoted for e in entries):  # may change a demotion
+                    self._bump_generation()
+                    self._generation = self._read_generation()
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
@@ -325,14 +402,22 @@ class PlanCache:
         values = (entry.dedupe_key(), entry.question, json.dumps(entry.isr, default=str), entry.cypher,
                   json.dumps(entry.operators), entry.answer, entry.domain, entry.aspect, entry.verified_at,
                   entry.kg_version, json.dumps(entry.template, default=str) if entry.template else None,
-                  entry.last_used, entry.hits)
+                  entry.last_used, entry.hits, entry.provenance, int(entry.demoted))
+        # a duplicate keeps its first provenance and its demotion (re-learning a demoted plan online or in a
+        # pre-warm run does not revive it); a demoted entry demotes it, and a user's verified entry makes it
+        # "user" and lifts the demotion
         self._conn.execute(
             "INSERT INTO plans (dedupe, question, isr, cypher, operators, answer, domain, aspect, "
-            "verified_at, kg_version, template, last_used, hits) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) "
+            "verified_at, kg_version, template, last_used, hits, provenance, demoted) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
             "ON CONFLICT(dedupe) DO UPDATE SET isr=excluded.isr, operators=excluded.operators, "
             "answer=excluded.answer, aspect=excluded.aspect, verified_at=excluded.verified_at, "
             "kg_version=excluded.kg_version, template=coalesce(excluded.template, template), "
-            "last_used=max(last_used, excluded.last_used)", values)
+            "last_used=max(last_used, excluded.last_used), "
+            "provenance=CASE WHEN excluded.provenance = 'user' AND excluded.demoted = 0 THEN 'user' "
+            "ELSE provenance END, "
+            "demoted=CASE WHEN excluded.demoted = 1 THEN 1 WHEN excluded.provenance = 'user' THEN 0 "
+            "ELSE demoted END", values)
         return self._conn.execute(f"SELECT {', '.join(_COLUMNS)} FROM plans WHERE dedupe = ?",
                                   (values[0],)).fetchone()
 
@@ -353,6 +438,39 @@ class PlanCache:
             self._unindex(ids)
             self._sync()
             return len(ids)
+
+    def demote(self, ids: Iterable[int]) -> list[PlanEntry]:
+        """Demote entries (a user's thumbs down): each stays in the file as a tombstone with ``demoted = 1``,
+        so re-learning the same plan (same question, domain and Cypher) online or in a pre-warm run keeps it
+        demoted, but leaves every bucket: it is never again an MMR/BM25 exemplar nor a reusable template.
+        A later thumbs up on the same plan (:meth:`add` with provenance "user") lifts the demotion. Returns the
+        entries demoted by this call (those already demoted or gone are skipped)."""
+        ids = sorted({int(i) for i in ids})
+        with self._lock:
+            self._sync()
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._flush_touches()
+                done = [i for i in ids if (row := self._conn.execute(
+                    "SELECT demoted FROM plans WHERE id = ?", (i,)).fetchone()) is not None and not row[0]]
+                self._conn.executemany("UPDATE plans SET demoted = 1 WHERE id = ?", [(i,) for i in done])
+                if done:
+                    self._bump_generation()
+                    self._generation = self._read_generation()
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            out = []
+            for i in done:
+                e = self._entries.get(i)
+                if e is not None:
+                    self._unindex([i])
+                    e.demoted = True
+                    self._index(e)
+                    out.append(e)
+            self._sync()
+            return out
 
     def clear(self) -> None:
         with self._lock:
@@ -376,9 +494,15 @@ class PlanCache:
             return self._entries.get(entry_id)
 
     def entries(self, domain: str | None = None) -> list[PlanEntry]:
+        """Every stored entry of ``domain`` (all domains when None), demoted ones included."""
         with self._lock:
             self._sync()
             return [e for e in self._entries.values() if domain is None or e.domain == domain]
+
+    def with_cypher(self, domain: str, cypher: str) -> list[PlanEntry]:
+        """The entries of ``domain`` whose Cypher is ``cypher`` (whitespace aside), demoted ones included."""
+        want = " ".join(cypher.split())
+        return [e for e in self.entries(domain) if " ".join(e.cypher.split()) == want]
 
     def _bucket(self, domain: str, aspect: str | None, k: int) -> _Bucket | None:
         """``C[d][a]``, relaxed to ``C[d][*]`` when it holds fewer than ``k`` entries (Algorithm 2)."""
@@ -490,13 +614,19 @@ class PlanCache:
         with self._lock:
             self._sync()
             buckets = {d: {a: len(b.ids) for a, b in dom.items() if a != ALL} for d, dom in self._buckets.items()}
+            provenance = {p: 0 for p in PROVENANCES}
+            for e in self._entries.values():
+                provenance[e.provenance] = provenance.get(e.provenance, 0) + 1
             return {"entries": len(self._entries), "buckets": buckets,
-                    "templates": sum(1 for e in self._entries.values() if e.template),
+                    "templates": sum(1 for e in self._entries.values() if e.template and not e.demoted),
+                    "demoted": sum(1 for e in self._entries.values() if e.demoted), "provenance": provenance,
                     "bound": self.bound, "size_bytes": self.size_bytes(), "path": str(self.path), **self.counters}
 
     # -- pipeline hooks (duck-typed: the planner passes its Domain and Mention objects) --------------------
-    def learn(self, question: str, isr, d, cypher: str, params: dict, r) -> PlanEntry | None:
-        """Store a verified plan from the pipeline, with its parameterized template."""
+    def learn(self, question: str, isr, d, cypher: str, params: dict, r, *,
+              provenance: str = "online") -> PlanEntry | None:
+        """Store a verified plan from the pipeline, with its parameterized template (``provenance``:
+        "online" when the pipeline learns it while answering, "user" for a thumbs up)."""
         from kgqa.cache.templates import Binding, make_template
 
         spec = d.view.spec
@@ -510,13 +640,31 @@ class PlanCache:
         isr_d = isr.to_dict() if hasattr(isr, "to_dict") else dict(isr or {})
         return self.add(PlanEntry(question=question, cypher=r.cypher or cypher, domain=d.name,
                                   aspect=isr_d.get("aspect") or "general", isr=isr_d, operators=list(r.operators),
-                                  answer=r.answer, kg_version=d.graph.version, template=tpl))
+                                  answer=r.answer, kg_version=d.graph.version, template=tpl,
+                                  provenance=provenance))
 
     def reuse(self, question: str, d, isr, mentions, *, candidates: int = 10) -> tuple[str, dict] | None:
         """(cypher, params) of a cached template this question fills exactly, else None.
 
         Only entries of the same domain, aspect and KG version are tried; entity slots fill through the
         domain's entity index, category slots through the schema's exact value index."""
+        tried, found = self._reusable(question, d, isr, mentions, candidates)
+        with self._lock:
+            if found is None:
+                if tried:
+                    self.counters["reuse_refusals"] += 1
+                return None
+            self.counters["reuse_hits"] += 1
+            self._touch([found[0]])  # only the plan actually reused counts as used (bounded LRU)
+        return found[1].cypher, found[1].params
+
+    def reusable(self, question: str, d, isr, mentions, *, candidates: int = 10):
+        """(entry, :class:`~kgqa.cache.templates.Fill`) of the template :meth:`reuse` would fill for this
+        question, else None; counts nothing and touches nothing (feedback asks which plan answered)."""
+        return self._reusable(question, d, isr, mentions, candidates)[1]
+
+    def _reusable(self, question: str, d, isr, mentions, candidates: int):
+        """(whether the aspect bucket exists, (entry, fill) or None)."""
         from kgqa.cache.templates import PlanTemplate, Span, fill
 
         aspect = getattr(isr, "aspect", None) or "general"
@@ -524,25 +672,23 @@ class PlanCache:
             self._sync()
             bucket = self._buckets.get(d.name, {}).get(aspect)
             if bucket is None:
-                return None
+                return False, None
             # the aspect bucket itself, never relaxed to C[d][*]: a small bucket's entries must not be
             # crowded out of the candidates by other aspects' entries that could not be used anyway
             rel = self._relevance(bucket, question, "bm25")
             ranked = [self._entries[bucket.ids[i]] for i in _top(rel, candidates, 0.0)]
+            blocked = {c for q, dom, c in self._blocked if dom == d.name and q == normalize_question(question)}
         ranked = [e for e in ranked if e.template and e.kg_version == d.graph.version]
         link = domain_linker(d, mentions)
         lookup = domain_lookup(d)
         spans = [Span(m.text, m.label) for m in mentions or [] if getattr(m, "label", None)]
         for e in ranked:
             f = fill(PlanTemplate.from_dict(e.template), question, link, lookup=lookup, spans=spans)
+            if f is not None and blocked and " ".join(inline_params(f.cypher, f.params).split()) in blocked:
+                continue  # this question's plan was voted down: no template may give it back
             if f is not None:
-                with self._lock:
-                    self.counters["reuse_hits"] += 1
-                    self._touch([e])  # only the plan actually reused counts as used (bounded LRU)
-                return f.cypher, f.params
-        with self._lock:
-            self.counters["reuse_refusals"] += 1
-        return None
+                return True, (e, f)
+        return True, None
 
 
 def domain_linker(d, mentions):

@@ -103,3 +103,33 @@ def test_client_errors_show_in_the_transcript(page):
     page.locator("#question").fill("why " * 600)
     page.keyboard.press("Enter")
     expect(page.locator("#transcript li.msg.bot .error").last).to_contain_text("longer than", timeout=60_000)
+
+
+def test_thumbs_buttons_under_an_answer_send_feedback(page):
+    from playwright.sync_api import expect
+
+    page.locator("#question").fill("Who directed The Matrix?")
+    page.keyboard.press("Enter")
+    item = page.locator("#transcript li.msg.bot:not(.pending)").last
+    expect(item.locator(".answer")).to_contain_text("Wachowski", timeout=60_000)
+    group = item.locator("[role=group][aria-label='Rate this answer']")
+    up = group.get_by_role("button", name="Thumbs up: this answer is right")
+    down = group.get_by_role("button", name="Thumbs down: this answer is wrong")
+    expect(up).to_be_visible()
+    expect(down).to_be_visible()
+    expect(up).to_have_attribute("aria-pressed", "false")
+    up.focus()  # keyboard: a native button, pressed with Enter
+    page.keyboard.press("Enter")
+    status = group.locator("[role=status]")
+    expect(status).to_contain_text("Thanks", timeout=30_000)
+    expect(up).to_have_attribute("aria-pressed", "true")
+    expect(down).to_have_attribute("aria-pressed", "false")
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Thumbs up: this answer is right"
+    # a refused question is no answer to rate: no buttons under it
+    page.locator("#question").fill("Delete every movie")
+    page.keyboard.press("Enter")
+    refused = page.locator("#transcript li.msg.bot.status-refused").last
+    expect(refused).to_be_visible(timeout=60_000)
+    assert refused.locator("button.vote").count() == 0
+    SHOTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(SHOTS / "feedback.png"))

@@ -156,6 +156,63 @@ def test_second_instance_sees_new_and_deleted_entries_without_restart(tmp_path):
         assert reader.stats()["refreshes"] >= 2
 
 
+def test_provenance_is_stored_and_a_duplicate_keeps_the_first(cache):
+    a = cache.add(entry("Who acted in The Matrix?", cypher="MATCH (a) RETURN a"))
+    pre = PlanEntry(question="Who acted in Top Gun?", cypher="MATCH (t) RETURN t", domain="movies",
+                    aspect="cast", provenance="prewarm")
+    b = cache.add(pre)
+    assert (a.provenance, b.provenance) == ("online", "prewarm")
+    again = cache.add(PlanEntry(question="who acted in top gun", cypher="MATCH (t) RETURN t", domain="movies",
+                                aspect="cast"))  # learned online later: still the pre-warm entry
+    assert again.id == b.id and again.provenance == "prewarm"
+    assert cache.stats()["provenance"] == {"prewarm": 1, "online": 1, "user": 0}
+    with pytest.raises(ValueError, match="provenance"):
+        cache.add(PlanEntry(question="q", cypher="MATCH (n) RETURN n", domain="movies", provenance="robot"))
+
+
+def test_demoted_entries_are_never_exemplars_and_stay_demoted_until_a_user_lifts_it(cache):
+    keep = cache.add(entry("Who acted in The Matrix?"))
+    bad = cache.add(entry("Who acted in Top Gun?"))
+    assert [e.id for e in cache.demote([bad.id, bad.id, 999])] == [bad.id]
+    assert cache.demote([bad.id]) == []  # already demoted
+    assert [e.id for e in cache.retrieve("Who acted in Top Gun?", "movies", "cast", k=5)] == [keep.id]
+    assert [e.id for e in cache.top_k_bm25("Who acted in Top Gun?", "movies", k=5)] == [keep.id]
+    assert len(cache) == 2 and cache.get(bad.id).demoted
+    relearned = cache.add(entry("Who acted in Top Gun?"))  # the same plan learned online again
+    assert relearned.id == bad.id and relearned.demoted
+    assert [e.id for e in cache.retrieve("Who acted in Top Gun?", "movies", "cast", k=5)] == [keep.id]
+    lifted = cache.add(PlanEntry(question=bad.question, cypher=bad.cypher, domain="movies", aspect="cast",
+                                 provenance="user"))
+    assert lifted.id == bad.id and not lifted.demoted and lifted.provenance == "user"
+    assert {e.id for e in cache.retrieve("Who acted in Top Gun?", "movies", "cast", k=5)} == {keep.id, bad.id}
+    tomb = cache.add(PlanEntry(question=keep.question, cypher=keep.cypher, domain="movies", aspect="cast",
+                               provenance="user", demoted=True))  # a thumbs down stored as an entry
+    assert tomb.id == keep.id and tomb.demoted and tomb.provenance == "online"
+
+
+def test_second_instance_sees_demotion_and_promotion_without_restart(tmp_path):
+    with PlanCache(tmp_path) as writer, PlanCache(tmp_path) as reader:
+        e = writer.add(entry("Who acted in The Matrix?"))
+        assert [x.id for x in reader.retrieve("Who acted in The Matrix?", "movies", "cast")] == [e.id]
+        writer.demote([e.id])  # an UPDATE: no id moves, the generation counter tells the reader
+        assert reader.retrieve("Who acted in The Matrix?", "movies", "cast") == []
+        assert reader.get(e.id).demoted
+        writer.add(PlanEntry(question=e.question, cypher=e.cypher, domain="movies", aspect="cast", provenance="user"))
+        got = reader.retrieve("Who acted in The Matrix?", "movies", "cast")
+        assert [(x.id, x.provenance) for x in got] == [(e.id, "user")]
+
+
+def test_demoted_entries_do_not_count_toward_the_bound(tmp_path):
+    with PlanCache(tmp_path, bound=2) as c:
+        bad = c.add(entry("Who acted in The Matrix?"))
+        c.demote([bad.id])
+        for q in ("Who acted in Top Gun?", "Who acted in Cast Away?", "Who acted in Apollo 13?"):
+            time.sleep(0.01)
+            c.add(entry(q))
+        assert bad.id in {e.id for e in c.entries()}  # the tombstone outlives the bucket's LRU
+        assert len([e for e in c.entries() if not e.demoted]) == 2
+
+
 def test_persistence_across_processes(tmp_path):
     write = """
         import sys

@@ -254,6 +254,14 @@ def test_openapi_documents_exactly_the_routes(client, app):
             assert {"400", "413", "415"} <= set(spec["paths"][path]["post"]["responses"])
 
 
+def test_openapi_documents_feedback_outcomes(client):
+    spec = client.get("/openapi.json").get_json()
+    op = spec["paths"]["/feedback"]["post"]
+    assert {"200", "400", "404", "409", "413", "415"} <= set(op["responses"])
+    body = spec["components"]["schemas"]["Feedback"]
+    assert body["required"] == ["question", "vote"] and body["properties"]["vote"]["enum"] == ["up", "down"]
+
+
 def test_chat_page_and_assets_are_served(client):
     page = client.get("/")
     assert page.status_code == 200 and page.mimetype == "text/html"

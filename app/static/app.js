@@ -148,6 +148,66 @@ function provenance(result) {
   return el("div", {}, dl, timings.length ? table : null);
 }
 
+/* Thumbs up / down under an answer: POST /feedback with the question and domain the service answered
+   (the server looks the answer up itself; the Cypher is sent only to check it is still the same answer). */
+const VOTES = [
+  ["up", "Thumbs up: this answer is right", "Thanks: marked right. Its plan will be reused."],
+  ["down", "Thumbs down: this answer is wrong", "Thanks: marked wrong. It will be answered afresh."],
+];
+const THUMB = "M1 21h4V9H1v12zm22-11c0-1.1-.9-2-2-2h-6.31l.95-4.57.03-.32c0-.41-.17-.79-.44-1.06L14.17 1 " +
+  "7.59 7.59C7.22 7.95 7 8.45 7 9v10c0 1.1.9 2 2 2h9c.83 0 1.54-.5 1.84-1.22l3.02-7.05c.09-.23.14-.47.14-.73v-2z";
+
+function thumbIcon(vote) {  /* an inline icon: no emoji font needed */
+  const icon = svg("svg", { viewBox: "0 0 24 24", width: 18, height: 18, "aria-hidden": "true", focusable: "false",
+    class: "thumb" });
+  icon.append(svg("path", { d: THUMB, fill: "currentColor", transform: vote === "down" ? "rotate(180 12 12)" : "" }));
+  return icon;
+}
+
+function feedbackBar(result) {
+  const status = el("span", { class: "feedback-status", role: "status", "aria-live": "polite" });
+  const group = el("div", { class: "feedback", role: "group", "aria-label": "Rate this answer" },
+    el("span", { class: "feedback-label", text: "Right answer?" }));
+  const buttons = [];
+  let busy = false;
+  for (const [vote, label, thanks] of VOTES) {
+    const button = el("button", { type: "button", class: `vote vote-${vote}`, "aria-label": label, title: label,
+      "aria-pressed": "false" }, thumbIcon(vote));
+    button.addEventListener("click", async () => {
+      if (busy) return;
+      busy = true;
+      group.setAttribute("aria-busy", "true");
+      status.classList.remove("error");
+      status.textContent = "Sending…";
+      const body = { question: result.question, vote };
+      if (result.domain) body.domain = result.domain;
+      if (result.cypher) body.cypher = result.cypher;
+      try {
+        const resp = await fetch("/feedback", {
+          method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+        });
+        const data = await resp.json();
+        if (resp.ok) {
+          for (const b of buttons) b.setAttribute("aria-pressed", String(b === button));
+          status.textContent = thanks;
+        } else {
+          status.classList.add("error");
+          status.textContent = data.error || `Feedback failed: HTTP ${resp.status}`;
+        }
+      } catch (err) {
+        status.classList.add("error");
+        status.textContent = `Feedback failed: ${err.message}`;
+      }
+      group.removeAttribute("aria-busy");
+      busy = false;
+    });
+    buttons.push(button);
+    group.append(button);
+  }
+  group.append(status);
+  return group;
+}
+
 function answerItem(result) {
   const item = el("li", { class: `msg bot status-${result.status}` });
   item.append(el("p", { class: "who", text: "kgqa" }));
@@ -159,6 +219,7 @@ function answerItem(result) {
   else if (c.plan_hit) badges.append(el("span", { class: "badge hit", text: "plan cache hit" }));
   badges.append(el("span", { class: "badge", text: `${c.llm_calls ?? 0} LLM calls` }));
   item.append(badges);
+  if (result.status === "answered") item.append(feedbackBar(result));
   if (result.error && result.status === "error") item.append(el("p", { class: "error", text: result.error }));
   if (result.cypher) item.append(details("Cypher", el("pre", {}, el("code", { class: "cypher", text: result.cypher }))));
   if ((result.rows || []).length) item.append(details(`Rows (${result.rows.length})`, rowsTable(result.columns || [], result.rows)));
