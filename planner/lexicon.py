@@ -324,4 +324,4 @@ class Lexicon:
             if w in TIME_CUES and any(TIME_CUES[w] & set(name_words(p)) for p in props):
                 continue  # "born", "released", "died": a property of a label in the frame holds that time
             words.append(w)
-        return words
+        return words + [n.split(": ", 1)[1] for n in f.notes if n.startswith("unexplained: ")]

@@ -347,6 +347,34 @@ def superlatives(r: Reading) -> None:
         f.limit = 1
 
 
+def implicit_order(r: Reading) -> None:
+    """"the first two films X appeared in", "X's latest book": an order by the target's own time property
+    (a year, else a date), ascending for first/earliest, descending for last/latest/newest/most recent; no
+    number means the top group. Only when no other label the question mentions (besides named entities) has a
+    time property it could mean."""
+    f, low, view = r.frame, r.low, r.view
+    if f.order or f.agg or not f.target:
+        return
+    terms = [(s, e) for s, e, _, _ in r.terms]
+    m = next((m for m in re.finditer(r"\b(first|earliest|last|latest|newest|most recent(?:ly)?)\b", low)
+              if not any(a <= m.start() < b for a, b in terms)), None)
+    if m is None:
+        return
+    def timed(label: str) -> list[str]:
+        props = view.nodes.get(label, {})
+        years = [p for p, t in props.items() if t.startswith("INT") and is_year_like(p)]
+        return years or [p for p in props if is_date_like(p)]
+    own = timed(f.target)
+    anchored = {a.label for a in f.anchors}  # a named entity is not what is ordered
+    others = {lb for lb in f.labels_mentioned if lb != f.target and lb not in anchored and timed(lb)}
+    others |= {rel for rel in f.rel_hints if any(is_year_like(p) or is_date_like(p) for p in view.rel_props.get(rel, {}))}
+    if len(own) != 1 or others:
+        f.notes.append(f"unexplained: {m.group(1)}")  # an order the plan cannot take: not a guess either
+        return
+    f.order, f.desc = own[0], m.group(1) not in ("first", "earliest")
+    f.limit = f.limit or 1
+
+
 def aggregates(r: Reading) -> None:
     """"how many", "number of", "count": a count (of the label counted, which becomes the target); "average",
     "total", "maximum" ...: that aggregate of the property named after the word. Not when the superlatives
@@ -396,7 +424,7 @@ def asked_property(r: Reading) -> None:
 
 Rule = Callable[[Reading], None]
 RULES: tuple[Rule, ...] = (schema_words, anchors, target, owners, value_words, comparisons, years,
-                           string_conditions, booleans, superlatives, aggregates, asked_property)
+                           string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property)
 
 
 def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> Frame:

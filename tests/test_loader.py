@@ -278,6 +278,17 @@ def same_order(got: list[list], gold: list[list]) -> bool:
     return False
 
 
+def cut_inside_a_tie(got: list[list], gold: list[list]) -> bool:
+    """A LIMIT that cuts through rows tied on the ORDER BY key keeps any of them (Kuzu's order among tied
+    rows is not defined): the rows may differ only where they carry the numbers of the last gold row."""
+    if len(got) != len(gold) or not gold:
+        return False
+    last = _numbers(gold[-1])
+    left = [r for r in gold if not any(row_equal(r, g) for g in got)]
+    right = [r for r in got if not any(row_equal(r, g) for g in gold)]
+    return len(left) == len(right) and all(_numbers(r) == last for r in left + right)
+
+
 def test_comparators():
     assert same_multiset([["a", 1.0], ["b", 2]], [["b", 2.0], ["a", 1]])
     assert not same_multiset([["a", 1], ["a", 1]], [["a", 1], ["b", 1]])
@@ -285,6 +296,8 @@ def test_comparators():
     assert same_order([["x", 10], ["y", 10], ["z", 5]], [["y", 10], ["x", 10], ["z", 5]])  # a tie
     assert not same_order([["z", 5], ["x", 10], ["y", 10]], [["x", 10], ["y", 10], ["z", 5]])
     assert not same_order([["b", 1], ["a", 1]], [["a", 1], ["b", 1]])  # no distinguishing key column
+    assert cut_inside_a_tie([["a", 9], ["c", 8]], [["a", 9], ["b", 8]])  # LIMIT 2 through a tie at 8
+    assert not cut_inside_a_tie([["c", 9], ["b", 8]], [["a", 9], ["b", 8]])
 
 
 @pytest.mark.parametrize("example", GOLD, ids=[g["id"] for g in GOLD])
@@ -293,6 +306,8 @@ def test_northwind_gold_query(northwind_graph, example, spec):
     got = [render_row(r, spec("northwind")) for r in result.rows]
     gold = example["gold_rows"]
     match = same_order(got, gold) if example["ordered"] else same_multiset(got, gold)
+    if not match and example["ordered"] and "LIMIT" in example["gold_cypher"].upper():
+        match = cut_inside_a_tie(got, gold)
     assert match, f"{example['question']}\n got  {got[:5]} ({len(got)} rows)\n gold {gold[:5]} ({len(gold)} rows)"
 
 

@@ -286,3 +286,18 @@ def test_a_superlative_answers_the_whole_tied_top_group_with_its_figure(graphs):
     r = pipe.ask("Which publisher published the fewest books?", "library")  # four publishers tie with 2
     assert r.status == "answered" and sorted(r.rows) == [["Ace Books", 2], ["Einaudi", 2], ["Faber and Faber", 2],
                                                          ["Heinemann", 2]], (r.cypher, r.rows)
+
+
+@pytest.mark.parametrize("question, status, rows", [
+    ("What's Terry Pratchett's latest book?", "answered", [["Small Gods", 1992]]),
+    ("What were the first two books Toni Morrison wrote?", "answered", [["Song of Solomon", 1977], ["Beloved", 1987]]),
+    # the loan date of borrowedBook could also be meant: an order the plan cannot take is declined
+    ("What were the first two books Dmitri Volkov borrowed?", "dont_know", []),
+])
+def test_first_and_latest_order_by_the_targets_own_time(graphs, question, status, rows):
+    from kgqa.planner.pipeline import Pipeline
+    from kgqa.settings import Settings
+
+    pipe = Pipeline(Settings(home=graphs.parent, vector_memory=False), domains=["library"])
+    r = pipe.ask(question, "library")
+    assert r.status == status and (r.rows == rows or status != "answered"), (r.cypher, r.rows)
