@@ -39,6 +39,7 @@ class Cond:
     op: str
     value: Any
     rel: str | None = None  # set when the property lives on a relationship
+    fold: bool = False  # compare case-insensitively (a string predicate written in another casing)
 
 
 @dataclass

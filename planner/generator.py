@@ -120,7 +120,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             value = int(value)
         pname = f"c{j}"
         params[pname] = value
-        where.append(f"{holder}.{ident(c.prop)} {c.op} ${pname}")
+        if c.fold:
+            where.append(f"lower({holder}.{ident(c.prop)}) {c.op} lower(${pname})")
+        else:
+            where.append(f"{holder}.{ident(c.prop)} {c.op} ${pname}")
     t = var_of[target]
     disp = f"{t}.{ident(v.display(target))}"
     match = "MATCH " + ", ".join(patterns)

@@ -225,7 +225,7 @@ def string_conditions(r: Reading) -> None:
     f, low, view = r.frame, r.low, r.view
     ops = [(r"(?:containing|contains|contain|includes|including|described as|with the word|mention(?:s|ing)?)", "CONTAINS"),
            (r"(?:starting with|starts with|start with|beginning with|begins with|begin with)", "STARTS WITH"),
-           (r"(?:ending with|ends with|end with)", "ENDS WITH"),
+           (r"(?:ending with|ends with|end with|ending in|ends in|end in)", "ENDS WITH"),
            (r"(?:later than|after|since|from)", ">"), (r"(?:earlier than|before|prior to|until)", "<")]
     for lit in (m for m in r.mentions if not m.label):
         before = low[max(0, lit.start - 30):lit.start]
@@ -234,6 +234,8 @@ def string_conditions(r: Reading) -> None:
             if re.search(pat + r"\s*$", before.strip() + " ") or re.search(pat + r"\W*$", before):
                 op = o
                 break
+        if op == "=" and re.match(r"\W*\s+in (?:the|its|their|his|her) \w+", low[lit.end:]):
+            op = "CONTAINS"  # "'Matrix' in the title"
         best = None
         for ps, pe, owner, prop in r.props_at:
             if view.prop_type(owner, prop) != "STRING" or owner in view.rel_props:
@@ -244,7 +246,9 @@ def string_conditions(r: Reading) -> None:
         if best is None and f.target:
             best = (0, f.target, view.display(f.target))
         if best:
-            f.conds.append(Cond(best[1], best[2], op, lit.text))
+            # a substring written all in one case ('FREEDOM', 'burg') matches whatever the data's casing is
+            fold = op in ("CONTAINS", "STARTS WITH", "ENDS WITH") and (lit.text.islower() or lit.text.isupper())
+            f.conds.append(Cond(best[1], best[2], op, lit.text, fold=fold))
 
 
 def booleans(r: Reading) -> None:
