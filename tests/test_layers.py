@@ -152,7 +152,7 @@ def bundled_names() -> set[str]:
         names |= {t.split(".")[1].split("=")[0] for t in ann["words"].values() if "." in t}
     ordinary = {"Person", "City", "Country", "Category", "Order", "name", "title", "city", "country", "category",
                 "gender", "region", "phone", "fax", "quantity", "discount", "rating", "roles", "votes", "motivation",
-                "portion", "freight", "discontinued", "tagline", "born", "released"}  # words any graph may use
+                "portion", "freight", "discontinued", "tagline", "born", "released", "summary"}  # words any graph may use
     return names - ordinary
 
 
