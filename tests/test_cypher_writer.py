@@ -4,13 +4,8 @@ against a real ``llama_cpp.server`` running the small model (marked ``llm``)."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-
 import pytest
+from llama_server import llama_server
 
 from kgqa.kg.schema import graph_checksum
 from kgqa.planner import summarizer
@@ -23,7 +18,7 @@ from kgqa.planner.cypher_writer import (
     faults,
     run_candidate,
 )
-from kgqa.planner.llm import Completion, LLMError, OpenAICompatLLM, default_model_path
+from kgqa.planner.llm import Completion, LLMError, OpenAICompatLLM
 from kgqa.planner.pipeline import Pipeline
 from kgqa.settings import Settings
 
@@ -264,47 +259,10 @@ def test_a_written_plan_alone_answers_only_on_strong_evidence(reference, kgqa_ho
 
 
 # -- plumbing against a real llama_cpp.server running the small model ------------------------------------
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory):
-    missing = [m for m in ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
-               if __import__("importlib.util").util.find_spec(m) is None]
-    if missing:
-        pytest.skip(f"llama_cpp.server needs {missing}")
-    port = _free_port()
-    log = (tmp_path_factory.mktemp("llama-server") / "server.log").open("wb")  # a pipe would fill up
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(default_model_path()),
-                             "--host", "127.0.0.1", "--port", str(port), "--n_threads", "2", "--n_ctx", "2048"],
-                            stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited: {open(log.name, errors='replace').read()[-2000:]}")
-            if time.time() > deadline:
-                pytest.fail("llama_cpp.server did not come up in 90 s")
-            time.sleep(0.5)
+    with llama_server(tmp_path_factory.mktemp("llama-server"), n_threads=2, n_ctx=2048) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 EXEMPLARS = [  # verified plans in the plan cache: the writer's few-shot context

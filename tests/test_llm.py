@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import socket
-import subprocess
-import sys
 import threading
 import time
-import urllib.request
 
 import numpy as np
 import pytest
+from llama_server import free_port, llama_server
 
 from kgqa.planner.llm import (
     LLM,
@@ -68,7 +65,7 @@ def test_make_llm_backends():
 
 
 def test_openai_backend_retries_then_fails_on_connection_errors():
-    port = _free_port()  # nothing listens there
+    port = free_port()  # nothing listens there
     remote = OpenAICompatLLM(f"http://127.0.0.1:{port}/v1", "m", retries=2, backoff_s=0.01, timeout_s=2)
     t0 = time.perf_counter()
     with pytest.raises(LLMError, match="APIConnectionError"):
@@ -170,47 +167,10 @@ def test_complete_from_state_evaluates_only_the_suffix(llm):
 
 # -- OpenAI-compatible server (a real llama_cpp.server) ----------------------------------------------
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory):
-    missing = [m for m in ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
-               if __import__("importlib.util").util.find_spec(m) is None]
-    if missing:
-        pytest.skip(f"llama_cpp.server needs {missing}")
-    port = _free_port()
-    log = (tmp_path_factory.mktemp("llama-server") / "server.log").open("wb")  # verbose: a pipe would fill up
-    proc = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(default_model_path()),
-                             "--host", "127.0.0.1", "--port", str(port), "--n_threads", "1", "--n_ctx", "1024"],
-                            stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.time() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/models", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited: {open(log.name, errors='replace').read()[-2000:]}")
-            if time.time() > deadline:
-                pytest.fail("llama_cpp.server did not come up in 90 s")
-            time.sleep(0.5)
+    with llama_server(tmp_path_factory.mktemp("llama-server"), n_threads=1, n_ctx=1024) as url:
         yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
 
 
 @pytest.mark.llm
