@@ -74,13 +74,15 @@ class Question:
 
 
 # -- helpers -----------------------------------------------------------------------------------------
-def load_questions(data_dir: Path) -> list[Question]:
+def load_questions(data_dir: Path, domains: set[str] | None = None) -> list[Question]:
+    """Returns the questions of the shared dev set and our question sets, only those of ``domains`` (the
+    registered graphs) when given: a set for a graph not loaded here (e.g. the library fixture) is skipped."""
     out = []
     for path in [data_dir / "northwind_dev.jsonl", *QUESTION_SETS]:
         if not path.exists():
             continue
         out += [Question(r["id"], r["domain"], r["question"], r.get("gold_rows"), bool(r.get("ordered")))
-                for r in read_jsonl(path)]
+                for r in read_jsonl(path) if domains is None or r["domain"] in domains]
     return out
 
 
@@ -635,9 +637,10 @@ def main(argv: list[str] | None = None) -> int:
     settings = base.with_(home=home, plan_bucket_bound=0, semantic_cache_threshold=0.0)
     try:
         from kgqa.cache.store import open_answer_cache
+        from kgqa.kg.registry import registered
         from kgqa.planner.pipeline import Pipeline
 
-        questions = load_questions(settings.data_dir)
+        questions = load_questions(settings.data_dir, set(registered(settings.graphs_dir)))
         if args.domains != "all":
             keep = set(args.domains.split(","))
             questions = [q for q in questions if q.domain in keep]
