@@ -144,7 +144,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 inner = f"count({t})"
         else:
             inner = f"{f.agg}({agg_holder}.{ident(f.agg_prop)})"
-        grouped = f.order == "agg" or f.having is not None or (f.agg_label != target and f.group_prop) or (
+        grouped = f.order == "agg" or f.having is not None or bool(f.group_prop) or (
             f.agg_label not in (None, target))
         if f.group_prop:
             key = f"{t}.{ident(f.group_prop)}"

@@ -394,6 +394,11 @@ def aggregates(r: Reading) -> None:
         f.agg, f.agg_label = "count", counted or f.target
         if counted:
             f.target = counted
+        # "how many movies were released each year": a count per value of the target's property
+        per = re.search(r"\b(?:each|every|per)\s+([a-z]+(?: [a-z]+)?)", low)
+        target = r.lex.entries.get(per.group(1)) or r.lex.entries.get(per.group(1).split()[0]) if per else None
+        if target and "." in target and "=" not in target and target.split(".")[0] == f.target:
+            f.group_prop = target.split(".", 1)[1]
         return
     for word, agg in (("average", "avg"), ("mean", "avg"), ("total", "sum"), ("sum", "sum"),
                       ("maximum", "max"), ("minimum", "min")):

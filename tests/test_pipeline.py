@@ -234,3 +234,15 @@ def test_unordered_results_come_back_in_a_stable_order(pipe):
     top = pipe.ask("What are the 3 most expensive products?", "northwind", use_answer_cache=False)
     assert "ORDER BY" in top.cypher and [row[-1] for row in top.rows] == sorted((row[-1] for row in top.rows),
                                                                                 reverse=True)
+
+
+@pytest.mark.parametrize("question, domain, total, row", [
+    ("How many movies were released each year?", "movies", 38, [1999, 4]),
+    ("How many prizes were awarded in each category?", "nobel", None, None),
+])
+def test_a_count_per_property_value_groups_by_that_property(pipe, question, domain, total, row):
+    r = pipe.ask(question, domain)
+    assert r.status == "answered" and len(r.columns) == 2 and len(r.rows) > 1, (r.cypher, r.rows[:3])
+    assert len({v[0] for v in r.rows}) == len(r.rows)  # one row per value
+    if total is not None:
+        assert sum(v[1] for v in r.rows) == total and row in r.rows
