@@ -419,6 +419,13 @@ def asked_property(r: Reading) -> None:
         return
     anchor = f.anchors[0]
     if f.target not in (None, anchor.label):
+        # "the release years of the movies Tom Hanks directed": a property of the target, named before it
+        first = next((s for s, lb in r.labels_at if lb == f.target), None)
+        used = {(c.label, c.prop) for c in f.conds}
+        asked = [(o, p) for s, e, o, p in r.props_at if first is not None and e <= first and o == f.target
+                 and (o, p) not in used and p != r.view.display(o)]
+        if asked:
+            f.target_prop = asked[0][1]
         return
     for _s, _e, owner, prop in r.props_at:
         if owner == anchor.label and prop != anchor.prop:

@@ -246,3 +246,8 @@ def test_a_count_per_property_value_groups_by_that_property(pipe, question, doma
     assert len({v[0] for v in r.rows}) == len(r.rows)  # one row per value
     if total is not None:
         assert sum(v[1] for v in r.rows) == total and row in r.rows
+
+
+def test_a_property_named_before_the_target_list_is_returned_with_it(pipe):
+    r = pipe.ask("What are the release years of the movies Tom Hanks directed?", "movies")
+    assert r.status == "answered" and r.rows == [["That Thing You Do", 1996]], (r.cypher, r.rows)
