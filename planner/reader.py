@@ -394,7 +394,7 @@ def aggregates(r: Reading) -> None:
         f.agg, f.agg_label = "count", counted or f.target
         if counted:
             f.target = counted
-        # "how many movies were released each year": a count per value of the target's property
+        # "how many books were published each year": a count per value of the target's property
         per = re.search(r"\b(?:each|every|per)\s+([a-z]+(?: [a-z]+)?)", low)
         target = r.lex.entries.get(per.group(1)) or r.lex.entries.get(per.group(1).split()[0]) if per else None
         if target and "." in target and "=" not in target and target.split(".")[0] == f.target:
@@ -419,7 +419,7 @@ def asked_property(r: Reading) -> None:
         return
     anchor = f.anchors[0]
     if f.target not in (None, anchor.label):
-        # "the release years of the movies Tom Hanks directed": a property of the target, named before it
+        # "the page counts of the books Toni Morrison wrote": a property of the target, named before it
         first = next((s for s, lb in r.labels_at if lb == f.target), None)
         used = {(c.label, c.prop) for c in f.conds}
         asked = [(o, p) for s, e, o, p in r.props_at if first is not None and e <= first and o == f.target
