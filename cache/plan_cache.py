@@ -46,7 +46,8 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -235,14 +236,9 @@ class PlanCache:
 
         if not missing():
             return
-        self._conn.execute("BEGIN IMMEDIATE")  # another process may be migrating the same file
-        try:
+        with self._write():  # another process may be migrating the same file
             for ddl in missing():
                 self._conn.execute(f"ALTER TABLE plans ADD COLUMN {ddl}")
-            self._conn.execute("COMMIT")
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
 
     def _read_generation(self) -> int:
         row = self._conn.execute("SELECT value FROM plan_meta WHERE key = ?", (_GENERATION,)).fetchone()
@@ -253,6 +249,19 @@ class PlanCache:
         no id, so :meth:`_sync`'s count/sum check alone would not notice it)."""
         self._conn.execute("INSERT INTO plan_meta (key, value) VALUES (?, 1) "
                            "ON CONFLICT(key) DO UPDATE SET value = value + 1", (_GENERATION,))
+        self._generation = self._read_generation()
+
+    @contextmanager
+    def _write(self) -> Iterator[None]:
+        """One write transaction (``BEGIN IMMEDIATE``): committed when the block ends, rolled back when it
+        raises."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
 
     def _reload(self) -> None:
         with self._lock:
@@ -327,13 +336,8 @@ class PlanCache:
     def flush(self) -> None:
         """Write pending ``last_used``/``hits`` updates of retrievals to the file."""
         with self._lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
+            with self._write():
                 self._flush_touches()
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
 
     def close(self) -> None:
         with self._lock:
@@ -365,8 +369,7 @@ class PlanCache:
         with self._lock:
             self._sync()
             rows, evicted = [], []
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
+            with self._write():
                 self._flush_touches()
                 for entry in entries:
                     entry.last_used = entry.last_used or now
@@ -381,11 +384,6 @@ class PlanCache:
                     self._conn.executemany("DELETE FROM plans WHERE id = ?", [(i,) for i in evicted])
                 if any(e.provenance == "user" or e.demoted for e in entries):  # may change a demotion
                     self._bump_generation()
-                    self._generation = self._read_generation()
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
             gone = set(evicted)
             stored = [PlanEntry._from_row(r) for r in rows]
             self._unindex([s.id for s in stored if s.id in self._entries] + evicted)
@@ -425,16 +423,11 @@ class PlanCache:
         """Drop the domain's entries built against another KG version; returns how many were dropped."""
         with self._lock:
             self._sync()
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
+            with self._write():
                 self._flush_touches()
                 ids = [r[0] for r in self._conn.execute(
                     "SELECT id FROM plans WHERE domain = ? AND kg_version != ?", (domain, keep_version))]
                 self._conn.executemany("DELETE FROM plans WHERE id = ?", [(i,) for i in ids])
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
             self._unindex(ids)
             self._sync()
             return len(ids)
@@ -448,19 +441,13 @@ class PlanCache:
         ids = sorted({int(i) for i in ids})
         with self._lock:
             self._sync()
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
+            with self._write():
                 self._flush_touches()
                 done = [i for i in ids if (row := self._conn.execute(
                     "SELECT demoted FROM plans WHERE id = ?", (i,)).fetchone()) is not None and not row[0]]
                 self._conn.executemany("UPDATE plans SET demoted = 1 WHERE id = ?", [(i,) for i in done])
                 if done:
                     self._bump_generation()
-                    self._generation = self._read_generation()
-                self._conn.execute("COMMIT")
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
             out = []
             for i in done:
                 e = self._entries.get(i)
