@@ -101,10 +101,11 @@ class Pipeline:
                 changes["updated" if old is not None else "added"].append(name)
                 if self.plan_cache is not None:
                     self.plan_cache.invalidate(name, meta.version)
-            self.domains = domains
-            self.descriptions = DescriptionStore(self.settings.state_dir / "descriptions.json",
-                                                 {n: d.view.spec.description for n, d in domains.items()})
-            self.router = Router({n: d.compiler for n, d in domains.items()}, self.descriptions)
+            if any(changes.values()) or not hasattr(self, "router"):  # unchanged: keep the router's caches
+                self.domains = domains
+                self.descriptions = DescriptionStore(self.settings.state_dir / "descriptions.json",
+                                                     {n: d.view.spec.description for n, d in domains.items()})
+                self.router = Router({n: d.compiler for n, d in domains.items()}, self.descriptions)
             return changes
 
     def _open(self, name: str) -> Domain:
