@@ -197,6 +197,7 @@ class Lexicon:
         # without annotated words, a question word no schema name matches may still be near one
         self.near = not view.spec.words
         self._near_index: tuple[list[str], object] | None = None
+        self._near: dict[str, str | None] = {}  # word -> its near target, or None: computed once per word
 
     def _exists(self, target: str) -> bool:
         t = target[4:].split(">")[0] if target.startswith("rel:") else target.split("=", 1)[0]
@@ -242,15 +243,13 @@ class Lexicon:
             targets = list(names)
             self._near_index = (targets, embed([names[t] for t in targets]))
         targets, vectors = self._near_index
-        sims = embed([m.group() for m in spans]) @ vectors.T
-        out = []
-        for m, row in zip(spans, sims):
+        new = sorted({m.group() for m in spans} - set(self._near))
+        for word, row in zip(new, embed(new) @ vectors.T if new else []):  # each word is embedded once
             order = row.argsort()[::-1]
             best = float(row[order[0]])
             second = float(row[order[1]]) if len(order) > 1 else 0.0
-            if best >= NEAR_MIN and best - second >= NEAR_MARGIN:
-                out.append((m.start(), m.end(), m.group(), targets[order[0]]))
-        return out
+            self._near[word] = targets[order[0]] if best >= NEAR_MIN and best - second >= NEAR_MARGIN else None
+        return [(m.start(), m.end(), m.group(), self._near[m.group()]) for m in spans if self._near[m.group()]]
 
     def value_mentions(self, question: str) -> list[Mention]:
         """Returns the spans of the question equal (case/accent-insensitively) to a property value of the
