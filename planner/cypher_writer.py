@@ -339,21 +339,6 @@ def local_schemas(graph: Graph, view: SchemaView, mentions: Sequence[Any], schem
     return out
 
 
-def exemplars(plan_cache: Any, settings: Any, question: str, domain: str, isr: Any, version: str
-              ) -> list[tuple[str, str]]:
-    """(question, Cypher) of the verified plans the plan cache picks for the question, as configured
-    (MMR or BM25 top-k, one- or two-layer index), on this graph version only."""
-    if plan_cache is None or not settings.use_plan_cache:
-        return []
-    aspect = (getattr(isr, "aspect", None) or "general") if settings.plan_index_layers >= 2 else None
-    pick = plan_cache.retrieve if settings.plan_mmr else plan_cache.top_k_bm25
-    kwargs = {"k": settings.mmr_k, "sim": settings.plan_similarity}
-    if settings.plan_mmr:
-        kwargs["lam"] = settings.mmr_lambda
-    entries = pick(question, domain, aspect, **kwargs)
-    return [(e.question, e.cypher) for e in entries if e.cypher and getattr(e, "kg_version", version) == version]
-
-
 def compete(question: str, d: Any, mentions: Sequence[Any], compiled: Any,
             complete: Callable[[list[dict[str, str]]], str], shots: Sequence[tuple[str, str]], r: Any, *,
             rounds: int = 3) -> Decision:

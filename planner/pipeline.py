@@ -249,9 +249,11 @@ class Pipeline:
                 cypher, params = reuse
                 r.cache["plan_hit"] = True
         hints: dict[str, float] = {}
+        picked: list = []  # the plan cache's exemplars for this question
         if cypher is None and cache_on:
             with self._timed(timings, "cache_retrieval"):
-                hints = self._exemplar_rels(question, d, isr)
+                picked = self._exemplars(question, d, isr)
+                hints = self._exemplar_rels(picked, d)
             r.cache["exemplar_rels"] = sorted(hints)
         if cypher is None:
             with self._timed(timings, "compile"):
@@ -275,10 +277,10 @@ class Pipeline:
         s = self.settings
         if s.llm_writes_cypher and s.llm_backend == "openai" and not r.cache["plan_hit"]:
             # a capable model writes Cypher too; the two plans compete on execution evidence
-            from kgqa.planner.cypher_writer import compete, exemplars
+            from kgqa.planner.cypher_writer import compete
 
             with self._timed(timings, "write_cypher"):
-                shots = exemplars(self.plan_cache if cache_on else None, s, question, domain, isr, d.graph.version)
+                shots = [(e.question, e.cypher) for e in picked if e.cypher and e.kg_version == d.graph.version]
                 pick = compete(question, d, mentions, compiled, self._complete, shots, r, rounds=s.repair_rounds)
             if pick.action == "decline":
                 r.status, r.answer, r.evidence, r.error = "dont_know", summarizer.DONT_KNOW, "none", pick.reason
@@ -351,17 +353,21 @@ class Pipeline:
             return None
         return self.plan_cache.reuse(question, d, isr, mentions)
 
-    def _exemplar_rels(self, question: str, d: Domain, isr) -> dict[str, float]:
-        """Relationship types of the verified plans the plan cache picks as exemplars for this question:
-        MMR over ``C[domain][aspect]`` (CacheRAG Algorithm 2), or plain BM25 top-k, or a one-layer index,
-        as configured. Each exemplar votes with its relevance rank (first = 1, then 1/2, ...)."""
+    def _exemplars(self, question: str, d: Domain, isr) -> list:
+        """Returns the verified plans the plan cache picks as exemplars for this question, best first: MMR
+        over ``C[domain][aspect]`` (CacheRAG Algorithm 2), or plain BM25 top-k, or a one-layer index, as
+        configured (entries of any KG version; callers keep this graph's)."""
         s = self.settings
         aspect = (getattr(isr, "aspect", None) or "general") if s.plan_index_layers >= 2 else None
         if s.plan_mmr:
-            picked = self.plan_cache.retrieve(question, d.name, aspect, k=s.mmr_k, lam=s.mmr_lambda,
-                                              sim=s.plan_similarity)
-        else:
-            picked = self.plan_cache.top_k_bm25(question, d.name, aspect, k=s.mmr_k, sim=s.plan_similarity)
+            return self.plan_cache.retrieve(question, d.name, aspect, k=s.mmr_k, lam=s.mmr_lambda,
+                                            sim=s.plan_similarity)
+        return self.plan_cache.top_k_bm25(question, d.name, aspect, k=s.mmr_k, sim=s.plan_similarity)
+
+    @staticmethod
+    def _exemplar_rels(picked: list, d: Domain) -> dict[str, float]:
+        """Returns the relationship types of the exemplars ``picked`` on this graph's version, each voting
+        with its relevance rank (first = 1, then 1/2, ...)."""
         votes: dict[str, float] = {}
         for rank, e in enumerate(picked):
             if e.kg_version != d.graph.version:
