@@ -9,6 +9,7 @@ annotations still gets questions.
 
 from __future__ import annotations
 
+from kgqa.planner.lexicon import plural as english_plural
 from kgqa.planner.schema_view import split_camel
 
 
@@ -51,9 +52,6 @@ def noun(label: str) -> str:
 
 
 def plural(label: str) -> str:
+    """Returns how several nodes of a label are called in a question ("people" for Person)."""
     word = noun(label)
-    if word == "person":
-        return "people"
-    if word.endswith("y") and word[-2:-1] not in "aeiou":
-        return word[:-1] + "ies"
-    return word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")
+    return "people" if word == "person" else english_plural(word)
