@@ -60,3 +60,7 @@ class Compiler:
     def unexplained(self, f: Frame) -> list[str]:
         """Returns the content words the frame leaves unexplained: :meth:`Lexicon.unexplained`."""
         return self.lex.unexplained(f)
+
+    def unused(self, f: Frame, cypher: str) -> list[str]:
+        """Returns the question's schema words whose target ``cypher`` does not use: :meth:`Lexicon.unused`."""
+        return self.lex.unused(f, cypher)

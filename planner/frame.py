@@ -59,6 +59,9 @@ class Frame:
     desc: bool = True
     limit: int | None = None
     rel_hints: list[str] = field(default_factory=list)
+    rel_at: list[tuple[int, str]] = field(default_factory=list)  # (start, relationship) of relationship words
+    negated: list[str] = field(default_factory=list)  # relationships or labels the question negates ("never")
+    cycle: bool = False  # "the same movie", "also", "themselves": relationships named close on one node
     labels_mentioned: list[str] = field(default_factory=list)
     distinct: bool = True
     notes: list[str] = field(default_factory=list)

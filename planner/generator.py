@@ -15,6 +15,8 @@ from kgqa.kg.schema import ident
 from kgqa.planner.frame import Chooser, Compiled, Cond, Frame
 from kgqa.planner.schema_view import SchemaView
 
+RANGE_OPS = frozenset({"<", ">", "<=", ">="})
+
 
 def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Compiled:
     """Returns the Cypher plan of the frame: every label the frame needs joined to the target along schema
@@ -51,9 +53,11 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         return var_of[label]
 
     var(target)
+    connected = {target}
     # self-relationship: "Who follows Keanu Reeves?" (target and anchor share a label)
     same = [m for m in f.anchors if m.label == target and f.target_prop is None]
     patterns: list[str] = []
+    used_rels: set[str] = set()
     prefer = set(f.rel_hints)
     if same and any(r in v.rels and (target, target) in v.rels[r] for r in prefer):
         rel = next(r for r in prefer if r in v.rels and (target, target) in v.rels[r])
@@ -64,11 +68,27 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         params["a0"] = a.value
         where = [f"{av}.{ident(a.prop)} = $a0"]
         f.anchors = [m for m in f.anchors if m is not a]
+    elif (len(same) == 1 and same[0].prop in _names(v, target)
+          and (co := _co_pattern(f, v, same[0])) is not None):
+        # "Who directed the movies Tom Hanks acted in?": the anchor is another node of the target's label,
+        # joined through a label between them (each end along the relationship named nearest it)
+        (rel_t, dir_t), mid, (rel_a, dir_a) = co
+        a = same[0]
+        taken.update({"a", "m"})
+        mv = var(mid)
+        connected.add(mid)
+        patterns.append(f"({var_of[target]}:{ident(target)}){_arrow(rel_t, dir_t)}({mv}:{ident(mid)})"
+                        f"{_arrow(rel_a, _flip(dir_a))}(a:{ident(target)})")
+        params["a0"] = a.value
+        where = [f"a.{ident(a.prop)} = $a0"]
+        if rel_t == rel_a:  # "who won the same prize as X": the others
+            where.append(f"{var_of[target]} <> a")
+        f.anchors = [m for m in f.anchors if m is not a]
+        used_rels.update({rel_t, rel_a})
     else:
         where = []
     # connect every needed label to the target along schema paths
     rel_var: dict[str, str] = {}
-    connected = {target}
     for label in dict.fromkeys(labels_needed):
         if label in connected:
             continue
@@ -94,10 +114,38 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 taken.add(rv)
             arrow = f"-[{rv}:{rel}]->" if direction == "out" else f"<-[{rv}:{rel}]-"
             patterns.append(f"({var(cur)}:{ident(cur)}){arrow}({var(other)}:{ident(other)})")
+            used_rels.add(rel)
             connected.add(other)
             cur = other
+    cycle_ends: set[str] = set()
+    # a relationship the question names but no path took: "How many women have won a Nobel Prize?" joins
+    # the prize; "Who both acted in and directed the same movie?" joins the movie twice (the same node)
+    for rel in dict.fromkeys(f.rel_hints):
+        if rel in used_rels or rel not in v.rels:
+            continue
+        for src, dst in v.rels[rel]:
+            if src == dst or (src not in connected and dst not in connected):
+                continue
+            if src in connected and dst in connected:
+                if not f.cycle:
+                    continue  # both ends joined already, and no "same"/"also": not this question's edge
+                cycle_ends.update({src, dst} - {target})
+            if src not in connected:
+                var(src)
+            if dst not in connected:
+                var(dst)
+            patterns.append(f"({var_of[src]}:{ident(src)})-[:{rel}]->({var_of[dst]}:{ident(dst)})")
+            connected.update({src, dst})
+            used_rels.add(rel)
+            break
     if not patterns:
         patterns.append(f"({var(target)}:{ident(target)})")
+    # "people who never reviewed a movie", "laureates with no birth city": no such edge from the target
+    for name in f.negated:
+        step = _negated_step(v, target, name)
+        if step is not None:
+            rel, direction, other = step
+            where.append(f"NOT EXISTS {{ MATCH ({var_of[target]}){_arrow(rel, direction)}(:{ident(other)}) }}")
     # anchors and conditions
     for i, m in enumerate(f.anchors):
         if m.label not in var_of:
@@ -128,7 +176,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     disp = f"{t}.{ident(v.display(target))}"
     match = "MATCH " + ", ".join(patterns)
     where_sql = (" WHERE " + " AND ".join(where)) if where else ""
-    ret_props = [c for c in f.conds if c.label == target and c.rel is None and c.prop != v.display(target)]
+    # a condition's values are shown only where the question leaves them open ("price above 50": which
+    # prices); "discontinued" or "in 1996" would repeat the question in every row
+    ret_props = [c for c in f.conds if c.label == target and c.rel is None and c.prop != v.display(target)
+                 and c.op in RANGE_OPS]
 
     if f.target_prop:
         cypher = f"{match}{where_sql} RETURN DISTINCT {disp}, {t}.{ident(f.target_prop)}"
@@ -141,7 +192,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         if f.agg == "count":
             inner = f"count(DISTINCT {agg_holder})" if f.agg_label != target or f.group_prop else f"count(DISTINCT {t})"
             if f.group_prop:
-                inner = f"count({t})"
+                inner = f"count(DISTINCT {t})"
         else:
             inner = f"{f.agg}({agg_holder}.{ident(f.agg_prop)})"
         grouped = f.order == "agg" or f.having is not None or bool(f.group_prop) or (
@@ -171,8 +222,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         return Compiled(cypher, params, f, description="aggregate")
 
     cols = [disp] + [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
+    # "Who both acted in and directed the same movie?": the movie is part of the answer
+    cols += [f"{var_of[lb]}.{ident(v.display(lb))}" for lb in sorted(cycle_ends)]
     if (len(f.anchors) == 1 and f.anchors[0].label == target and not f.conds and len(connected) == 1
-            and not f.limit):
+            and not f.limit and f.anchors[0].prop in (v.display(target), *v.spec.name_props.get(target, []))):
         # "Tell me about Cloud Atlas": the entity itself, every property
         cols += [f"{t}.{ident(p)}" for p in v.nodes[target] if p != v.display(target)]
     if f.order and f.order in v.nodes.get(target, {}):
@@ -218,6 +271,52 @@ def _pick_path(paths: list[list], prefer: set[str], question: str = "", exemplar
             except Exception:  # noqa: BLE001 - a failed choice keeps the ranked default
                 pass
     return scored[0]
+
+
+def _co_pattern(f: Frame, v: SchemaView, anchor) -> tuple | None:
+    """Returns ((rel, direction) from the target, middle label, (rel, direction) from the anchor) joining
+    an anchor of the target's own label through another label, or None. The anchor's relationship is the
+    one named nearest the anchor; the target's is another one named, else the same."""
+    label = anchor.label
+    named = [(abs(pos - anchor.start), rel) for pos, rel in f.rel_at if rel in v.rels]
+    steps = {}
+    for _d, rel in named:
+        for src, dst in v.rels[rel]:
+            if src == dst:
+                return None  # a self-relationship: the caller's case
+            if src == label:
+                steps.setdefault(rel, (dst, "out"))
+            elif dst == label:
+                steps.setdefault(rel, (src, "in"))
+    if not steps:
+        return None
+    near = min((d, rel) for d, rel in named if rel in steps)[1]
+    mid = steps[near][0]
+    others = [rel for pos, rel in f.rel_at if rel in steps and rel != near and steps[rel][0] == mid]
+    rel_t = others[0] if others else near
+    return (rel_t, steps[rel_t][1]), mid, (near, steps[near][1])
+
+
+def _names(v: SchemaView, label: str) -> tuple[str, ...]:
+    """Returns the properties that name a node of ``label``: display, name properties, primary key."""
+    return (v.display(label), *v.spec.name_props.get(label, []), v.spec.primary_keys.get(label, ""))
+
+
+def _negated_step(v: SchemaView, target: str, name: str) -> tuple[str, str, str] | None:
+    """Returns (rel, direction, far label) of the one-hop edge a negated relationship or label names from
+    the target, or None when the target has no such edge."""
+    for rel, direction, other in v.neighbours(target):
+        if rel == name or other == name:
+            return rel, direction, other
+    return None
+
+
+def _arrow(rel: str, direction: str) -> str:
+    return f"-[:{rel}]->" if direction == "out" else f"<-[:{rel}]-"
+
+
+def _flip(direction: str) -> str:
+    return "in" if direction == "out" else "out"
 
 
 def _alias(expr: str) -> str:

@@ -297,6 +297,43 @@ class Lexicon:
         label, prop, value = ranked[0]
         return Mention(s, e, text, label, prop, value, alternatives=[(lb, p, v) for lb, p, v in ranked[1:]])
 
+    def unused(self, f: Frame, cypher: str) -> list[str]:
+        """Returns the question's schema words whose target the plan does not use: a relationship word
+        ("directed") with no such relationship in ``cypher``, a label word with no such label, a property
+        word with no such property. "Who both acted in and directed the same movie?" read as every person
+        leaves "acted in" and "directed": a plan that ignores them answers another question. Words inside
+        linked values ("The Matrix Reloaded") are not the question's own."""
+        low = f.question.lower()
+        blocked = [(m.start, m.end) for m in f.anchors] + list(f.linked)
+        used_props = set(re.findall(r"\.`?(\w+)", cypher))
+        timed = {w for p in used_props if is_year_like(p) or is_date_like(p) for w in name_words(p)}
+        words = []
+        for s, e, phrase, target in self.scan(low, blocked):
+            if self._used(target, cypher):
+                continue
+            if re.match(r"\s+(?:graph|database|dataset|data|db)\b", low[e:]):
+                continue  # "the movie graph": the graph's name, not its label
+            if phrase in TIME_CUES and TIME_CUES[phrase] & timed:
+                continue  # "born before 1850" over a birth-year property
+            if "." in target and YEAR_WORDS & set(phrase.split()) and timed:
+                continue  # "the average birth year": a year property is used
+            owner, _, prop = target.split("=", 1)[0].partition(".")
+            if (prop and phrase.endswith("ed") and (is_year_like(prop) or is_date_like(prop))
+                    and self._used(owner, cypher) and not re.search(YEAR + r"|\d-\d", low)):
+                continue  # "orders placed" with no date: the verb of a time property, no condition
+            words.append(phrase)
+        return words
+
+    @staticmethod
+    def _used(target: str, cypher: str) -> bool:
+        if target.startswith("rel:"):
+            rel, _, far = target[4:].partition(">")
+            return re.search(r"\[\w*:" + re.escape(rel) + r"\b", cypher) is not None
+        name = target.split("=", 1)[0]
+        if "." in name:
+            return re.search(r"\.`?" + re.escape(name.split(".", 1)[1]) + r"\b", cypher) is not None
+        return re.search(r":`?" + re.escape(name) + r"\b", cypher) is not None
+
     def unexplained(self, f: Frame) -> list[str]:
         """Returns the content words of the question that the frame does not account for: no schema word,
         linked value, quoted literal or number covers them, and they are no operator (:data:`OPERATORS`),

@@ -291,7 +291,8 @@ class Pipeline:
         if cypher is None:
             r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
             return mentions, None
-        left_out = unused_numbers(question, cypher, params) + (d.compiler.unexplained(frame) if frame else [])
+        left_out = unused_numbers(question, cypher, params) + (
+            d.compiler.unexplained(frame) + d.compiler.unused(frame, cypher) if frame else [])
         if left_out:
             # a plan that ignores a number the question states ("shared 3 prizes") answers another question
             r.status, r.answer, r.evidence, r.cypher = "dont_know", summarizer.DONT_KNOW, "none", inline_params(cypher, params)

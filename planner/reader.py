@@ -64,6 +64,7 @@ def schema_words(r: Reading) -> None:
         if target.startswith("rel:"):
             rel, _, implied = target[4:].partition(">")
             f.rel_hints.append(rel)
+            f.rel_at.append((s, rel))
             if implied:
                 r.labels_at.append((s, implied))
         elif "=" in target:  # a word that names a value ("women" -> Laureate.gender = 'female')
@@ -77,6 +78,23 @@ def schema_words(r: Reading) -> None:
         else:
             r.labels_at.append((s, target))
     f.labels_mentioned = [lb for _, lb in r.labels_at]
+
+
+NEGATION = re.compile(r"\b(?:never|no|not|without|nobody|none|n't)(?:\s+[\w'-]+){0,2}\s*$")
+CYCLE = re.compile(r"\b(?:same|also|both|themselves|himself|herself|itself|their own|his own|her own)\b")
+
+
+def negations(r: Reading) -> None:
+    """A relationship or label word right after "never", "no", "without", "not" ("people who never reviewed
+    a movie", "laureates with no birth city") is negated: the generator asks that no such edge exists.
+    "the same movie", "also", "themselves" close a cycle: relationships named on one node."""
+    f = r.frame
+    for s, name in [(s, rel) for s, rel in f.rel_at] + r.labels_at:
+        if name != f.target and NEGATION.search(r.low[max(0, s - 30):s]) and name not in f.negated:
+            f.negated.append(name)
+    f.rel_hints = [rel for rel in f.rel_hints if rel not in f.negated]
+    f.labels_mentioned = [lb for lb in f.labels_mentioned if lb not in f.negated]
+    f.cycle = bool(CYCLE.search(r.low))
 
 
 def anchors(r: Reading) -> None:
@@ -439,7 +457,7 @@ def asked_property(r: Reading) -> None:
 
 
 Rule = Callable[[Reading], None]
-RULES: tuple[Rule, ...] = (schema_words, anchors, target, owners, value_words, comparisons, years,
+RULES: tuple[Rule, ...] = (schema_words, anchors, target, negations, owners, value_words, comparisons, years,
                            string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property)
 
 
