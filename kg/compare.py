@@ -12,7 +12,9 @@ Rules, applied cell by cell and row by row:
   has no defined order. Dicts (unrendered nodes) compare key by key. Nodes are expected to be rendered
   already as their display value (``kg.schema.render_row``).
 * **Rows.** Unordered results are compared as multisets (duplicates count: ``[a, a]`` is not ``[a]``).
-  When the gold query has ``ORDER BY`` (``ordered``) rows must match position by position.
+  When the gold query has ``ORDER BY`` (``ordered``) rows must match position by position, ties free: rows
+  whose sort key (a monotone gold column) is equal may come in any order, and in the last run of equal
+  keys, where a ``LIMIT`` may cut through a tie, other members of the tie count as well.
 * **Columns.** *Strict*: same number of columns, matched by position. *Lenient* (the default, the
   headline figure): the prediction may return the gold columns in another order and may add columns; it
   matches when some injective mapping of gold columns onto predicted columns, used consistently for
@@ -170,8 +172,33 @@ def _match_same_columns(pred: list[list], gold: list[list], ordered: bool, rel_t
     if len(pred) != len(gold):
         return False
     if ordered:
-        return all(_rows_equal(p, g, rel_tol) for p, g in zip(pred, gold))
+        return all(_rows_equal(p, g, rel_tol) for p, g in zip(pred, gold)) or _ties_match(pred, gold, rel_tol)
     return _multiset_match(pred, gold, rel_tol)
+
+
+def _monotone(keys: list) -> bool:
+    try:
+        pairs = list(zip(keys, keys[1:]))
+        return all(a >= b for a, b in pairs) or all(a <= b for a, b in pairs)
+    except TypeError:
+        return False
+
+
+def _ties_match(pred: list[list], gold: list[list], rel_tol: float) -> bool:
+    """Ordered rows with ties free: some gold column is the sort key (monotone, with equal neighbours); the
+    prediction has the same key at every position, the rows of each run of equal keys match as a multiset,
+    and the last run, where a LIMIT may cut through a tie, may hold other members of that tie."""
+    for k in range(len(gold[0])):
+        keys = [g[k] for g in gold]
+        if len(set(map(repr, keys))) == len(keys) or not _monotone(keys):
+            continue
+        if not all(values_equal(p[k], g[k], rel_tol) for p, g in zip(pred, gold)):
+            continue
+        starts = [i for i in range(len(gold)) if i == 0 or not values_equal(keys[i], keys[i - 1], rel_tol)]
+        runs = list(zip(starts, starts[1:] + [len(gold)]))
+        if all(_multiset_match(pred[a:b], gold[a:b], rel_tol) for a, b in runs[:-1]):
+            return True
+    return False
 
 
 def _column_candidates(pred: list[list], gold: list[list], n_pred: int, n_gold: int,

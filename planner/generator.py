@@ -58,6 +58,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     same = [m for m in f.anchors if m.label == target and f.target_prop is None]
     patterns: list[str] = []
     used_rels: set[str] = set()
+    edges: list[str] = []  # the labels at both ends of every joined edge, for how many edges touch a label
     prefer = set(f.rel_hints)
     if same and any(r in v.rels and (target, target) in v.rels[r] for r in prefer):
         rel = next(r for r in prefer if r in v.rels and (target, target) in v.rels[r])
@@ -114,6 +115,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 taken.add(rv)
             arrow = f"-[{rv}:{rel}]->" if direction == "out" else f"<-[{rv}:{rel}]-"
             patterns.append(f"({var(cur)}:{ident(cur)}){arrow}({var(other)}:{ident(other)})")
+            edges.extend([cur, other])
             used_rels.add(rel)
             connected.add(other)
             cur = other
@@ -135,6 +137,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             if dst not in connected:
                 var(dst)
             patterns.append(f"({var_of[src]}:{ident(src)})-[:{rel}]->({var_of[dst]}:{ident(dst)})")
+            edges.extend([src, dst])
             connected.update({src, dst})
             used_rels.add(rel)
             break
@@ -191,6 +194,11 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         agg_holder = rel_var.get(f.agg_label) if f.agg_label in v.rel_props else var_of.get(f.agg_label, t)
         if f.agg == "count":
             inner = f"count(DISTINCT {agg_holder})" if f.agg_label != target or f.group_prop else f"count(DISTINCT {t})"
+            if (f.agg_label not in (None, target) and edges.count(f.agg_label) > 1
+                    and not re.search(r"\b(?:distinct|different|unique|separate)\b", f.question.lower())):
+                # "customers who bought the most Seafood products": the label counted lies inside the path,
+                # each path through it is one event (an order line), counted as such
+                inner = f"count({agg_holder})"
             if f.group_prop:
                 inner = f"count(DISTINCT {t})"
         else:

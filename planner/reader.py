@@ -109,7 +109,8 @@ def anchors(r: Reading) -> None:
         near = _nearby_prop(m, r.props_at)
         hinted = {lb for rel in f.rel_hints for pair in view.rels.get(rel, []) for lb in pair}
         if near:
-            options.sort(key=lambda o: (o[1] != near[1], o[0] != near[0]))
+            # "suppliers from the city 'London'": of the labels with that property, one the question names
+            options.sort(key=lambda o: (o[1] != near[1], o[0] not in context, o[0] != near[0]))
         else:
             options.sort(key=lambda o: (o[0] not in context and o[1] not in view.spec.name_props.get(o[0], []),
                                         o[0] not in context, o[0] not in hinted))
@@ -132,6 +133,14 @@ def target(r: Reading) -> None:
         f.target = named or (_far_end(r) if f.anchors and ends and who not in ends else None) or who
     elif candidates:
         f.target = candidates[0][1]
+        # "product categories": of two label words in a row, the second is the head noun
+        if len(candidates) > 1 and candidates[1][1] != f.target and re.fullmatch(
+                r"[a-z]+\s+", low[candidates[0][0]:candidates[1][0]]) and _rel_between(r.view, *(
+                lb for _, lb in candidates[:2])):
+            f.target = candidates[1][1]
+            # and the modifier is joined to it ("Nobel laureates": laureates who won a prize)
+            f.rel_hints += [rel for rel, pairs in r.view.rels.items()
+                            if {(candidates[0][1], f.target), (f.target, candidates[0][1])} & set(pairs)][:1]
     elif f.anchors:
         # "Where was Marie Curie born?": the far end of a relationship the question names
         f.target = _far_end(r) or f.anchors[0].label
@@ -475,6 +484,11 @@ def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> 
 
 
 # -- helpers of the rules --------------------------------------------------------------------------
+def _rel_between(view: SchemaView, a: str, b: str) -> bool:
+    """Whether a relationship joins labels ``a`` and ``b`` (either way)."""
+    return any((a, b) in pairs or (b, a) in pairs for pairs in view.rels.values())
+
+
 def _rel_of(r: Reading, owner: str) -> str | None:
     """The relationship a property owner is, or None for a node label."""
     return owner if owner in r.view.rel_props and owner not in r.view.nodes else None

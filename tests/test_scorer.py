@@ -223,3 +223,16 @@ def test_score_file_and_cli(tmp_path, capsys):
     assert "aggregation" in printed and "50.0%" in printed
     saved = json.loads(out.read_text())
     assert saved["total"]["ex"] == pytest.approx(0.5) and len(saved["items"]) == 4
+
+
+def test_ordered_ties_are_free_and_a_tie_cut_by_the_limit_may_keep_other_members():
+    gold = [["Formaggi", 110], ["Exotic", 110], ["New Orleans", 100]]
+    assert rows_match([["Exotic", 110], ["Formaggi", 110], ["New Orleans", 100]], gold, ordered=True)
+    # not a tie: the order of different keys still counts
+    assert not rows_match([["New Orleans", 100], ["Exotic", 110], ["Formaggi", 110]], gold, ordered=True)
+    # a tie at the cut: "top 3" where four rows share 1
+    gold = [["Meat", 4], ["Condiments", 1], ["Beverages", 1]]
+    assert rows_match([["Meat", 4], ["Grains", 1], ["Condiments", 1]], gold, ordered=True)
+    # but a wrong member before the last run is wrong, and so is a wrong key
+    assert not rows_match([["Grains", 4], ["Condiments", 1], ["Beverages", 1]], gold, ordered=True)
+    assert not rows_match([["Meat", 4], ["Condiments", 1], ["Beverages", 2]], gold, ordered=True)
