@@ -338,7 +338,7 @@ def superlatives(r: Reading) -> None:
     counted = None
     for s, lb in labels_at:
         if s >= pos and lb != f.target:
-            counted = lb
+            counted = _head_label(r, s, lb, counting_target=False)
             break
     freq = re.search(r"\b(?:most|least) (?:frequently|often|commonly) (\w+)", low)
     common = re.search(r"\bmost (?:common|frequent|popular|frequently \w+) ([a-z ]+?)(?: for| of| in| by|$|\?)", low)
@@ -418,6 +418,8 @@ def aggregates(r: Reading) -> None:
         counted = r.lex.entries.get(m.group(1)) if m else None
         if counted and ("." in counted or counted.startswith("rel:")):
             counted = None
+        if counted and m:
+            counted = _head_label(r, m.start(1), counted)
         f.agg, f.agg_label = "count", counted or f.target
         if counted:
             f.target = counted
@@ -484,6 +486,21 @@ def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> 
 
 
 # -- helpers of the rules --------------------------------------------------------------------------
+def _head_label(r: Reading, s: int, label: str, *, counting_target: bool = True) -> str:
+    """Returns the head of a compound of label words starting at ``s`` ("Nobel laureates" -> the laureate
+    label, when the two labels are related), else ``label``. Without ``counting_target`` the head may not be
+    the target ("the most common product categories" counts products per category)."""
+    for s2, lb in r.labels_at:
+        if (s2 > s and lb != label and (counting_target or lb != r.frame.target)
+                and re.fullmatch(r"[a-z]+\s+", r.low[s:s2])
+                and _rel_between(r.view, label, lb)):
+            if lb not in r.frame.rel_hints:
+                r.frame.rel_hints += [rel for rel, pairs in r.view.rels.items()
+                                      if {(label, lb), (lb, label)} & set(pairs)][:1]
+            return lb
+    return label
+
+
 def _rel_between(view: SchemaView, a: str, b: str) -> bool:
     """Whether a relationship joins labels ``a`` and ``b`` (either way)."""
     return any((a, b) in pairs or (b, a) in pairs for pairs in view.rels.values())
