@@ -69,8 +69,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         params["a0"] = a.value
         where = [f"{av}.{ident(a.prop)} = $a0"]
         f.anchors = [m for m in f.anchors if m is not a]
-    elif (len(same) == 1 and same[0].prop in _names(v, target)
-          and (co := _co_pattern(f, v, same[0])) is not None):
+    elif _one_entity(same, v, target) and (co := _co_pattern(f, v, same[0])) is not None:
         # "Who directed the movies Tom Hanks acted in?": the anchor is another node of the target's label,
         # joined through a label between them (each end along the relationship named nearest it)
         (rel_t, dir_t), mid, (rel_a, dir_a) = co
@@ -80,16 +79,19 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         connected.add(mid)
         patterns.append(f"({var_of[target]}:{ident(target)}){_arrow(rel_t, dir_t)}({mv}:{ident(mid)})"
                         f"{_arrow(rel_a, _flip(dir_a))}(a:{ident(target)})")
-        params["a0"] = a.value
-        where = [f"a.{ident(a.prop)} = $a0"]
+        where = []
+        for k, m in enumerate(same):  # "Richard Feynman" may link as a given and a family name
+            params[f"a{k}"] = m.value
+            where.append(f"a.{ident(m.prop)} = $a{k}")
         if rel_t == rel_a:  # "who won the same prize as X": the others
             where.append(f"{var_of[target]} <> a")
-        f.anchors = [m for m in f.anchors if m is not a]
+        f.anchors = [m for m in f.anchors if m not in same]
         used_rels.update({rel_t, rel_a})
     else:
         where = []
     # connect every needed label to the target along schema paths
     rel_var: dict[str, str] = {}
+    path_of: dict[str, tuple[str, list]] = {}  # label -> (label it was joined from, path)
     for label in dict.fromkeys(labels_needed):
         if label in connected:
             continue
@@ -107,6 +109,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         else:
             start = target
         path = _pick_path(paths, prefer, f.question, f.exemplar_rels, chooser)
+        path_of[label] = (start, path)
         cur = start
         for rel, direction, other in path:
             rv = ""
@@ -120,6 +123,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             connected.add(other)
             cur = other
     cycle_ends: set[str] = set()
+    exists_only: set[str] = set()  # labels joined only because the question names a relationship to them
     # a relationship the question names but no path took: "How many women have won a Nobel Prize?" joins
     # the prize; "Who both acted in and directed the same movie?" joins the movie twice (the same node)
     for rel in dict.fromkeys(f.rel_hints):
@@ -128,6 +132,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         for src, dst in v.rels[rel]:
             if src == dst or (src not in connected and dst not in connected):
                 continue
+            connected_before = set(connected)
             if src in connected and dst in connected:
                 if not f.cycle:
                     continue  # both ends joined already, and no "same"/"also": not this question's edge
@@ -138,6 +143,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 var(dst)
             patterns.append(f"({var_of[src]}:{ident(src)})-[:{rel}]->({var_of[dst]}:{ident(dst)})")
             edges.extend([src, dst])
+            exists_only.add(dst if src in connected_before else src)
             connected.update({src, dst})
             used_rels.add(rel)
             break
@@ -149,13 +155,40 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         if step is not None:
             rel, direction, other = step
             where.append(f"NOT EXISTS {{ MATCH ({var_of[target]}){_arrow(rel, direction)}(:{ident(other)}) }}")
-    # anchors and conditions
+    # anchors and conditions; anchors naming values of one property: "Apollo 13 or Twister" is either,
+    # "Tom Hanks and Meg Ryan" both (the path to the second anchor joined again), "more in Germany than in
+    # France" a comparison the generator has no shape for
     for i, m in enumerate(f.anchors):
         if m.label not in var_of:
             continue
+        prev = next((a for a in f.anchors[:i] if a.label == m.label and a.prop == m.prop), None)
+        if prev is not None:
+            between = f.question[prev.end:m.start].lower()
+            if re.search(r"\bor\b", between) or m.label == target or m.label not in path_of:
+                continue  # joined into the first anchor's IN list below
+            if re.search(r"\bthan\b", between):
+                f.notes.append(f"unexplained: {m.text} compared with {prev.text}")
+                continue
+            start, path = path_of[m.label]
+            cur_var = var_of[start]
+            for rel, direction, other in path:
+                nv = var(f"{other}#{i}")
+                arrow = f"-[:{rel}]->" if direction == "out" else f"<-[:{rel}]-"
+                patterns.append(f"({cur_var}){arrow}({nv}:{ident(other)})")
+                cur_var = nv
+            params[f"v{i}"] = m.value
+            where.append(f"{cur_var}.{ident(m.prop)} = $v{i}")
+            continue
+        same_prop = [a for a in f.anchors[i + 1:] if a.label == m.label and a.prop == m.prop and (
+            re.search(r"\bor\b", f.question[m.end:a.start].lower()) or m.label == target or m.label not in path_of)
+            and not re.search(r"\bthan\b", f.question[m.end:a.start].lower())]
         pname = f"v{i}"
-        params[pname] = m.value
-        where.append(f"{var_of[m.label]}.{ident(m.prop)} = ${pname}")
+        if same_prop:
+            params[pname] = [m.value] + [a.value for a in same_prop]
+            where.append(f"{var_of[m.label]}.{ident(m.prop)} IN ${pname}")
+        else:
+            params[pname] = m.value
+            where.append(f"{var_of[m.label]}.{ident(m.prop)} = ${pname}")
     for j, c in enumerate(f.conds):
         holder = rel_var.get(c.rel) if c.rel else var_of.get(c.label)
         if holder is None:
@@ -192,6 +225,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
 
     if f.agg:
         agg_holder = rel_var.get(f.agg_label) if f.agg_label in v.rel_props else var_of.get(f.agg_label, t)
+        dedupe = ""
         if f.agg == "count":
             inner = f"count(DISTINCT {agg_holder})" if f.agg_label != target or f.group_prop else f"count(DISTINCT {t})"
             if (f.agg_label not in (None, target) and edges.count(f.agg_label) > 1
@@ -203,6 +237,11 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 inner = f"count(DISTINCT {t})"
         else:
             inner = f"{f.agg}({agg_holder}.{ident(f.agg_prop)})"
+            if exists_only and f.agg_label not in v.rel_props:
+                # "the average prize amount of the physics prizes awarded": a prize with three laureates
+                # counts once
+                dedupe = f" WITH DISTINCT {t}, {agg_holder}" if agg_holder != t else f" WITH DISTINCT {t}"
+        where_agg = where_sql + dedupe
         grouped = f.order == "agg" or f.having is not None or bool(f.group_prop) or (
             f.agg_label not in (None, target))
         if f.group_prop:
@@ -210,14 +249,15 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         else:
             key = disp
         if grouped:
-            cypher = f"{match}{where_sql} WITH {key} AS {_alias(key)}, {inner} AS value"
+            cypher = f"{match}{where_agg} WITH {key} AS {_alias(key)}, {inner} AS value"
             if f.having:
                 params["h"] = f.having[1]
                 cypher += f" WHERE value {f.having[0]} $h"
             if f.limit == 1 and f.order == "agg" and not f.having:
                 # "which supplier supplies the most products": every group tied at the top, with the figure
                 best = "max" if f.desc else "min"
-                again = f"{match}{where_sql} WITH top, {key} AS {_alias(key)}, {inner} AS value"
+                again = (f"{match}{where_sql}{dedupe.replace('DISTINCT', 'DISTINCT top,')} "
+                         f"WITH top, {key} AS {_alias(key)}, {inner} AS value")
                 cypher += f" WITH {best}(value) AS top {again} WHERE value = top RETURN {_alias(key)}, value"
                 return Compiled(cypher, params, f, description="top group of a grouped aggregate")
             cypher += f" RETURN {_alias(key)}, value"
@@ -226,7 +266,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             if f.limit:
                 cypher += f" LIMIT {int(f.limit)}"
             return Compiled(cypher, params, f, description="grouped aggregate")
-        cypher = f"{match}{where_sql} RETURN {inner} AS value"
+        cypher = f"{match}{where_agg} RETURN {inner} AS value"
         return Compiled(cypher, params, f, description="aggregate")
 
     cols = [disp] + [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
@@ -305,9 +345,14 @@ def _co_pattern(f: Frame, v: SchemaView, anchor) -> tuple | None:
     return (rel_t, steps[rel_t][1]), mid, (near, steps[near][1])
 
 
-def _names(v: SchemaView, label: str) -> tuple[str, ...]:
-    """Returns the properties that name a node of ``label``: display, name properties, primary key."""
-    return (v.display(label), *v.spec.name_props.get(label, []), v.spec.primary_keys.get(label, ""))
+def _one_entity(anchors: list, v: SchemaView, label: str) -> bool:
+    """Whether ``anchors`` name one node of ``label``: its display property or key, or several name
+    properties written side by side ("Richard Feynman" as a given and a family name)."""
+    if len(anchors) == 1:
+        return anchors[0].prop in (v.display(label), v.spec.primary_keys.get(label, ""))
+    names = v.spec.name_props.get(label, [])
+    return bool(anchors) and all(m.prop in names for m in anchors) and all(
+        0 <= b.start - a.end <= 1 for a, b in zip(anchors, anchors[1:]))
 
 
 def _negated_step(v: SchemaView, target: str, name: str) -> tuple[str, str, str] | None:

@@ -308,22 +308,25 @@ def superlatives(r: Reading) -> None:
         rf"\b(?:which|what|list|name|identify|find|the)\s+({NUMBER})\s+[a-z]", low)
     if m and not (m.lastindex == 1 and 1000 <= number_value(m.group(1)) <= 2100):  # "the 2020 chemistry prize"
         f.limit = int(number_value(m.group(m.lastindex)))
+    # "Who is older, Keanu Reeves or Tom Hanks?": between alternatives a comparative picks the top one
+    comparative = r"|more|higher|larger|greater|bigger|less|lower|smaller|fewer|cheaper|older|younger|earlier|later|newer"
     sup = re.search(r"\b(most|highest|largest|greatest|biggest|maximum|least|lowest|smallest|fewest|"
-                    r"minimum|cheapest|oldest|youngest|earliest|latest|newest)\b", low)
+                    r"minimum|cheapest|oldest|youngest|earliest|latest|newest"
+                    + (comparative if alternatives(f) else "") + r")\b", low)
     if not sup and not re.search(r"\btop\b", low):
         return
     desc = True
     if sup:
         word = sup.group(1)
         desc = word not in ("least", "lowest", "smallest", "fewest", "minimum", "cheapest", "earliest",
-                            "oldest")
-        if word in ("youngest", "latest", "newest"):
+                            "oldest", "less", "lower", "smaller", "fewer", "cheaper", "earlier", "older")
+        if word in ("youngest", "latest", "newest", "younger", "later", "newer"):
             desc = True
     f.desc = desc
     pos = sup.end() if sup else 0
     # what follows the superlative: a property, "number of <label>", or a label
     after = [(s, owner, prop) for s, e, owner, prop in props_at if s >= pos - 1]
-    if sup and sup.group(1) in ("oldest", "youngest"):
+    if sup and sup.group(1) in ("oldest", "youngest", "older", "younger"):
         born = [(s, o, p) for s, e, o, p in props_at if is_birth(p) and view.prop_type(o, p).startswith("INT")]
         if born:
             after = born
@@ -334,7 +337,7 @@ def superlatives(r: Reading) -> None:
                         if is_birth(p) and t.startswith("INT"):
                             after = [(pos, label, p)]
                             break
-            f.desc = sup.group(1) == "youngest"
+            f.desc = sup.group(1) in ("youngest", "younger")
     counted = None
     for s, lb in labels_at:
         if s >= pos and lb != f.target:
@@ -486,6 +489,12 @@ def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> 
 
 
 # -- helpers of the rules --------------------------------------------------------------------------
+def alternatives(f: Frame) -> bool:
+    """Whether two anchors name values of one property joined by "or" ("Apollo 13 or Twister")."""
+    return any(a.label == b.label and a.prop == b.prop and re.search(r"\bor\b", f.question[a.end:b.start].lower())
+               for a, b in zip(f.anchors, f.anchors[1:]))
+
+
 def _head_label(r: Reading, s: int, label: str, *, counting_target: bool = True) -> str:
     """Returns the head of a compound of label words starting at ``s`` ("Nobel laureates" -> the laureate
     label, when the two labels are related), else ``label``. Without ``counting_target`` the head may not be
