@@ -65,7 +65,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         a = same[0]
         av = "a"
         taken.add(av)
-        patterns.append(f"({var_of[target]}:{ident(target)})-[:{rel}]->({av}:{ident(target)})")
+        # "Who follows someone who follows X?": the relationship named twice is a chain of two
+        hops = max(1, min(3, sum(r == rel for _, r in f.rel_at)))
+        chain = "".join(f"-[:{rel}]->(x{k}:{ident(target)})" for k in range(1, hops))
+        patterns.append(f"({var_of[target]}:{ident(target)}){chain}-[:{rel}]->({av}:{ident(target)})")
         params["a0"] = a.value
         where = [f"{av}.{ident(a.prop)} = $a0"]
         f.anchors = [m for m in f.anchors if m is not a]
@@ -161,6 +164,12 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     for i, m in enumerate(f.anchors):
         if m.label not in var_of:
             continue
+        names = (v.display(m.label), *v.spec.name_props.get(m.label, []))
+        other = next((a for a in f.anchors[:i] if a.label == m.label and a.prop != m.prop
+                      and a.prop in names and m.prop in names), None)
+        if other is not None and not _one_entity([other, m], v, m.label):
+            # "Marie Curie ... Einstein": two entities of one label cannot be one node
+            f.notes.append(f"unexplained: {m.text} beside {other.text}")
         prev = next((a for a in f.anchors[:i] if a.label == m.label and a.prop == m.prop), None)
         if prev is not None:
             between = f.question[prev.end:m.start].lower()
@@ -235,6 +244,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 inner = f"count({agg_holder})"
             if f.group_prop:
                 inner = f"count(DISTINCT {t})"
+            if f.agg_prop:  # "how many different categories": distinct values
+                inner = f"count(DISTINCT {agg_holder}.{ident(f.agg_prop)})"
         else:
             inner = f"{f.agg}({agg_holder}.{ident(f.agg_prop)})"
             if exists_only and f.agg_label not in v.rel_props:

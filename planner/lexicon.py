@@ -47,6 +47,9 @@ COMPARATORS = [
 
 # the compiler's stop words: the shared list and the question words it also reads past
 STOP = STOPWORDS | {"as", "get", "had", "has", "have", "identify", "many", "much", "than", "their", "there"}
+# pronouns point back at what the question already named
+PRONOUNS = frozenset("""he him his she her hers they them their theirs themselves himself herself itself someone
+anyone anybody somebody everyone everybody""".split())
 
 # words that ask, count or point at the data without constraining it ("List all products we sell")
 FILLER = set("we our us you your i my sell sells sold carry stock have has database dataset data graph known "
@@ -159,6 +162,7 @@ belong belongs belonging include includes included specified described having be
 # words about a time a property holds, with the words of the property names that hold it
 _DEATH = frozenset({"death", "died"})
 TIME_CUES = {"born": BIRTH_WORDS, "birth": BIRTH_WORDS, "died": _DEATH, "death": _DEATH, "dead": _DEATH,
+             "die": _DEATH, "dies": _DEATH,
              "alive": _DEATH, "living": _DEATH, "deceased": _DEATH, "released": frozenset({"released", "release"}),
              "release": frozenset({"released", "release"}), "published": frozenset({"published", "publication"}),
              "founded": frozenset({"founded", "foundation"})}
@@ -274,7 +278,7 @@ class Lexicon:
                 s, e = words[i].start(), words[i + n - 1].end()
                 if any(s < b and e > a for a, b in taken):
                     continue
-                text = question[s:e].strip(".,?!")
+                text = re.sub(r"(?:['’]s|(?<=s)['’])$", "", question[s:e].strip(".,?!"))  # "Marie Curie's"
                 e = s + len(text)
                 if n == 1 and (text.lower() in STOP or text.islower() and len(text) < 4):
                     continue
@@ -355,6 +359,7 @@ class Lexicon:
             if w.endswith("'s"):
                 w = w[:-2]
             if (len(w) < 3 or w in STOP or w in FILLER or w in OPERATORS or w in LIGHT or w in NUMBER_WORDS
+                    or w in PRONOUNS
                     or w in self.view.spec.name):
                 continue
             if w in TIME_CUES and any(TIME_CUES[w] & set(name_words(p)) for p in props):

@@ -23,6 +23,7 @@ from kgqa.planner.frame import Cond, Frame, Mention
 from kgqa.planner.lexicon import (
     COMPARATORS,
     NUMBER,
+    TIME_CUES,
     YEAR,
     Lexicon,
     is_birth,
@@ -34,6 +35,7 @@ from kgqa.planner.schema_view import SchemaView
 from kgqa.text import name_words
 
 Span = tuple[int, int]
+TIME_CUE_STEMS = {w[:4] for w in TIME_CUES}
 PropAt = tuple[int, int, str, str]  # (start, end, owner label or relationship, property)
 
 
@@ -419,6 +421,12 @@ def aggregates(r: Reading) -> None:
     if re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", low):
         m = re.search(r"\bhow many\s+(?:different |distinct |unique )?([a-z]+)", low)
         counted = r.lex.entries.get(m.group(1)) if m else None
+        if counted and "." in counted and "=" not in counted and not counted.startswith("rel:"):
+            # "how many different categories of prizes": the distinct values of a property
+            owner, prop = counted.split(".", 1)
+            if owner in r.view.nodes:
+                f.agg, f.agg_label, f.agg_prop, f.target = "count", owner, prop, owner
+                return
         if counted and ("." in counted or counted.startswith("rel:")):
             counted = None
         if counted and m:
@@ -431,6 +439,9 @@ def aggregates(r: Reading) -> None:
         target = r.lex.entries.get(per.group(1)) or r.lex.entries.get(per.group(1).split()[0]) if per else None
         if target and "." in target and "=" not in target and target.split(".")[0] == f.target:
             f.group_prop = target.split(".", 1)[1]
+        elif target in r.view.nodes and target != f.target:
+            # "how many laureates were born on each continent": a count per node of that label
+            f.target = target
         return
     for word, agg in (("average", "avg"), ("mean", "avg"), ("total", "sum"), ("sum", "sum"),
                       ("maximum", "max"), ("minimum", "min")):
@@ -464,10 +475,16 @@ def asked_property(r: Reading) -> None:
             f.target, f.target_prop = anchor.label, prop
             return
     if re.match(r"\s*when\b", r.low):
-        for prop in r.view.nodes.get(anchor.label, {}):
-            if is_year_like(prop) or is_date_like(prop):
-                f.target, f.target_prop = anchor.label, prop
-                return
+        # "When did Frederick Sanger die?": the time property the question's verb names, a date before a year
+        cues = {w for m in re.finditer(r"[a-z]+", r.low) for w in TIME_CUES.get(m.group(), ())}
+        props = [p for p in r.view.nodes.get(anchor.label, {}) if is_year_like(p) or is_date_like(p)]
+        props.sort(key=lambda p: (not cues & set(name_words(p)), not is_date_like(p)))
+        if props:
+            f.target, f.target_prop = anchor.label, props[0]
+            if cues & set(name_words(props[0])):  # "born" says when, not where
+                said = {rel for s, rel in f.rel_at if r.low[s:s + 4] in TIME_CUE_STEMS}
+                f.rel_hints = [rel for rel in f.rel_hints if rel not in said]
+            return
 
 
 Rule = Callable[[Reading], None]
