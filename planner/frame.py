@@ -60,6 +60,7 @@ class Frame:
     limit: int | None = None
     rel_hints: list[str] = field(default_factory=list)
     rel_at: list[tuple[int, str]] = field(default_factory=list)  # (start, relationship) of relationship words
+    rel_prop: tuple[str, str] | None = None  # a relationship's property asked for ("what rating did X give Y")
     negated: list[str] = field(default_factory=list)  # relationships or labels the question negates ("never")
     cycle: bool = False  # "the same movie", "also", "themselves": relationships named close on one node
     labels_mentioned: list[str] = field(default_factory=list)

@@ -37,6 +37,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         labels_needed.append(f.agg_label)
     rel_conds = [c for c in f.conds if c.rel] + ([Cond(f.agg_label, f.agg_prop or "", "", None, f.agg_label)]
                                                  if f.agg_label in v.rel_props else [])
+    if f.rel_prop:
+        rel_conds.append(Cond(f.rel_prop[0], f.rel_prop[1], "", None, f.rel_prop[0]))
     # variables
     var_of: dict[str, str] = {}
     taken: set[str] = set()
@@ -59,7 +61,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     patterns: list[str] = []
     used_rels: set[str] = set()
     edges: list[str] = []  # the labels at both ends of every joined edge, for how many edges touch a label
-    prefer = set(f.rel_hints)
+    prefer = set(f.rel_hints) | {c.rel for c in rel_conds}
     if same and any(r in v.rels and (target, target) in v.rels[r] for r in prefer):
         rel = next(r for r in prefer if r in v.rels and (target, target) in v.rels[r])
         a = same[0]
@@ -72,7 +74,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         params["a0"] = a.value
         where = [f"{av}.{ident(a.prop)} = $a0"]
         f.anchors = [m for m in f.anchors if m is not a]
-    elif _one_entity(same, v, target) and (co := _co_pattern(f, v, same[0])) is not None:
+    elif not f.rel_prop and _one_entity(same, v, target) and (co := _co_pattern(f, v, same[0])) is not None:
         # "Who directed the movies Tom Hanks acted in?": the anchor is another node of the target's label,
         # joined through a label between them (each end along the relationship named nearest it)
         (rel_t, dir_t), mid, (rel_a, dir_a) = co
@@ -111,7 +113,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             start = c
         else:
             start = target
-        path = _pick_path(paths, prefer, f.question, f.exemplar_rels, chooser)
+        path = _pick_path(paths, prefer, f.question, f.exemplar_rels, chooser, v.rel_counts)
         path_of[label] = (start, path)
         cur = start
         for rel, direction, other in path:
@@ -129,7 +131,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     exists_only: set[str] = set()  # labels joined only because the question names a relationship to them
     # a relationship the question names but no path took: "How many women have won a Nobel Prize?" joins
     # the prize; "Who both acted in and directed the same movie?" joins the movie twice (the same node)
-    for rel in dict.fromkeys(f.rel_hints):
+    for rel in dict.fromkeys(f.rel_hints + [c.rel for c in rel_conds]):
         if rel in used_rels or rel not in v.rels:
             continue
         for src, dst in v.rels[rel]:
@@ -144,7 +146,11 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 var(src)
             if dst not in connected:
                 var(dst)
-            patterns.append(f"({var_of[src]}:{ident(src)})-[:{rel}]->({var_of[dst]}:{ident(dst)})")
+            rv = ""
+            if any(c.rel == rel for c in rel_conds):
+                rv = rel_var.setdefault(rel, "r" if "r" not in taken else f"r{len(rel_var) + 1}")
+                taken.add(rv)
+            patterns.append(f"({var_of[src]}:{ident(src)})-[{rv}:{rel}]->({var_of[dst]}:{ident(dst)})")
             edges.extend([src, dst])
             exists_only.add(dst if src in connected_before else src)
             connected.update({src, dst})
@@ -281,6 +287,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         return Compiled(cypher, params, f, description="aggregate")
 
     cols = [disp] + [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
+    if f.rel_prop and f.rel_prop[0] in rel_var:  # "what rating did X give Y": the relationship's property
+        cols.append(f"{rel_var[f.rel_prop[0]]}.{ident(f.rel_prop[1])}")
+    # a range on a relationship's property: its values ("reviews rated above 80")
+    cols += [f"{rel_var[c.rel]}.{ident(c.prop)}" for c in f.conds if c.rel in rel_var and c.op in RANGE_OPS]
     # "Who both acted in and directed the same movie?": the movie is part of the answer
     cols += [f"{var_of[lb]}.{ident(v.display(lb))}" for lb in sorted(cycle_ends)]
     if (len(f.anchors) == 1 and f.anchors[0].label == target and not f.conds and len(connected) == 1
@@ -311,11 +321,18 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
 
 
 def _pick_path(paths: list[list], prefer: set[str], question: str = "", exemplars: dict[str, float] | None = None,
-               chooser: Chooser | None = None) -> list:
-    """Returns the path that uses most of the relationships the question names; on a tie, the one the
-    exemplar relationships weigh most, else the chooser's pick, else the first."""
-    scored = sorted(paths, key=lambda p: -sum(step[0] in prefer for step in p))
+               chooser: Chooser | None = None, counts: dict[str, int] | None = None) -> list:
+    """Returns the path that uses most of the relationships the question names; on a tie, the one along
+    relationships with at least twice the edges of any other ("Tom Hanks' films": of the ways people meet
+    films, the commonest), else the one the exemplar relationships weigh most, else the chooser's pick, else
+    the commonest."""
+    counts = counts or {}
+    scored = sorted(paths, key=lambda p: (-sum(step[0] in prefer for step in p),
+                                          -min((counts.get(step[0], 0) for step in p), default=0)))
     top = [p for p in scored if sum(s[0] in prefer for s in p) == sum(s[0] in prefer for s in scored[0])]
+    size = [min((counts.get(step[0], 0) for step in p), default=0) for p in top]
+    if len(top) > 1 and size[0] >= 2 * max(size[1:]):
+        return top[0]  # one relationship dominates: the commonest reading
     if len(top) > 1 and exemplars:
         # the question's own words tie: the relationships of verified plans for similar questions decide
         weight = [sum(exemplars.get(step[0], 0.0) for step in p) / len(p) for p in top]

@@ -306,6 +306,7 @@ def superlatives(r: Reading) -> None:
     follows, or a count of the label that follows ("most orders"), or a grouping ("most common cities")."""
     f, low, view = r.frame, r.low, r.view
     props_at, labels_at = r.props_at, r.labels_at
+    low = _masked(r)  # "Top Gun" is a title, not a ranking
     m = re.search(rf"\b(top|first)\s+({NUMBER})\b", low) or re.search(
         rf"\b(?:which|what|list|name|identify|find|the)\s+({NUMBER})\s+[a-z]", low)
     if m and not (m.lastindex == 1 and 1000 <= number_value(m.group(1)) <= 2100):  # "the 2020 chemistry prize"
@@ -487,9 +488,38 @@ def asked_property(r: Reading) -> None:
             return
 
 
+def relationship_property(r: Reading) -> None:
+    """"What rating did James Thompson give The Replacements?", "What roles did the actors in Top Gun play?":
+    a property of a relationship, asked for (no condition or aggregate uses it); its relationship is joined."""
+    f, view = r.frame, r.view
+    if f.agg or f.target_prop:
+        return
+    used = {(c.rel, c.prop) for c in f.conds}
+    for _s, _e, owner, prop in r.props_at:
+        if owner in view.rel_props and owner not in view.nodes and (owner, prop) not in used:
+            f.rel_prop = (owner, prop)
+            if owner not in f.rel_hints:
+                f.rel_hints.append(owner)
+            ends = [lb for pair in view.rels.get(owner, []) for lb in pair]
+            if f.target not in ends and ends:
+                f.target = next((m.label for m in f.anchors if m.label in ends), ends[0])
+            return
+
+
+def negated_properties(r: Reading) -> None:
+    """"did not have to share their prize": a negated property no condition reads is one the generator
+    cannot say, so the plan does not explain the question."""
+    f = r.frame
+    for s, e, owner, prop in r.props_at:
+        if (r.view.prop_type(owner, prop) != "BOOL" and NEGATION.search(r.low[max(0, s - 30):s])
+                and not any(c.prop == prop for c in f.conds)):
+            f.notes.append(f"unexplained: not {r.low[s:e]}")
+
+
 Rule = Callable[[Reading], None]
 RULES: tuple[Rule, ...] = (schema_words, anchors, target, negations, owners, value_words, comparisons, years,
-                           string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property)
+                           string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property,
+                           relationship_property, negated_properties)
 
 
 def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> Frame:
@@ -506,6 +536,14 @@ def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> 
 
 
 # -- helpers of the rules --------------------------------------------------------------------------
+def _masked(r: Reading) -> str:
+    """Returns the lower-cased question with the linked values blanked out (same length)."""
+    low = r.low
+    for a, b in r.blocked:
+        low = low[:a] + " " * (b - a) + low[b:]
+    return low
+
+
 def alternatives(f: Frame) -> bool:
     """Whether two anchors name values of one property joined by "or" ("Apollo 13 or Twister")."""
     return any(a.label == b.label and a.prop == b.prop and re.search(r"\bor\b", f.question[a.end:b.start].lower())

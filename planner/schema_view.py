@@ -29,6 +29,7 @@ class SchemaView:
     rels: dict[str, list[tuple[str, str]]] = field(default_factory=dict)  # type -> [(src, dst)]
     rel_props: dict[str, dict[str, str]] = field(default_factory=dict)
     values: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)  # folded -> [(label, prop, value)]
+    rel_counts: dict[str, int] = field(default_factory=dict)  # type -> number of edges
 
     @classmethod
     def from_graph(cls, graph: Graph, spec: DomainSpec) -> SchemaView:
@@ -46,6 +47,7 @@ class SchemaView:
                 view.rel_props[name] = props
                 conn = graph.execute_unchecked(f"CALL show_connection('{name}') RETURN *")
                 view.rels[name] = [(r[0], r[1]) for r in conn.rows]
+                view.rel_counts[name] = graph.execute_unchecked(f"MATCH ()-[e:`{name}`]->() RETURN count(e)").rows[0][0]
         view._index_values(graph)
         return view
 
