@@ -110,7 +110,12 @@ def test_exemplar_relations_break_path_ties_without_the_llm(pipe):
     mentions, _ = link_mentions(q, d.compiler, d.index)
     asked = []
     chooser, d.compiler.chooser = d.compiler.chooser, lambda prompt, options: asked.append(options) or 0
+    counts = dict(d.view.rel_counts)
     try:
+        # ACTED_IN has more than twice the edges of any other Person-Movie relationship: the commonest reading
+        assert ":ACTED_IN]" in d.compiler.compile(q, mentions)[0].cypher and not asked
+        # where none dominates, the exemplars decide, else the LLM
+        d.view.rel_counts.update({rel: 10 for rel in counts})
         plain = d.compiler.compile(q, mentions)[0]
         assert len(asked) == 1 and len(asked[0]) >= 4  # five Person-Movie relationships tie on the words
         hinted = d.compiler.compile(q, mentions, {"ACTED_IN": 1.0, "DIRECTED": 0.5})[0]
@@ -118,6 +123,7 @@ def test_exemplar_relations_break_path_ties_without_the_llm(pipe):
         assert ":ACTED_IN]" in hinted.cypher and ":ACTED_IN]" not in plain.cypher
     finally:
         d.compiler.chooser = chooser
+        d.view.rel_counts.update(counts)
 
 
 def test_plan_cache_exemplars_steer_compilation(built_graphs, kgqa_home, tmp_path):
@@ -135,7 +141,8 @@ def test_plan_cache_exemplars_steer_compilation(built_graphs, kgqa_home, tmp_pat
     off = build_pipeline(Settings(home=tmp_path, param_reuse=False, use_plan_cache=False), llm=llm,
                          domains=["movies"])
     r = off.ask("What are Tom Hanks movies?", "movies", use_answer_cache=False)
-    assert "exemplar_rels" not in r.cache and r.cache["llm_calls"] == 1  # no cache: the LLM had to choose
+    # no cache: ACTED_IN, with more than twice the edges of any other choice, is read without the LLM
+    assert "exemplar_rels" not in r.cache and r.cache["llm_calls"] == 0 and ":ACTED_IN]" in r.cypher
     assert len(off.plan_cache) == len(p.plan_cache)  # and nothing was learned
 
 
