@@ -44,6 +44,10 @@ class Settings:
     # graphs: every one registered under home/graphs (kgqa.kg.registry); annotations files on or off
     annotations: bool = True  # False: serve and load each graph from what it derives alone, as a new user's
 
+    # graph servers registered with `kgqa load --bolt` (Neo4j, Memgraph, ArcadeDB): credentials
+    bolt_user: str = ""  # empty: the user recorded at registration
+    bolt_password: str = ""
+
     # query execution
     query_timeout_ms: int = 5000
     row_cap: int = 1000

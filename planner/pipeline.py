@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgqa.kg.cypher import inline_params
-from kgqa.kg.db import Graph, QueryError, QueryTimeout
+from kgqa.kg.db import QueryError, QueryTimeout
+from kgqa.kg.engines import open_graph
 from kgqa.kg.registry import graph_spec, registered
 from kgqa.kg.safety import UnsafeQueryError
 from kgqa.kg.schema import render_row
@@ -30,7 +31,7 @@ from kgqa.planner.linker import link_mentions
 from kgqa.planner.repair import validate_and_repair
 from kgqa.planner.router import DescriptionStore, Router
 from kgqa.planner.schema_view import SchemaView
-from kgqa.protocols import PlanStore
+from kgqa.protocols import GraphBackend, PlanStore
 from kgqa.settings import Settings
 from kgqa.types import Attempt, InputError, Result, Subgraph
 
@@ -54,7 +55,7 @@ WRITE_INTENT = re.compile(
 @dataclass
 class Domain:
     name: str
-    graph: Graph
+    graph: GraphBackend
     view: SchemaView
     compiler: Compiler
     index: Any = None
@@ -110,8 +111,8 @@ class Pipeline:
 
     def _open(self, name: str) -> Domain:
         s = self.settings
-        graph = Graph(s.graph_path(name), read_only=True, timeout_ms=s.query_timeout_ms, row_cap=s.row_cap,
-                      buffer_pool_mb=s.buffer_pool_mb)
+        graph = open_graph(s.graph_path(name), timeout_ms=s.query_timeout_ms, row_cap=s.row_cap,
+                           buffer_pool_mb=s.buffer_pool_mb, bolt_user=s.bolt_user, bolt_password=s.bolt_password)
         spec = graph_spec(graph, annotations=s.annotations)
         view = SchemaView.from_graph(graph, spec)
         index = None
