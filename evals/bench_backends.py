@@ -153,7 +153,8 @@ def main(argv: list[str] | None = None) -> int:
                                 "kuzu_ms": rk.timings_ms.get("execute"), "bolt_ms": rb.timings_ms.get("execute"),
                                 "kuzu_total_ms": sum(rk.timings_ms.values()),
                                 "bolt_total_ms": sum(rb.timings_ms.values()),
-                                "kuzu": [rk.status, rk.rows[:5]], "bolt": [rb.status, rb.rows[:5], rb.error]})
+                                "kuzu": [rk.status, rk.rows[:5]], "bolt": [rb.status, rb.rows[:5], rb.error],
+                                "cypher": [rk.cypher, rb.cypher]})
             engine: BoltEngine = pipe.domains[bolt_name].graph
             before = graph_checksum(engine)
             server_matches_kuzu = before == kuzu_checksum
