@@ -192,7 +192,8 @@ def cmd_eval(args, settings: Settings) -> int:
 def cmd_serve(args, settings: Settings) -> int:
     from kgqa.app.server import serve
 
-    serve(settings.with_(host=args.host or settings.host, port=settings.port if args.port is None else args.port))
+    serve(settings.with_(host=args.host or settings.host, port=settings.port if args.port is None else args.port,
+                         workers=args.workers or settings.workers, threads=args.threads or settings.threads))
     return 0
 
 
@@ -269,6 +270,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="run the REST API and web chat UI")
     s.add_argument("--host")
     s.add_argument("--port", type=int)
+    s.add_argument("--workers", type=int, help="processes (gunicorn, preloaded) sharing the plan cache and, with "
+                                               "KGQA_REDIS_URL, the answer cache (default KGQA_WORKERS, 1)")
+    s.add_argument("--threads", type=int, help="request threads per process (default KGQA_THREADS, 8)")
     s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("prewarm", help="pre-warm the plan cache offline (auto-generation)")
