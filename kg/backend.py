@@ -16,6 +16,7 @@ a :class:`Catalog` (labels, typed properties, keys, relationship endpoints) in c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 BOLT_KIND = "bolt"  # GraphMeta.source["kind"] of a graph served by a Bolt server
 
 

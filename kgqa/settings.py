@@ -95,7 +95,7 @@ class Settings:
     max_question_chars: int = 2000
     max_batch: int = 200
     workers: int = 1  # kgqa serve --workers: processes (gunicorn with preload when > 1)
-    threads: int = 8  # request threads per process
+    threads: int = 64  # request threads per process: more than the clients that can wait at the compute gate
     compute_slots: int = 2  # uncached questions computed at once per process; cache hits never wait for one
     drain_s: float = 30.0  # on SIGTERM: how long in-flight requests may take to finish
 
