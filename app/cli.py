@@ -192,8 +192,13 @@ def cmd_eval(args, settings: Settings) -> int:
 def cmd_serve(args, settings: Settings) -> int:
     from kgqa.app.server import serve
 
+    settings = settings.with_(workers=args.workers or settings.workers)
+    if settings.workers > 1:  # gunicorn, preloaded (kgqa.app.workers)
+        from kgqa.app.workers import serve_workers
+
+        serve = serve_workers
     serve(settings.with_(host=args.host or settings.host, port=settings.port if args.port is None else args.port,
-                         workers=args.workers or settings.workers, threads=args.threads or settings.threads))
+                         threads=args.threads or settings.threads))
     return 0
 
 

@@ -477,14 +477,9 @@ class BackgroundServer:
 
 
 def serve(settings: Settings) -> None:
-    """Open the graphs and caches, warm the models, and serve the API and chat page: waitress in this
-    process, or, with ``settings.workers`` > 1, gunicorn (:mod:`kgqa.app.workers`). SIGTERM drains:
-    the listening socket closes, requests in progress finish (up to ``drain_s``), then the process exits."""
-    if settings.workers > 1:
-        from kgqa.app.workers import serve_workers
-
-        serve_workers(settings)
-        return
+    """Open the graphs and caches, warm the models, and serve the API and chat page with waitress in this
+    process (``kgqa serve --workers N`` > 1 is :mod:`kgqa.app.workers`). SIGTERM drains: the listening
+    socket closes, requests in progress finish (up to ``drain_s``), then the process exits."""
     from waitress import wasyncore
     from waitress.server import create_server
 
