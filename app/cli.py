@@ -32,7 +32,9 @@ def cmd_load(args, settings: Settings) -> int:
     from kgqa.kg.loader import NameClash, build_graph
     from kgqa.kg.sources import bundled_source, csv_source, cypher_source, kuzu_source
 
-    routes = [r for r in ("schema", "cypher", "kuzu") if getattr(args, r)]
+    routes = [r for r in ("schema", "cypher", "kuzu", "bolt") if getattr(args, r)]
+    if args.bolt:
+        return _load_bolt(args, settings, routes)
     try:
         if routes or args.name:
             if not args.name or len(routes) != 1 or (args.schema is None) != (args.csv is None):
@@ -59,6 +61,42 @@ def cmd_load(args, settings: Settings) -> int:
     except (SourceError, NameClash, ValueError) as err:
         print(f"kgqa load: {err}", file=sys.stderr)
         return 2
+    return 0
+
+
+def _load_bolt(args, settings: Settings, routes: list[str]) -> int:
+    """``kgqa load --name NAME --bolt URI``: registers a graph on a Neo4j-compatible server (introspected,
+    never copied or written)."""
+    from kgqa.kg.bolt_engine import register_bolt
+
+    if not args.name or routes != ["bolt"]:
+        raise SystemExit("kgqa load: --bolt URI goes with --name NAME alone (plus --database, --user, --annotations)")
+    try:
+        meta = register_bolt(settings.graphs_dir, args.name, args.bolt, database=args.database or "",
+                             user=args.user or settings.bolt_user, password=settings.bolt_password,
+                             annotations=args.annotations if settings.annotations else None)
+    except Exception as err:  # noqa: BLE001 - a server that is down or refuses: one clear line
+        print(f"kgqa load: {type(err).__name__}: {err}", file=sys.stderr)
+        return 2
+    print(f"{args.name}: {sum(meta.node_counts.values())} nodes, {sum(meta.rel_counts.values())} relationships "
+          f"({', '.join(f'{k} {v}' for k, v in meta.node_counts.items())}) on {args.bolt} version {meta.version[:12]}")
+    return 0
+
+
+def cmd_bolt_import(args, settings: Settings) -> int:
+    """The one-off import of a registered local graph into an empty database of a Bolt server."""
+    from kgqa.kg.bolt_engine import import_graph
+    from kgqa.kg.db import Graph
+
+    registered_domains(settings, args.domain)
+    with Graph(settings.graph_path(args.domain), read_only=True, pool_size=1) as graph:
+        try:
+            written = import_graph(graph, args.bolt, database=args.database or "",
+                                   user=args.user or settings.bolt_user, password=settings.bolt_password)
+        except Exception as err:  # noqa: BLE001 - one clear line
+            print(f"kgqa bolt-import: {type(err).__name__}: {err}", file=sys.stderr)
+            return 2
+    print(f"{args.domain} -> {args.bolt}: " + ", ".join(f"{k} {v}" for k, v in written.items()))
     return 0
 
 
@@ -154,7 +192,13 @@ def cmd_eval(args, settings: Settings) -> int:
 def cmd_serve(args, settings: Settings) -> int:
     from kgqa.app.server import serve
 
-    serve(settings.with_(host=args.host or settings.host, port=settings.port if args.port is None else args.port))
+    settings = settings.with_(workers=args.workers or settings.workers)
+    if settings.workers > 1:  # gunicorn, preloaded (kgqa.app.workers)
+        from kgqa.app.workers import serve_workers
+
+        serve = serve_workers
+    serve(settings.with_(host=args.host or settings.host, port=settings.port if args.port is None else args.port,
+                         threads=args.threads or settings.threads))
     return 0
 
 
@@ -170,7 +214,8 @@ def cmd_bench(args, settings: Settings) -> int:
 
     names = {"kg": "kgqa.evals.bench_kg", "cache": "kgqa.evals.bench_cache", "subgcache": "kgqa.evals.bench_subgcache",
              "accuracy": "kgqa.evals.bench_accuracy", "vector-memory": "kgqa.evals.bench_vector_memory",
-             "ablation": "kgqa.evals.ablation", "load": "kgqa.evals.bench_load", "all": "kgqa.evals.bench_all"}
+             "ablation": "kgqa.evals.ablation", "load": "kgqa.evals.bench_load", "all": "kgqa.evals.bench_all",
+             "backends": "kgqa.evals.bench_backends"}
     if args.name not in names:
         raise SystemExit(f"unknown benchmark {args.name!r}; choose one of {', '.join(names)}")
     try:
@@ -191,9 +236,21 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--csv", metavar="DIR", help="one CSV per table, named after it, with a header row")
     s.add_argument("--cypher", metavar="FILE", help="a Cypher CREATE script")
     s.add_argument("--kuzu", metavar="PATH", help="an existing Kuzu database, registered in place, opened read-only")
+    s.add_argument("--bolt", metavar="URI", help="a graph on a Neo4j-compatible server (bolt://, neo4j://), "
+                   "introspected, never copied or written; password from KGQA_BOLT_PASSWORD")
+    s.add_argument("--database", help="with --bolt: the database on the server (default: the server's)")
+    s.add_argument("--user", help="with --bolt: the user (default: KGQA_BOLT_USER)")
     s.add_argument("--annotations", metavar="FILE", help="optional annotations (JSON or YAML)")
     s.add_argument("--force", action="store_true", help="rebuild even when up to date")
     s.set_defaults(func=cmd_load)
+
+    s = sub.add_parser("bolt-import", help="one-off import of a registered graph into an EMPTY database of a "
+                                           "Neo4j-compatible server (then: kgqa load --name NAME --bolt URI)")
+    s.add_argument("--domain", required=True, help="a registered Kuzu graph")
+    s.add_argument("--bolt", required=True, metavar="URI")
+    s.add_argument("--database", help="the database on the server (default: the server's)")
+    s.add_argument("--user", help="the user (default: KGQA_BOLT_USER); password from KGQA_BOLT_PASSWORD")
+    s.set_defaults(func=cmd_bolt_import)
 
     s = sub.add_parser("domains", help="list the registered graphs, or remove one")
     s.add_argument("action", nargs="?", choices=["list", "remove"], default="list")
@@ -218,6 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("serve", help="run the REST API and web chat UI")
     s.add_argument("--host")
     s.add_argument("--port", type=int)
+    s.add_argument("--workers", type=int, help="processes (gunicorn, preloaded) sharing the plan cache and, with "
+                                               "KGQA_REDIS_URL, the answer cache (default KGQA_WORKERS, 1)")
+    s.add_argument("--threads", type=int, help="request threads per process (default KGQA_THREADS, 8)")
     s.set_defaults(func=cmd_serve)
 
     s = sub.add_parser("prewarm", help="pre-warm the plan cache offline (auto-generation)")
@@ -228,7 +288,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_prewarm)
 
     s = sub.add_parser("bench", help="run a benchmark (kg, cache, subgcache, accuracy, "
-                                          "vector-memory, ablation, load, all)")
+                                          "vector-memory, ablation, load, backends, all)")
     s.add_argument("name")
     s.add_argument("rest", nargs=argparse.REMAINDER)
     s.set_defaults(func=cmd_bench)

@@ -10,7 +10,9 @@ from __future__ import annotations
 import bisect
 import json
 import logging
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterable
@@ -234,11 +236,21 @@ def create_app(pipeline: Pipeline) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = max(settings.max_batch, 1) * (settings.max_question_chars * 6 + 256) + 65536
     metrics = _new_metrics()
     started = time.time()
-    app.extensions["kgqa"] = {"pipeline": pipeline, "metrics": metrics}
+    # uncached questions compute a few at a time; an answer-cache hit is served before this gate
+    compute = threading.BoundedSemaphore(max(1, settings.compute_slots))
+    inflight = Inflight()
+    app.extensions["kgqa"] = {"pipeline": pipeline, "metrics": metrics, "inflight": inflight}
 
     @app.before_request
     def _start_timer() -> None:
         g.t0 = time.perf_counter()
+        inflight.enter()
+        g.counted = True
+
+    @app.teardown_request
+    def _done(_exc) -> None:
+        if g.pop("counted", False):
+            inflight.leave()
 
     @app.after_request
     def _count(resp: Response) -> Response:
@@ -277,7 +289,10 @@ def create_app(pipeline: Pipeline) -> Flask:
     def ask():
         body = _json_body()
         question, domain = _question(pipeline, body, "ask")
-        result = pipeline.ask(question, domain)
+        result = pipeline.cached(question, domain)  # a hit never waits behind compile or LLM work
+        if result is None:
+            with compute:
+                result = pipeline.ask(question, domain, use_answer_cache=False)
         _record(metrics, [result])
         return jsonify(result.to_dict())
 
@@ -292,7 +307,8 @@ def create_app(pipeline: Pipeline) -> Flask:
         if len(items) > settings.max_batch:
             raise ClientError(f"batch of {len(items)} questions is over the limit of {settings.max_batch}", 413)
         checked = [_question(pipeline, item, f"questions[{i}]") for i, item in enumerate(items)]
-        results = pipeline.ask_batch([{"question": q, "domain": d} for q, d in checked])
+        with compute:
+            results = pipeline.ask_batch([{"question": q, "domain": d} for q, d in checked])
         _record(metrics, results)
         return jsonify(results=[r.to_dict() for r in results])
 
@@ -320,9 +336,12 @@ def create_app(pipeline: Pipeline) -> Flask:
 
     @app.get("/health")
     def health():
-        return jsonify(status="ok", uptime_s=round(time.time() - started, 1),
-                       domains={n: {"kg_version": d.graph.version} for n, d in pipeline.domains.items()},
-                       llm_loaded=getattr(pipeline, "_llm", None) is not None)
+        tier = pipeline.answer_cache.health() if hasattr(pipeline.answer_cache, "health") else None
+        return jsonify(status="ok" if tier is None or tier["redis"] == "up" else "degraded",
+                       uptime_s=round(time.time() - started, 1), pid=os.getpid(),
+                       domains={n: {"kg_version": d.graph.version, "engine": getattr(d.graph, "engine", "kuzu")}
+                                for n, d in pipeline.domains.items()},
+                       answer_cache_tier=tier, llm_loaded=getattr(pipeline, "_llm", None) is not None)
 
     @app.post("/domains/reload")
     def reload_domains():
@@ -361,9 +380,16 @@ def create_app(pipeline: Pipeline) -> Flask:
                            {"cache": cache}, round(ratio, 6)))
         if pipeline.answer_cache is not None and hasattr(pipeline.answer_cache, "stats"):
             s = pipeline.answer_cache.stats()
-            gauges += [("kgqa_answer_cache_entries", "Entries in the answer cache.", {}, s.get("entries", 0)),
+            gauges += [("kgqa_answer_cache_entries", "Entries in the answer cache (the shared tier's with Redis).",
+                        {}, s.get("entries", 0)),
                        ("kgqa_answer_cache_stored_bytes", "Bytes held by the answer cache.", {},
                         s.get("stored_bytes", 0))]
+            if "tier" in s:
+                shared = s.get("shared") or {}
+                gauges += [("kgqa_answer_cache_tier_up", "1 while the shared Redis answer-cache tier answers.", {},
+                            int(s["tier"]["redis"] == "up"))]
+                gauges += [("kgqa_answer_cache_lookups", "Answer-cache lookups of every worker, by result.",
+                            {"result": k}, shared.get(k, 0)) for k in ("hits", "misses")]
         if pipeline.plan_cache is not None and hasattr(pipeline.plan_cache, "stats"):
             gauges.append(("kgqa_plan_cache_entries", "Verified plans in the plan cache.", {},
                            pipeline.plan_cache.stats().get("entries", 0)))
@@ -384,6 +410,32 @@ def _safe(fn, label: str) -> str | None:
         return fn(label)
     except (KeyError, AttributeError):
         return None
+
+
+class Inflight:
+    """Counts requests in progress; :meth:`wait_idle` is the SIGTERM drain."""
+
+    def __init__(self) -> None:
+        self._n = 0
+        self._cond = threading.Condition()
+
+    def enter(self) -> None:
+        with self._cond:
+            self._n += 1
+
+    def leave(self) -> None:
+        with self._cond:
+            self._n -= 1
+            self._cond.notify_all()
+
+    @property
+    def count(self) -> int:
+        return self._n
+
+    def wait_idle(self, timeout_s: float) -> bool:
+        """Returns True once no request is in progress, False after ``timeout_s``."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self._n <= 0, timeout=timeout_s)
 
 
 # -- running --------------------------------------------------------------------------------------
@@ -425,16 +477,31 @@ class BackgroundServer:
 
 
 def serve(settings: Settings) -> None:
-    """Open the graphs and caches, warm the models, and serve the API and chat page with waitress."""
+    """Open the graphs and caches, warm the models, and serve the API and chat page with waitress in this
+    process (``kgqa serve --workers N`` > 1 is :mod:`kgqa.app.workers`). SIGTERM drains: the listening
+    socket closes, requests in progress finish (up to ``drain_s``), then the process exits."""
+    from waitress import wasyncore
     from waitress.server import create_server
 
     from kgqa.planner.pipeline import build_pipeline
 
+    sys.setswitchinterval(0.001)  # a cache hit's thread gets the GIL back quickly from compute threads
     pipeline = build_pipeline(settings)
     warm(pipeline)
     # kill -HUP re-reads the domain registry (as POST /domains/reload does), off the signal handler's frame
     signal.signal(signal.SIGHUP, lambda *_: threading.Thread(target=pipeline.reload, daemon=True).start())
-    server = create_server(create_app(pipeline), host=settings.host, port=settings.port, threads=8, ident="kgqa")
+    app = create_app(pipeline)
+    server = create_server(app, host=settings.host, port=settings.port, threads=settings.threads, ident="kgqa")
+    inflight: Inflight = app.extensions["kgqa"]["inflight"]
+
+    def drain() -> None:
+        server.trigger.pull_trigger(lambda: wasyncore.dispatcher.close(server))  # no new connections
+        drained = inflight.wait_idle(settings.drain_s)
+        print(f"kgqa: SIGTERM, {'drained' if drained else 'drain timed out with'} "
+              f"{inflight.count} requests in progress; stopping", flush=True)
+        server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
+
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=drain, daemon=True).start())
     print(f"kgqa serving {', '.join(pipeline.domains)} on http://{settings.host}:{server.effective_port}/",
           flush=True)
     try:

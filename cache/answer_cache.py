@@ -132,6 +132,23 @@ class AnswerCache:
             data = unpacker.decompress(data) + unpacker.flush()
         return json.loads(data)
 
+    # -- the stored form, for a shared tier -------------------------------------------------------------
+    def pack(self, question: str, domain: str | None, kg_version: str | None, value: dict) -> bytes:
+        """Returns ``value`` as this cache stores it (pruned, compressed with the key-primed dictionary),
+        as bytes another process decodes with :meth:`unpack`."""
+        k = self.key(question, domain, kg_version)
+        item = self._encode(value, k)
+        body = json.dumps(item.payload, default=str).encode() if item.kind == _RAW else item.payload
+        return bytes([item.kind, int(item.pruned)]) + body
+
+    def unpack(self, question: str, domain: str | None, kg_version: str | None, data: bytes) -> dict:
+        """Returns the result dict packed by :meth:`pack` (a pruned one marked ``rows_pruned``)."""
+        k = self.key(question, domain, kg_version)
+        kind, pruned = data[0], bool(data[1])
+        payload = json.loads(data[2:]) if kind == _RAW else bytes(data[2:])
+        item = _Item(kind, payload, len(data), len(data), pruned, k[0])
+        return self._mark(self._decode(item, k), item, semantic=False)
+
     # -- API -----------------------------------------------------------------------------------------
     def get(self, question: str, domain: str | None, kg_version: str | None) -> dict | None:
         """The cached result dict, or ``None``; a pruned value has ``cache["rows_pruned"] = True``."""

@@ -14,9 +14,17 @@ def open_plan_cache(settings) -> PlanCache:
     return PlanCache(settings.state_dir, bound=settings.plan_bucket_bound)
 
 
-def open_answer_cache(settings, *, memory_efficient: bool = True) -> AnswerCache:
-    """The answer cache; ``memory_efficient`` prunes to ``answer_prune_rows`` rows and compresses."""
-    return AnswerCache(settings.answer_cache_entries, settings.answer_cache_bytes,
+def open_answer_cache(settings, *, memory_efficient: bool = True):
+    """The answer cache; ``memory_efficient`` prunes to ``answer_prune_rows`` rows and compresses. With
+    ``redis_url`` set, the in-process cache is backed by the shared Redis tier
+    (:class:`kgqa.cache.redis_tier.TieredAnswerCache`)."""
+    local = AnswerCache(settings.answer_cache_entries, settings.answer_cache_bytes,
                        prune_rows=settings.answer_prune_rows if memory_efficient else 0,
                        compress_min_bytes=settings.answer_compress_min_bytes, compress=memory_efficient,
                        semantic_threshold=settings.semantic_cache_threshold)
+    url = getattr(settings, "redis_url", "")
+    if not url:
+        return local
+    from kgqa.cache.redis_tier import TieredAnswerCache
+
+    return TieredAnswerCache(local, url, ttl_s=settings.redis_ttl_s)

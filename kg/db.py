@@ -1,6 +1,6 @@
 """Safe access to one embedded Kuzu graph: read-only serving, guarded queries, timeouts, row caps.
 
-``Graph`` is the KG backend protocol's Kuzu implementation. Every query passes :func:`check_read_only`
+``Graph`` is the graph backend protocol's Kuzu engine (dialect and catalogue: :mod:`kgqa.kg.kuzu_engine`). Every query passes :func:`check_read_only`
 before Kuzu sees it; serving connections additionally open the database read-only, so a query can never
 modify the graph. Results come back as :class:`QueryResult` with plain Python values.
 """
@@ -14,10 +14,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import kuzu
 
+from kgqa.kg.backend import Catalog
+from kgqa.kg.kuzu_engine import KUZU, kuzu_catalog
 from kgqa.kg.safety import UnsafeQueryError, check_read_only
 
 DB_FILE = "graph.kuzu"
@@ -63,18 +65,6 @@ class GraphMeta:
         (Path(graph_dir) / META_FILE).write_text(json.dumps(self.__dict__, indent=2, sort_keys=True))
 
 
-class KGBackend(Protocol):
-    """What the planner needs from a knowledge graph (Kuzu today, others later)."""
-
-    domain: str
-    version: str
-
-    def query(self, cypher: str, params: dict | None = None, *, timeout_ms: int | None = None,
-              row_cap: int | None = None) -> QueryResult: ...
-
-    def explain(self, cypher: str, params: dict | None = None) -> str | None: ...
-
-
 # Kuzu reserves ``max_db_size`` of virtual address space for every open database; its default (8 TiB) lets a
 # process hold only ~15 at once (47-bit address space). The graphs here are < 1 GiB, benchmark graphs a few.
 MAX_DB_SIZE = 1 << 36  # 64 GiB
@@ -87,7 +77,11 @@ def open_database(path: str | Path, *, read_only: bool = False, buffer_pool_mb: 
 
 
 class Graph:
-    """One domain's Kuzu database, opened read-only by default, with a small connection pool."""
+    """One domain's Kuzu database, opened read-only by default, with a small connection pool: the embedded
+    engine of the graph backend protocol (:class:`kgqa.protocols.GraphBackend`)."""
+
+    dialect = KUZU
+    engine = "kuzu"
 
     def __init__(self, graph_dir: str | Path, *, read_only: bool = True, timeout_ms: int = 5000,
                  row_cap: int = 1000, pool_size: int = 4, domain: str | None = None, buffer_pool_mb: int = 0):
@@ -112,6 +106,16 @@ class Graph:
         self.version = self.meta.version if self.meta else "unversioned"
         self._fts_loaded: set[int] = set()
         self._lock = threading.Lock()
+        self._catalog: Catalog | None = None
+
+    def catalog(self) -> Catalog:
+        """Returns the graph's catalogue (read once when the database is read-only)."""
+        if self._catalog is None or not self.read_only:
+            cat = kuzu_catalog(self)
+            if not self.read_only:
+                return cat
+            self._catalog = cat
+        return self._catalog
 
     # -- connections -------------------------------------------------------------------------
     @contextmanager

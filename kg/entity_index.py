@@ -136,9 +136,11 @@ def _node_tables(run) -> dict[str, dict[str, str]]:
     return tables
 
 
-def collect_entries(run: Callable[[str], Iterable[list]], spec: DomainSpec) -> list[Entry]:
-    """Every (label, key, name, prop) of the spec's name-like properties present in the graph."""
-    tables = _node_tables(run)
+def collect_entries(run: Callable[[str], Iterable[list]], spec: DomainSpec,
+                    tables: dict[str, dict[str, str]] | None = None) -> list[Entry]:
+    """Every (label, key, name, prop) of the spec's name-like properties present in the graph; ``tables``
+    (label -> {property: type}, from the engine's catalogue) spares reading Kuzu's catalogue."""
+    tables = _node_tables(run) if tables is None else tables
     entries: list[Entry] = []
     for label, props in spec.name_props.items():
         if label not in tables:
@@ -260,7 +262,10 @@ class EntityIndex:
         entries = load_entries(graph_dir)
         self._vector_file = graph_dir / VECTORS_FILE
         if entries is None:  # graph built without an index: derive it from the graph itself
-            entries = collect_entries(_graph_runner(graph), spec)
+            from kgqa.kg.backend import read_catalog
+
+            tables = {lb: dict(props) for lb, props in read_catalog(graph).nodes.items()}
+            entries = collect_entries(_graph_runner(graph), spec, tables)
             self._vector_file = None
         self.entries: list[Entry] = entries
         self.use_vectors = use_vectors
@@ -321,6 +326,8 @@ class EntityIndex:
 
     def _fts_indexes(self) -> dict[str, str]:
         """label -> FTS index name, for the indexes present in the graph."""
+        if getattr(getattr(self.graph, "dialect", None), "name", "kuzu") != "kuzu":
+            return {}  # Kuzu's FTS extension; other engines link with the in-memory matchers and vectors
         try:
             rows = self.graph.query("CALL show_indexes() RETURN *").rows
         except Exception as err:  # noqa: BLE001 - FTS is an optional source

@@ -90,21 +90,18 @@ _catalog_lock = threading.Lock()
 
 
 def catalog(graph) -> Catalog:
-    """The (cached) catalogue of ``graph``, read from Kuzu's ``show_tables``/``table_info``."""
+    """The (cached) catalogue of ``graph``, read from its engine's catalogue."""
     cat = _catalogs.get(id(graph))
     if cat is not None and getattr(graph, "_kgqa_catalog", None) is cat:
         return cat
     with _catalog_lock:
+        from kgqa.kg.backend import read_catalog
+
+        found = read_catalog(graph)
         cat = Catalog()
-        for row in graph.query("CALL show_tables() RETURN *").rows:
-            name, kind = row[1], row[2]
-            info = graph.query(f"CALL table_info('{name}') RETURN *").rows
-            if kind == "NODE":
-                cat.nodes[name] = {r[1]: r[2] for r in info}
-                cat.primary_keys[name] = next((r[1] for r in info if r[4] is True), info[0][1])
-            elif kind == "REL":
-                cat.rels[name] = [(r[0], r[1]) for r in
-                                  graph.query(f"CALL show_connection('{name}') RETURN *").rows]
+        cat.nodes = {label: dict(props) for label, props in found.nodes.items()}
+        cat.primary_keys = dict(found.keys)
+        cat.rels = {name: list(pairs) for name, pairs in found.rels.items()}
         _catalogs[id(graph)] = cat
         try:
             graph._kgqa_catalog = cat

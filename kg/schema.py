@@ -18,7 +18,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from kgqa.kg.cypher import ident, literal, quote
+from kgqa.kg.cypher import ident, quote
 from kgqa.kg.db import Graph
 from kgqa.kg.spec import DomainSpec
 
@@ -61,22 +61,19 @@ class GraphSchema:
 
     @classmethod
     def from_graph(cls, graph: Graph, *, samples: int = SAMPLE_VALUES) -> GraphSchema:
+        from kgqa.kg.backend import read_catalog
+
         schema = cls(domain=graph.domain)
-        for name, kind in graph.query("CALL show_tables() RETURN name, type ORDER BY name").rows:
-            info = graph.query(f"CALL table_info({literal(name)}) RETURN *")
-            cols = info.columns
-            props = [(r[cols.index("name")], r[cols.index("type")]) for r in info.rows]
-            if kind == "NODE":
-                pk = next(r[cols.index("name")] for r in info.rows if r[cols.index("primary key")])
-                count = graph.query(f"MATCH (n:{quote(name)}) RETURN count(n)").rows[0][0]
-                schema.nodes[name] = NodeSchema(name, props, pk, count,
-                                                _samples(graph, f"(n:{quote(name)})", props, samples))
-            elif kind == "REL":
-                conn = graph.query(f"CALL show_connection({literal(name)}) RETURN *")
-                pairs = [(r[0], r[1]) for r in conn.rows]
-                count = graph.query(f"MATCH ()-[n:{quote(name)}]->() RETURN count(n)").rows[0][0]
-                schema.rels[name] = RelSchema(name, pairs, props, count,
-                                              _samples(graph, f"()-[n:{quote(name)}]->()", props, samples))
+        cat = read_catalog(graph)
+        for name, props in sorted(cat.nodes.items()):
+            count = graph.query(f"MATCH (n:{quote(name)}) RETURN count(n)").rows[0][0]
+            schema.nodes[name] = NodeSchema(name, list(props), cat.keys[name], count,
+                                            _samples(graph, f"(n:{quote(name)})", props, samples))
+        for name, pairs in sorted(cat.rels.items()):
+            props = cat.rel_props.get(name, [])
+            count = graph.query(f"MATCH ()-[n:{quote(name)}]->() RETURN count(n)").rows[0][0]
+            schema.rels[name] = RelSchema(name, list(pairs), list(props), count,
+                                          _samples(graph, f"()-[n:{quote(name)}]->()", props, samples))
         return schema
 
     def neighbours(self, label: str) -> list[tuple[str, str, str]]:

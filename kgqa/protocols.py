@@ -1,6 +1,6 @@
 """Extension points declared as interfaces: what one layer asks of an object that a higher layer passes in.
 
-The planner takes its plan cache as a :class:`PlanStore`; ``kgqa.cache.plan_cache.PlanCache`` is the
+Graphs are :class:`GraphBackend` engines. The planner takes its plan cache as a :class:`PlanStore`; ``kgqa.cache.plan_cache.PlanCache`` is the
 built-in one. Any object with these methods serves (an in-memory store in a test, a shared store later).
 """
 
@@ -31,3 +31,31 @@ class PlanStore(Protocol):
     def learn(self, question: str, isr: Any, d: Any, cypher: str, params: dict, r: Any) -> Any:
         """Stores a verified plan (the pipeline calls it only after a complete, non-empty answer); returns
         the stored entry or None."""
+
+
+@runtime_checkable
+class GraphBackend(Protocol):
+    """A graph engine as every layer uses it (``kgqa.kg.db.Graph``: embedded Kuzu;
+    ``kgqa.kg.bolt_engine.BoltEngine``: a Neo4j-compatible server). Queries are written in the canonical
+    (Kuzu) dialect; the engine's ``dialect`` rewrites them, and its read-only guard checks every query."""
+
+    domain: str
+    version: str
+    engine: str  # "kuzu" or "bolt"
+    dialect: Any  # kgqa.kg.backend.Dialect: ``name``, ``translate(cypher)``, ``explain(cypher)``
+
+    def query(self, cypher: str, params: dict | None = None, *, timeout_ms: int | None = None,
+              row_cap: int | None = None) -> Any:
+        """Returns the rows of a guarded read-only query (QueryResult), bounded by a timeout and a row cap."""
+
+    def explain(self, cypher: str, params: dict | None = None) -> str | None:
+        """Returns None when the query compiles on the engine, else the engine's error text."""
+
+    def execute_unchecked(self, cypher: str, params: dict | None = None) -> Any:
+        """Returns all the rows of a build-time or introspection read (no row cap)."""
+
+    def catalog(self) -> Any:
+        """Returns the graph's schema (kgqa.kg.backend.Catalog): labels, typed properties, keys, endpoints."""
+
+    def close(self) -> None:
+        """Releases the engine's connections."""

@@ -44,6 +44,10 @@ class Settings:
     # graphs: every one registered under home/graphs (kgqa.kg.registry); annotations files on or off
     annotations: bool = True  # False: serve and load each graph from what it derives alone, as a new user's
 
+    # graph servers registered with `kgqa load --bolt` (Neo4j, Memgraph, ArcadeDB): credentials
+    bolt_user: str = ""  # empty: the user recorded at registration
+    bolt_password: str = ""
+
     # query execution
     query_timeout_ms: int = 5000
     row_cap: int = 1000
@@ -72,6 +76,8 @@ class Settings:
     answer_prune_rows: int = 50
     answer_compress_min_bytes: int = 512
     semantic_cache_threshold: float = 0.0  # 0 = semantic hits off
+    redis_url: str = ""  # e.g. redis://127.0.0.1:6379/0: the answer cache shared by every worker (cache/redis_tier.py)
+    redis_ttl_s: int = 86400  # lifetime of a shared answer-cache entry
 
     # graph-less fallback: vector memory of importance-pooled subgraphs (GLARE)
     vector_memory: bool = True
@@ -88,6 +94,10 @@ class Settings:
     port: int = 8080
     max_question_chars: int = 2000
     max_batch: int = 200
+    workers: int = 1  # kgqa serve --workers: processes (gunicorn with preload when > 1)
+    threads: int = 64  # request threads per process: more than the clients that can wait at the compute gate
+    compute_slots: int = 2  # uncached questions computed at once per process; cache hits never wait for one
+    drain_s: float = 30.0  # on SIGTERM: how long in-flight requests may take to finish
 
     def __post_init__(self) -> None:
         for name in ("home", "data_dir"):

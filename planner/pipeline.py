@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgqa.kg.cypher import inline_params
-from kgqa.kg.db import Graph, QueryError, QueryTimeout
+from kgqa.kg.db import QueryError, QueryTimeout
+from kgqa.kg.engines import open_graph
 from kgqa.kg.registry import graph_spec, registered
 from kgqa.kg.safety import UnsafeQueryError
 from kgqa.kg.schema import render_row
@@ -30,7 +31,7 @@ from kgqa.planner.linker import link_mentions
 from kgqa.planner.repair import validate_and_repair
 from kgqa.planner.router import DescriptionStore, Router
 from kgqa.planner.schema_view import SchemaView
-from kgqa.protocols import PlanStore
+from kgqa.protocols import GraphBackend, PlanStore
 from kgqa.settings import Settings
 from kgqa.types import Attempt, InputError, Result, Subgraph
 
@@ -54,7 +55,7 @@ WRITE_INTENT = re.compile(
 @dataclass
 class Domain:
     name: str
-    graph: Graph
+    graph: GraphBackend
     view: SchemaView
     compiler: Compiler
     index: Any = None
@@ -110,8 +111,8 @@ class Pipeline:
 
     def _open(self, name: str) -> Domain:
         s = self.settings
-        graph = Graph(s.graph_path(name), read_only=True, timeout_ms=s.query_timeout_ms, row_cap=s.row_cap,
-                      buffer_pool_mb=s.buffer_pool_mb)
+        graph = open_graph(s.graph_path(name), timeout_ms=s.query_timeout_ms, row_cap=s.row_cap,
+                           buffer_pool_mb=s.buffer_pool_mb, bolt_user=s.bolt_user, bolt_password=s.bolt_password)
         spec = graph_spec(graph, annotations=s.annotations)
         view = SchemaView.from_graph(graph, spec)
         index = None
@@ -192,31 +193,14 @@ class Pipeline:
             r.answer = ("Refused: kgqa only answers questions; it never modifies the knowledge graph "
                         "or reads files.")
             return
-        hit = None
-        if use_answer_cache and self.answer_cache is not None:
-            # before routing: a repeat is answered in O(1) whichever domain it was answered in
-            with self._timed(timings, "answer_cache"):
-                for name in ([domain] if domain else list(self.domains)):
-                    hit = self.answer_cache.get(question, name, self.domains[name].graph.version)
-                    if hit is not None:
-                        domain = name
-                        break
+        if use_answer_cache and self._from_cache(question, domain, r, timings):
+            return
         with self._timed(timings, "parse_route"):
             if domain is None:
                 route = self.router.route(question)
                 domain = route.domain
             d = self.domains[domain]
             r.domain, r.kg_version = domain, d.graph.version
-        if hit is not None:
-            cached = Result.from_dict(hit)
-            for field_name in ("status", "answer", "cypher", "columns", "rows", "isr", "candidates", "attempts",
-                               "subgraph", "evidence", "operators"):
-                setattr(r, field_name, getattr(cached, field_name))
-            r.cache = {"answer_hit": True, "plan_hit": cached.cache.get("plan_hit", False), "llm_calls": 0}
-            for flag in ("rows_pruned", "semantic_hit"):  # the rows shown are the cache's first N, or a neighbour's
-                if cached.cache.get(flag):
-                    r.cache[flag] = True
-            return
         mentions, learn = self._answer(question, d, r, timings)
         if r.status == "dont_know" and self.settings.vector_memory:
             with self._timed(timings, "vector_memory"):
@@ -226,6 +210,45 @@ class Pipeline:
                 learn()
         if self.answer_cache is not None and r.status in ("answered", "dont_know"):
             self.answer_cache.put(question, domain, d.graph.version, r.to_dict())
+
+    def cached(self, question: str, domain: str | None = None) -> Result | None:
+        """Returns the answer-cache hit for ``question`` (validated; ``domain`` None: any domain), or None.
+        Nothing else runs (no routing, compilation or LLM), so a server answers it before queueing for
+        compute work."""
+        question = self.validate(question, domain)
+        if self.answer_cache is None or WRITE_INTENT.search(question):
+            return None
+        timings: dict[str, float] = {}
+        r = Result(question=question, domain=domain)
+        if not self._from_cache(question, domain, r, timings):
+            return None
+        r.timings_ms = {k: round(v, 2) for k, v in timings.items()}
+        return r
+
+    def _from_cache(self, question: str, domain: str | None, r: Result, timings: dict) -> bool:
+        """Fills ``r`` from the answer cache (the KG version of ``domain``, or of each domain); True on a hit."""
+        if self.answer_cache is None:
+            return False
+        hit = None
+        # before routing: a repeat is answered in O(1) whichever domain it was answered in
+        with self._timed(timings, "answer_cache"):
+            for name in ([domain] if domain else list(self.domains)):
+                hit = self.answer_cache.get(question, name, self.domains[name].graph.version)
+                if hit is not None:
+                    domain = name
+                    break
+        if hit is None:
+            return False
+        r.domain, r.kg_version = domain, self.domains[domain].graph.version
+        cached = Result.from_dict(hit)
+        for field_name in ("status", "answer", "cypher", "columns", "rows", "isr", "candidates", "attempts",
+                           "subgraph", "evidence", "operators"):
+            setattr(r, field_name, getattr(cached, field_name))
+        r.cache = {"answer_hit": True, "plan_hit": cached.cache.get("plan_hit", False), "llm_calls": 0}
+        for flag in ("rows_pruned", "semantic_hit"):  # the rows shown are the cache's first N, or a neighbour's
+            if cached.cache.get(flag):
+                r.cache[flag] = True
+        return True
 
     def _answer(self, question: str, d: Domain, r: Result, timings: dict):
         """Link → ISR → plan (template reuse or grounded compilation) → EXPLAIN/repair → execute →

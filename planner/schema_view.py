@@ -1,7 +1,6 @@
 """What the compiler knows about a graph: labels, typed properties, relationships, and a value index.
 
-Built once per serving graph from Kuzu's own catalogue (``show_tables``, ``table_info``,
-``show_connection``), so it can never name a property or relationship that does not exist.
+Built once per serving graph from its engine's catalogue (:func:`kgqa.kg.backend.read_catalog`), so it can never name a property or relationship that does not exist.
 """
 
 from __future__ import annotations
@@ -9,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from kgqa.kg.backend import read_catalog
 from kgqa.kg.db import Graph
 from kgqa.kg.operators import relation_steps
 from kgqa.kg.spec import DomainSpec
@@ -34,20 +34,12 @@ class SchemaView:
     @classmethod
     def from_graph(cls, graph: Graph, spec: DomainSpec) -> SchemaView:
         view = cls(spec=spec)
-        tables = graph.execute_unchecked("CALL show_tables() RETURN *")
-        cols = tables.columns
-        for row in tables.rows:
-            rec = dict(zip(cols, row))
-            name, kind = rec["name"], rec["type"]
-            info = graph.execute_unchecked(f"CALL table_info('{name}') RETURN *")
-            props = {r[info.columns.index("name")]: r[info.columns.index("type")] for r in info.rows}
-            if kind == "NODE":
-                view.nodes[name] = props
-            elif kind == "REL":
-                view.rel_props[name] = props
-                conn = graph.execute_unchecked(f"CALL show_connection('{name}') RETURN *")
-                view.rels[name] = [(r[0], r[1]) for r in conn.rows]
-                view.rel_counts[name] = graph.execute_unchecked(f"MATCH ()-[e:`{name}`]->() RETURN count(e)").rows[0][0]
+        cat = read_catalog(graph)
+        view.nodes = {label: dict(props) for label, props in cat.nodes.items()}
+        view.rels = {name: list(pairs) for name, pairs in cat.rels.items()}
+        view.rel_props = {name: dict(cat.rel_props.get(name, [])) for name in cat.rels}
+        for name in view.rels:  # edges per relationship type: which reading of a path is the commonest
+            view.rel_counts[name] = graph.execute_unchecked(f"MATCH ()-[e:`{name}`]->() RETURN count(e)").rows[0][0]
         view._index_values(graph)
         return view
 

@@ -29,4 +29,23 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/pip install -q --find-links "$WHEELS" -e ".[dev]"
   echo "$want" > "$stamp"
 fi
+# redis-server: the shared answer-cache tier (KGQA_REDIS_URL) and its tests. Debian's package, as root.
+if ! command -v redis-server >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "[setup] installing redis-server (apt-get install -y redis-server)"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null) || true
+    # the package's own service is not needed: kgqa's tests and benches start private servers on free ports
+    command -v service >/dev/null 2>&1 && service redis-server stop >/dev/null 2>&1 || true
+  fi
+  if ! command -v redis-server >/dev/null 2>&1; then
+    {
+      echo
+      echo "########################################################################################"
+      echo "# WARNING: no redis-server (needs root and apt-get: apt-get install -y redis-server)."
+      echo "# The Redis answer-cache tests (tests/test_workers.py) will be SKIPPED."
+      echo "########################################################################################"
+      echo
+    } >&2
+  fi
+fi
 echo "[setup] ready: .venv/bin/kgqa"

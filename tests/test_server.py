@@ -158,6 +158,10 @@ def test_internal_errors_are_generic(pipeline, monkeypatch):
         raise RuntimeError("secret internal detail /work/main/var")
 
     monkeypatch.setattr(pipeline, "ask", broken)
+    monkeypatch.setattr(pipeline, "cached", lambda *a, **k: None)  # a miss: /ask computes (and breaks)
+    resp = app.test_client().post("/ask", json={"question": "Who directed The Matrix?"})
+    assert resp.status_code == 500
+    monkeypatch.setattr(pipeline, "cached", broken)  # the cache lookup breaking is just as generic
     resp = app.test_client().post("/ask", json={"question": "Who directed The Matrix?"})
     assert resp.status_code == 500
     assert resp.get_json() == {"error": "internal server error"}

@@ -1,0 +1,93 @@
+"""``kgqa serve --workers N``: N processes under gunicorn (threaded workers, application preloaded).
+
+Why gunicorn: it is the kept pre-fork WSGI server. With ``preload_app`` the master imports the whole
+service once (torch, the embedder, Kuzu, Flask) and the workers share those pages copy-on-write; each
+worker then opens its own read-only graph handles and caches after the fork (:func:`post_worker_init`),
+because neither Kuzu databases nor driver connections may cross a fork. The master restarts a worker that
+dies (``kill -9``) while the others keep serving, and SIGTERM is a graceful stop: workers close their
+listening sockets and finish the requests in progress within ``drain_s`` (``graceful_timeout``).
+Waitress, the single-process server, has no process model.
+
+Workers share the plan cache (SQLite WAL: every write a transaction, visible to the others) and, with
+``KGQA_REDIS_URL``, the answer cache's Redis tier.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+from gunicorn.app.base import BaseApplication
+
+from kgqa.settings import Settings
+
+
+class LazyApp:
+    """The WSGI app of one worker, built after the fork (the master only imports)."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.app = None
+        self._lock = threading.Lock()
+
+    def build(self) -> None:
+        """Opens this worker's pipeline (graphs read-only, caches) and builds its Flask app."""
+        from kgqa.app.server import create_app, warm
+        from kgqa.planner.pipeline import build_pipeline
+
+        with self._lock:
+            if self.app is None:
+                sys.setswitchinterval(0.001)
+                pipeline = build_pipeline(self.settings)
+                warm(pipeline)
+                self.app = create_app(pipeline)
+
+    def __call__(self, environ, start_response):
+        if self.app is None:
+            self.build()
+        return self.app(environ, start_response)
+
+
+class KgqaGunicorn(BaseApplication):
+    """gunicorn configured from :class:`Settings` (no config file, no command line of its own)."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.lazy = LazyApp(settings)
+        super().__init__()
+
+    def load_config(self) -> None:
+        s = self.settings
+        lazy, domains = self.lazy, []
+
+        def post_worker_init(worker) -> None:
+            lazy.build()
+
+        def when_ready(server) -> None:
+            from kgqa.kg.registry import registered
+
+            domains.extend(registered(s.graphs_dir))
+            host, port = server.LISTENERS[0].sock.getsockname()[:2]
+            print(f"kgqa serving {', '.join(domains)} with {s.workers} workers (gunicorn, pid {os.getpid()}) "
+                  f"on http://{host}:{port}/", flush=True)
+
+        for key, value in {
+            "bind": f"{s.host}:{s.port}", "workers": str(s.workers), "worker_class": "gthread",
+            "threads": str(s.threads), "preload_app": True, "graceful_timeout": str(int(s.drain_s)),
+            "timeout": "300", "keepalive": "75",
+            "post_worker_init": post_worker_init, "when_ready": when_ready, "accesslog": None,
+            "errorlog": "-", "loglevel": "warning", "proc_name": "kgqa",
+        }.items():
+            self.cfg.set(key, value)
+
+    def load(self):
+        import kgqa.app.server  # noqa: F401 - preloaded in the master: its imports are shared by every worker
+        import kgqa.planner.pipeline  # noqa: F401
+
+        return self.lazy
+
+
+def serve_workers(settings: Settings) -> None:
+    """Runs the service in ``settings.workers`` gunicorn processes until SIGTERM/SIGINT."""
+    KgqaGunicorn(settings).run()
