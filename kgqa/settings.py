@@ -60,6 +60,7 @@ class Settings:
     mmr_lambda: float = 0.5
     mmr_k: int = 5
     plan_bucket_bound: int = 0  # 0 = unbounded; B > 0 = LRU per bucket
+    plan_domain_bound: int = 5000  # most live plans per domain, least recently used evicted first (0 = unbounded)
     param_reuse: bool = True
     use_plan_cache: bool = True  # False = static exemplars, no reuse, no online learning (ablation)
     plan_mmr: bool = True  # False = plain BM25 top-k exemplars (ablation)
@@ -88,6 +89,15 @@ class Settings:
     port: int = 8080
     max_question_chars: int = 2000
     max_batch: int = 200
+    max_slot_chars: int = 200  # a template slot longer than this is not a match (linear, bounded slot matching)
+    batch_llm_calls: int = 32  # most LLM phrasings one /ask/batch request makes; the rest keep their answers
+    compute_slots: int = 4  # requests computing answers at once (/ask, /ask/batch, /feedback)
+    compute_wait_s: float = 2.0  # longest wait for a compute slot; then 503 with Retry-After
+    http_threads: int = 8  # waitress worker threads
+    http_connection_limit: int = 1000  # open connections before waitress stops accepting
+    http_request_timeout_s: float = 10.0  # a request whose headers and body are not in by then is closed
+    http_idle_timeout_s: float = 30.0  # an idle keep-alive connection is closed after this
+    http_max_header_bytes: int = 16384  # request line plus headers
 
     def __post_init__(self) -> None:
         for name in ("home", "data_dir"):
