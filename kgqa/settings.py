@@ -91,7 +91,10 @@ class Settings:
     max_batch: int = 200
     max_slot_chars: int = 200  # a template slot longer than this is not a match (linear, bounded slot matching)
     batch_llm_calls: int = 32  # most LLM phrasings one /ask/batch request makes; the rest keep their answers
-    compute_slots: int = 4  # requests computing answers at once (/ask, /ask/batch, /feedback)
+    batch_llm_s: float = 30.0  # longest LLM phrasing time of one batch; the rest keep their answers
+    compute_heavy_chars: int = 300  # a question this long, or a batch of more than one, is a heavy request
+    compute_slots: int = 3  # heavy requests computing at once
+    compute_queue: int = 2  # heavy requests waiting for a compute slot; more get 503 with Retry-After at once
     compute_wait_s: float = 2.0  # longest wait for a compute slot; then 503 with Retry-After
     http_threads: int = 8  # waitress worker threads
     http_connection_limit: int = 1000  # open connections before waitress stops accepting
