@@ -1,4 +1,4 @@
-"""The ``kgqa`` command line: load graphs, ask, eval, serve, pre-warm, bench."""
+"""The ``kgqa`` command line: load graphs, ask, eval, serve, pre-warm, cache inspect/purge, bench."""
 
 from __future__ import annotations
 
@@ -214,8 +214,8 @@ def cmd_bench(args, settings: Settings) -> int:
 
     names = {"kg": "kgqa.evals.bench_kg", "cache": "kgqa.evals.bench_cache", "subgcache": "kgqa.evals.bench_subgcache",
              "accuracy": "kgqa.evals.bench_accuracy", "vector-memory": "kgqa.evals.bench_vector_memory",
-             "ablation": "kgqa.evals.ablation", "load": "kgqa.evals.bench_load", "all": "kgqa.evals.bench_all",
-             "backends": "kgqa.evals.bench_backends"}
+             "ablation": "kgqa.evals.ablation", "load": "kgqa.evals.bench_load", "abuse": "kgqa.evals.bench_abuse",
+             "backends": "kgqa.evals.bench_backends", "all": "kgqa.evals.bench_all"}
     if args.name not in names:
         raise SystemExit(f"unknown benchmark {args.name!r}; choose one of {', '.join(names)}")
     try:
@@ -287,8 +287,12 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--if-empty", action="store_true", help="only domains whose plan cache is empty")
     s.set_defaults(func=cmd_prewarm)
 
+    from kgqa.app.cache_cmd import add_parser as add_cache_parser
+
+    add_cache_parser(sub)
+
     s = sub.add_parser("bench", help="run a benchmark (kg, cache, subgcache, accuracy, "
-                                          "vector-memory, ablation, load, backends, all)")
+                                          "vector-memory, ablation, load, backends, abuse, all)")
     s.add_argument("name")
     s.add_argument("rest", nargs=argparse.REMAINDER)
     s.set_defaults(func=cmd_bench)

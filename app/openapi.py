@@ -36,6 +36,8 @@ def openapi_spec(settings: Settings | None = None, domains: list[str] | None = N
         "415": _error("Content-Type is not application/json"),
         "500": _error("Internal error (generic message, no details)"),
     }
+    busy = _error(f"Server busy: a heavy request (a batch, a question of {s.compute_heavy_chars}+ characters) "
+                  "found no compute slot in time; retry after the Retry-After header's seconds")
     question_obj = {
         "type": "object", "required": ["question"], "additionalProperties": True,
         "properties": {
@@ -54,7 +56,10 @@ def openapi_spec(settings: Settings | None = None, domains: list[str] | None = N
             "domain": {"type": ["string", "null"]},
             "status": {"type": "string", "enum": ["answered", "dont_know", "error", "refused"]},
             "answer": {"type": "string"},
-            "cypher": {"type": ["string", "null"], "description": "the executed query, parameters inlined"},
+            "cypher": {"type": ["string", "null"], "description": "the executed query, parameters inlined "
+                                                                  "(runs as is, same rows)"},
+            "cypher_run": {"type": ["string", "null"], "description": "the query text exactly as executed"},
+            "params": {"type": "object", "description": "the parameters bound to cypher_run"},
             "columns": {"type": "array", "items": {"type": "string"}},
             "rows": {"type": "array", "items": {"type": "array", "items": {}}},
             "isr": {"type": ["object", "null"], "description": "intermediate semantic representation"},
@@ -97,7 +102,7 @@ def openapi_spec(settings: Settings | None = None, domains: list[str] | None = N
                 "summary": "Answer one question", "operationId": "ask",
                 "requestBody": _json_body("Question"),
                 "responses": {"200": _ok("The result (also for dont_know, refused and error statuses)", "Result"),
-                              **post_errors}}},
+                              **post_errors, "503": busy}}},
             "/ask/batch": {"post": {
                 "summary": f"Answer up to {s.max_batch} questions in order", "operationId": "askBatch",
                 "requestBody": _json_body("Batch"),
@@ -106,7 +111,8 @@ def openapi_spec(settings: Settings | None = None, domains: list[str] | None = N
                               "400": _error(bad_input + "; 'questions' missing, not an array or empty; the "
                                             "message names the offending item as questions[i]"),
                               "413": _error(f"More than {s.max_batch} questions, a question over "
-                                            f"{s.max_question_chars} characters, or body too large")}}},
+                                            f"{s.max_question_chars} characters, or body too large"),
+                              "503": busy}}},
             "/feedback": {"post": {
                 "summary": "Thumbs up or down on an answer the service gave; touches only the caches",
                 "description": "The answer is looked up in the answer cache (question, domain, KG version), "

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 from flask import Flask, Response, g, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
+from kgqa.app.limits import SECURITY_HEADERS, Busy, ComputeGate, create_hardened_server, method_label
 from kgqa.planner.feedback import FeedbackConflict, FeedbackNotFound, give_feedback
 from kgqa.planner.pipeline import Pipeline
 from kgqa.settings import Settings
@@ -152,6 +154,7 @@ def _new_metrics() -> Metrics:
     m.counter("kgqa_plan_cache_hits_total", "Questions whose plan came from the plan cache (template reuse).")
     m.counter("kgqa_llm_calls_total", "LLM calls made while answering questions.")
     m.counter("kgqa_feedback_total", "Thumbs up/down votes applied, by vote.")
+    m.counter("kgqa_busy_rejections_total", "Requests refused with 503 because no compute slot was free in time.")
     for name in ("kgqa_answer_cache_hits_total", "kgqa_plan_cache_hits_total", "kgqa_llm_calls_total"):
         m.inc(name, 0.0)  # unlabelled counters are exposed from the start
     return m
@@ -235,11 +238,14 @@ def create_app(pipeline: Pipeline) -> Flask:
     # A whole batch of maximum-size questions, JSON-escaped, plus room for the envelope.
     app.config["MAX_CONTENT_LENGTH"] = max(settings.max_batch, 1) * (settings.max_question_chars * 6 + 256) + 65536
     metrics = _new_metrics()
+    gate = ComputeGate(settings.heavy_slots, settings.heavy_queue, settings.heavy_wait_s)
     started = time.time()
-    # uncached questions compute a few at a time; an answer-cache hit is served before this gate
-    compute = threading.BoundedSemaphore(max(1, settings.compute_slots))
+    # uncached questions compute a few at a time (an answer-cache hit is served before this gate); heavy
+    # requests (batches, long questions) have a gate of their own first, with a short queue
+    compute = ComputeGate(settings.compute_slots, settings.compute_queue, settings.compute_wait_s)
     inflight = Inflight()
-    app.extensions["kgqa"] = {"pipeline": pipeline, "metrics": metrics, "inflight": inflight}
+    app.extensions["kgqa"] = {"pipeline": pipeline, "metrics": metrics, "gate": gate, "compute": compute,
+                              "inflight": inflight}
 
     @app.before_request
     def _start_timer() -> None:
@@ -255,11 +261,26 @@ def create_app(pipeline: Pipeline) -> Flask:
     @app.after_request
     def _count(resp: Response) -> Response:
         endpoint = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        metrics.inc("kgqa_http_requests_total", endpoint=endpoint, method=request.method,
+        # labels from fixed sets only: routes, standard methods ("other" for the rest), status codes
+        metrics.inc("kgqa_http_requests_total", endpoint=endpoint, method=method_label(request.method),
                     status=str(resp.status_code))
         if "t0" in g:
             metrics.observe("kgqa_http_request_duration_seconds", time.perf_counter() - g.t0, endpoint=endpoint)
-        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        for name, value in SECURITY_HEADERS.items():
+            resp.headers.setdefault(name, value)
+        return resp
+
+    def heavy(is_heavy: bool):
+        """The compute gate for a heavy request (a batch, a long question), nothing for the others: heavy
+        requests never hold more than the gate's slots and queue of the server's threads."""
+        return gate.slot() if is_heavy else nullcontext()
+
+    @app.errorhandler(Busy)
+    def _busy(err: Busy):
+        metrics.inc("kgqa_busy_rejections_total")
+        resp = jsonify(error=err.message, retry_after_s=err.retry_after_s)
+        resp.status_code = 503
+        resp.headers["Retry-After"] = str(err.retry_after_s)
         return resp
 
     @app.errorhandler(ClientError)
@@ -268,7 +289,7 @@ def create_app(pipeline: Pipeline) -> Flask:
 
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException):
-        message = {404: "not found", 405: f"method {request.method} not allowed here",
+        message = {404: "not found", 405: f"method {method_label(request.method)} not allowed here",
                    413: "request body too large"}.get(err.code or 500, err.description or err.name)
         resp = jsonify(error=message)
         resp.status_code = err.code or 500
@@ -291,7 +312,7 @@ def create_app(pipeline: Pipeline) -> Flask:
         question, domain = _question(pipeline, body, "ask")
         result = pipeline.cached(question, domain)  # a hit never waits behind compile or LLM work
         if result is None:
-            with compute:
+            with heavy(len(question) >= settings.compute_heavy_chars), compute.slot():
                 result = pipeline.ask(question, domain, use_answer_cache=False)
         _record(metrics, [result])
         return jsonify(result.to_dict())
@@ -307,7 +328,8 @@ def create_app(pipeline: Pipeline) -> Flask:
         if len(items) > settings.max_batch:
             raise ClientError(f"batch of {len(items)} questions is over the limit of {settings.max_batch}", 413)
         checked = [_question(pipeline, item, f"questions[{i}]") for i, item in enumerate(items)]
-        with compute:
+        with heavy(len(checked) > 1 or any(len(q) >= settings.compute_heavy_chars for q, _ in checked)), \
+                compute.slot():
             results = pipeline.ask_batch([{"question": q, "domain": d} for q, d in checked])
         _record(metrics, results)
         return jsonify(results=[r.to_dict() for r in results])
@@ -339,6 +361,7 @@ def create_app(pipeline: Pipeline) -> Flask:
         tier = pipeline.answer_cache.health() if hasattr(pipeline.answer_cache, "health") else None
         return jsonify(status="ok" if tier is None or tier["redis"] == "up" else "degraded",
                        uptime_s=round(time.time() - started, 1), pid=os.getpid(),
+                       compute=compute.stats(), heavy=gate.stats(),
                        domains={n: {"kg_version": d.graph.version, "engine": getattr(d.graph, "engine", "kuzu")}
                                 for n, d in pipeline.domains.items()},
                        answer_cache_tier=tier, llm_loaded=getattr(pipeline, "_llm", None) is not None)
@@ -366,8 +389,10 @@ def create_app(pipeline: Pipeline) -> Flask:
 
     @app.get("/cache/stats")
     def cache_stats():
-        def stats(cache):
-            return cache.stats() if cache is not None and hasattr(cache, "stats") else None
+        def stats(cache):  # figures only: no file system path of the host
+            if cache is None or not hasattr(cache, "stats"):
+                return None
+            return {k: v for k, v in cache.stats().items() if k != "path"}
         return jsonify(plan_cache=stats(pipeline.plan_cache), answer_cache=stats(pipeline.answer_cache))
 
     @app.get("/metrics")
@@ -395,6 +420,9 @@ def create_app(pipeline: Pipeline) -> Flask:
                            pipeline.plan_cache.stats().get("entries", 0)))
         gauges.append(("kgqa_llm_loaded", "1 once the LLM has been loaded.", {},
                        int(getattr(pipeline, "_llm", None) is not None)))
+        compute = gate.stats()
+        gauges += [("kgqa_compute_requests", "Requests computing answers now, and waiting for a slot.",
+                    {"state": state}, compute[state]) for state in ("running", "waiting")]
         return Response(metrics.render(gauges), mimetype="text/plain",
                         headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"})
 
@@ -447,13 +475,15 @@ def warm(pipeline: Pipeline) -> None:
 class BackgroundServer:
     """A waitress server for ``app`` on a background thread (tests, the browser check).
 
-    ``with BackgroundServer(app) as srv: srv.url`` — port 0 picks a free loopback port.
+    ``with BackgroundServer(app) as srv: srv.url`` — port 0 picks a free loopback port. The server has the
+    service's bounds (:func:`kgqa.app.limits.create_hardened_server`) from ``settings`` (default: the app's
+    pipeline's).
     """
 
-    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int = 8):
-        from waitress.server import create_server
-
-        self.server = create_server(app, host=host, port=port, threads=threads, ident="kgqa")
+    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int | None = None,
+                 settings: Settings | None = None):
+        settings = settings or app.extensions["kgqa"]["pipeline"].settings
+        self.server = hardened_server(app, settings, host=host, port=port, threads=threads)
         self.url = f"http://{host}:{self.server.effective_port}/"
         self.thread = threading.Thread(target=self.server.run, name="kgqa-waitress", daemon=True)
 
@@ -476,12 +506,23 @@ class BackgroundServer:
         srv.task_dispatcher.shutdown()
 
 
+def hardened_server(app: Flask, settings: Settings, *, host: str | None = None, port: int | None = None,
+                    threads: int | None = None):
+    """Returns the waitress server for ``app`` with the connection, idle, request and header bounds of
+    ``settings`` (``host``/``port``/``threads`` override theirs)."""
+    return create_hardened_server(
+        app, host=settings.host if host is None else host, port=settings.port if port is None else port,
+        threads=threads or settings.threads, connection_limit=settings.http_connection_limit,
+        idle_timeout_s=settings.http_idle_timeout_s, request_timeout_s=settings.http_request_timeout_s,
+        max_header_bytes=settings.http_max_header_bytes)
+
+
 def serve(settings: Settings) -> None:
     """Open the graphs and caches, warm the models, and serve the API and chat page with waitress in this
-    process (``kgqa serve --workers N`` > 1 is :mod:`kgqa.app.workers`). SIGTERM drains: the listening
-    socket closes, requests in progress finish (up to ``drain_s``), then the process exits."""
+    process, bounded against slow clients (:func:`hardened_server`; ``kgqa serve --workers N`` > 1 is
+    :mod:`kgqa.app.workers`). SIGTERM drains: the listening socket closes, requests in progress finish (up to
+    ``drain_s``), then the process exits."""
     from waitress import wasyncore
-    from waitress.server import create_server
 
     from kgqa.planner.pipeline import build_pipeline
 
@@ -491,7 +532,7 @@ def serve(settings: Settings) -> None:
     # kill -HUP re-reads the domain registry (as POST /domains/reload does), off the signal handler's frame
     signal.signal(signal.SIGHUP, lambda *_: threading.Thread(target=pipeline.reload, daemon=True).start())
     app = create_app(pipeline)
-    server = create_server(app, host=settings.host, port=settings.port, threads=settings.threads, ident="kgqa")
+    server = hardened_server(app, settings)
     inflight: Inflight = app.extensions["kgqa"]["inflight"]
 
     def drain() -> None:

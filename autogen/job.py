@@ -363,7 +363,9 @@ def run_prewarm(settings: Settings, domains: list[str], budget: int, resume: boo
         domains = [d for d in domains if d not in missing]
         if not domains:
             return 1
-    plan_cache = open_plan_cache(settings)
+    from kgqa.planner.version import compiler_version
+
+    plan_cache = open_plan_cache(settings, code_version=compiler_version())
     if if_empty:
         warm = {d: len(plan_cache.entries(d)) for d in domains}
         for d, n in warm.items():

@@ -1,7 +1,7 @@
 """The answer cache (paper 001 §2.4): an O(1) LRU of finished results, optionally memory-efficient.
 
-Keys are the normalized question (case-folded, whitespace collapsed, final punctuation stripped) with the
-domain and the KG version, so a rebuilt graph never serves stale answers. Values are result dicts
+Keys are the normalized question (case-folded outside quoted literals, whitespace collapsed, final
+punctuation stripped) with the domain (the one asked for; routed questions have their own) and the KG version, so a rebuilt graph never serves stale answers. Values are result dicts
 (``kgqa.types.Result.to_dict()``).
 
 With ``prune_rows=N`` the row, candidate, attempt and subgraph context of a value is cut to its first N
@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from kgqa.cache.templates import quoted_spans
 from kgqa.jsonl import numbered_jsonl
 
 _RAW, _JSON, _ZLIB = 0, 1, 2
@@ -60,8 +61,17 @@ ZDICT = (
 
 
 def normalize_question(question: str) -> str:
-    """Case-folded, whitespace-collapsed question without final punctuation."""
-    return _TRAIL.sub("", " ".join(question.casefold().split()))
+    """Returns the question whitespace-collapsed, without final punctuation, and case-folded outside its
+    quoted literals: a quoted literal is a query operand (``CONTAINS 'Ch'``) that the query compares as
+    written, so "containing 'Ch'" and "containing 'ch'" are different keys, while "Who directed The Matrix"
+    and "who directed the matrix" (linked case-insensitively) are one."""
+    text = " ".join(question.split())
+    out, pos = [], 0
+    for a, b in quoted_spans(text):
+        out += [text[pos:a].casefold(), text[a:b]]
+        pos = b
+    out.append(text[pos:].casefold())
+    return _TRAIL.sub("", "".join(out))
 
 
 @dataclass

@@ -81,16 +81,18 @@ CREATE TABLE IF NOT EXISTS plans (
     last_used REAL NOT NULL,
     hits INTEGER NOT NULL DEFAULT 0,
     provenance TEXT NOT NULL DEFAULT 'online',
-    demoted INTEGER NOT NULL DEFAULT 0
+    demoted INTEGER NOT NULL DEFAULT 0,
+    code_version TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS plans_bucket ON plans(domain, aspect, last_used);
 CREATE TABLE IF NOT EXISTS plan_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
 # columns added after the first release: (name, DDL) applied with ALTER TABLE to older files
 _MIGRATIONS = (("provenance", "provenance TEXT NOT NULL DEFAULT 'online'"),
-               ("demoted", "demoted INTEGER NOT NULL DEFAULT 0"))
+               ("demoted", "demoted INTEGER NOT NULL DEFAULT 0"),
+               ("code_version", "code_version TEXT NOT NULL DEFAULT ''"))
 _COLUMNS = ("id", "question", "isr", "cypher", "operators", "answer", "domain", "aspect", "verified_at",
-            "kg_version", "template", "last_used", "hits", "provenance", "demoted")
+            "kg_version", "template", "last_used", "hits", "provenance", "demoted", "code_version")
 PROVENANCES = ("prewarm", "online", "user")
 _GENERATION = "flags_generation"  # plan_meta key: bumped whenever a stored entry's demotion/provenance changes
 
@@ -123,6 +125,7 @@ class PlanEntry:
     hits: int = 0
     provenance: str = "online"  # "prewarm" (autogen job), "online" (learned while answering), "user" (thumbs up)
     demoted: bool = False  # thumbs down: kept as a tombstone, never reused as a template nor an exemplar
+    code_version: str = ""  # the compiler code that verified it ("" = unknown); templates of other code are not reused
     id: int | None = None
 
     def dedupe_key(self) -> str:
@@ -143,7 +146,8 @@ class PlanEntry:
                    isr=json.loads(r["isr"]), operators=json.loads(r["operators"]), answer=r["answer"],
                    kg_version=r["kg_version"], template=json.loads(r["template"]) if r["template"] else None,
                    verified_at=r["verified_at"], last_used=r["last_used"], hits=r["hits"],
-                   provenance=r["provenance"], demoted=bool(r["demoted"]), id=r["id"])
+                   provenance=r["provenance"], demoted=bool(r["demoted"]), code_version=r["code_version"] or "",
+                   id=r["id"])
 
 
 class _Bucket:
@@ -201,12 +205,18 @@ class _Bucket:
 class PlanCache:
     """Persistent, multi-process plan cache with a Domain -> Aspect index and MMR retrieval."""
 
-    def __init__(self, path: str | Path, *, bound: int = 0, pool: int = 50):
+    def __init__(self, path: str | Path, *, bound: int = 0, pool: int = 50, domain_bound: int = 0,
+                 code_version: str = ""):
+        """``bound``: most live entries per (domain, aspect) bucket; ``domain_bound``: per domain (0 = no
+        limit; least recently used evicted first). ``code_version``: stamped on entries added through this
+        object, and the only one whose templates :meth:`reuse` fills (a plan verified by other compiler code
+        may no longer be what this code would build)."""
         path = Path(path)
         if path.suffix not in (".sqlite", ".db"):
             path = path / DB_NAME
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path, self.bound, self.pool = path, int(bound), int(pool)
+        self.domain_bound, self.code_version = int(domain_bound), str(code_version or "")
         self._lock = threading.RLock()
         self._conn = sqlite3.connect(str(path), timeout=30.0, check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode=WAL")
@@ -223,7 +233,8 @@ class PlanCache:
         self._generation = 0
         self._touched: dict[int, tuple[float, int]] = {}  # id -> (last_used, extra hits) not yet written
         self._last_flush = time.monotonic()
-        self.counters = {"retrievals": 0, "refreshes": 0, "evictions": 0, "reuse_hits": 0, "reuse_refusals": 0}
+        self.counters = {"retrievals": 0, "refreshes": 0, "evictions": 0, "reuse_hits": 0, "reuse_refusals": 0,
+                         "learn_refusals": 0, "purged": 0}
         self._reload()
 
     # -- synchronisation with the file -------------------------------------------------------------
@@ -373,7 +384,13 @@ class PlanCache:
                 self._flush_touches()
                 for entry in entries:
                     entry.last_used = entry.last_used or now
+                    entry.code_version = entry.code_version or self.code_version
                     rows.append(self._insert(entry))
+                if self.domain_bound > 0:
+                    for d in dict.fromkeys(r[_COLUMNS.index("domain")] for r in rows):
+                        evicted += [r[0] for r in self._conn.execute(
+                            "SELECT id FROM plans WHERE domain = ? AND demoted = 0 "
+                            "ORDER BY last_used DESC, id DESC LIMIT -1 OFFSET ?", (d, self.domain_bound))]
                 if self.bound > 0:
                     # demoted entries are tombstones: they neither count toward the bound nor get evicted
                     for d, a in dict.fromkeys((r[_COLUMNS.index("domain")], r[_COLUMNS.index("aspect")])
@@ -381,6 +398,8 @@ class PlanCache:
                         evicted += [r[0] for r in self._conn.execute(
                             "SELECT id FROM plans WHERE domain = ? AND aspect = ? AND demoted = 0 "
                             "ORDER BY last_used DESC, id DESC LIMIT -1 OFFSET ?", (d, a, self.bound))]
+                if evicted:
+                    evicted = list(dict.fromkeys(evicted))
                     self._conn.executemany("DELETE FROM plans WHERE id = ?", [(i,) for i in evicted])
                 if any(e.provenance == "user" or e.demoted for e in entries):  # may change a demotion
                     self._bump_generation()
@@ -400,17 +419,18 @@ class PlanCache:
         values = (entry.dedupe_key(), entry.question, json.dumps(entry.isr, default=str), entry.cypher,
                   json.dumps(entry.operators), entry.answer, entry.domain, entry.aspect, entry.verified_at,
                   entry.kg_version, json.dumps(entry.template, default=str) if entry.template else None,
-                  entry.last_used, entry.hits, entry.provenance, int(entry.demoted))
+                  entry.last_used, entry.hits, entry.provenance, int(entry.demoted), entry.code_version)
         # a duplicate keeps its first provenance and its demotion (re-learning a demoted plan online or in a
         # pre-warm run does not revive it); a demoted entry demotes it, and a user's verified entry makes it
         # "user" and lifts the demotion
         self._conn.execute(
             "INSERT INTO plans (dedupe, question, isr, cypher, operators, answer, domain, aspect, "
-            "verified_at, kg_version, template, last_used, hits, provenance, demoted) "
-            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
+            "verified_at, kg_version, template, last_used, hits, provenance, demoted, code_version) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
             "ON CONFLICT(dedupe) DO UPDATE SET isr=excluded.isr, operators=excluded.operators, "
             "answer=excluded.answer, aspect=excluded.aspect, verified_at=excluded.verified_at, "
             "kg_version=excluded.kg_version, template=coalesce(excluded.template, template), "
+            "code_version=CASE WHEN excluded.code_version != '' THEN excluded.code_version ELSE code_version END, "
             "last_used=max(last_used, excluded.last_used), "
             "provenance=CASE WHEN excluded.provenance = 'user' AND excluded.demoted = 0 THEN 'user' "
             "ELSE provenance END, "
@@ -458,6 +478,33 @@ class PlanCache:
                     out.append(e)
             self._sync()
             return out
+
+    def purge(self, ids: Iterable[int] | None = None, *, domain: str | None = None, provenance: str | None = None,
+              demoted: bool | None = None, stale_code: bool = False) -> list[PlanEntry]:
+        """Delete the entries matching every filter given (``ids``; ``domain``; ``provenance``; demoted or
+        not; ``stale_code``: verified by other compiler code than this cache's ``code_version``) and return
+        them. With no filter at all nothing is deleted (use :meth:`clear`). A purged plan is gone: the
+        pipeline may learn it again, which a demotion would prevent."""
+        if ids is None and domain is None and provenance is None and demoted is None and not stale_code:
+            return []
+        want = None if ids is None else {int(i) for i in ids}
+        with self._lock:
+            self._sync()
+            gone = [e for e in self._entries.values()
+                    if (want is None or e.id in want) and (domain is None or e.domain == domain)
+                    and (provenance is None or e.provenance == provenance)
+                    and (demoted is None or e.demoted == demoted)
+                    and (not stale_code or e.code_version != self.code_version)]
+            if not gone:
+                return []
+            with self._write():
+                self._flush_touches()
+                self._conn.executemany("DELETE FROM plans WHERE id = ?", [(e.id,) for e in gone])
+                self._bump_generation()
+            self._unindex([e.id for e in gone])
+            self.counters["purged"] += len(gone)
+            self._sync()
+            return gone
 
     def clear(self) -> None:
         with self._lock:
@@ -581,7 +628,7 @@ class PlanCache:
             e.last_used, e.hits = now, e.hits + 1
             _, extra = self._touched.get(e.id, (0.0, 0))
             self._touched[e.id] = (now, extra + 1)
-        if len(self._touched) >= _FLUSH_MAX or (self.bound > 0 and time.monotonic() - self._last_flush > _FLUSH_EVERY_S):
+        if len(self._touched) >= _FLUSH_MAX or (max(self.bound, self.domain_bound) > 0 and time.monotonic() - self._last_flush > _FLUSH_EVERY_S):
             try:
                 self.flush()
             except sqlite3.OperationalError:  # a busy writer elsewhere: keep the touches for later
@@ -607,23 +654,34 @@ class PlanCache:
             return {"entries": len(self._entries), "buckets": buckets,
                     "templates": sum(1 for e in self._entries.values() if e.template and not e.demoted),
                     "demoted": sum(1 for e in self._entries.values() if e.demoted), "provenance": provenance,
-                    "bound": self.bound, "size_bytes": self.size_bytes(), "path": str(self.path), **self.counters}
+                    "stale_code": sum(1 for e in self._entries.values()
+                                      if self.code_version and e.code_version != self.code_version),
+                    "bound": self.bound, "domain_bound": self.domain_bound, "size_bytes": self.size_bytes(),
+                    **self.counters}
 
     # -- pipeline hooks (duck-typed: the planner passes its Domain and Mention objects) --------------------
     def learn(self, question: str, isr, d, cypher: str, params: dict, r, *,
               provenance: str = "online") -> PlanEntry | None:
         """Store a verified plan from the pipeline, with its parameterized template (``provenance``:
-        "online" when the pipeline learns it while answering, "user" for a thumbs up)."""
+        "online" when the pipeline learns it while answering, "user" for a thumbs up). Returns the stored
+        entry, or None when the plan is not learned: a string constant of the query (a node name, a category,
+        a CONTAINS operand) that no span of the question explains would be applied to every later question
+        the template fits, so such a plan is refused (``counters["learn_refusals"]``)."""
         from kgqa.cache.templates import Binding, make_template
 
         spec = d.view.spec
         bindings = [Binding(c["name"], c["key"], c["label"], c.get("prop")) for c in (r.candidates or [])
                     if c.get("source") == "exact"]
         try:
-            tpl = make_template(question, cypher, params, bindings=bindings, keys=spec.primary_keys,
-                                display=spec.display).to_dict()
+            template = make_template(question, cypher, params, bindings=bindings, keys=spec.primary_keys,
+                                     display=spec.display)
         except Exception:  # noqa: BLE001 - a plan without a template is still a good exemplar
-            tpl = None
+            template = None
+        if template is not None and template.unexplained:
+            with self._lock:
+                self.counters["learn_refusals"] += 1
+            return None
+        tpl = template.to_dict() if template is not None else None
         isr_d = isr.to_dict() if hasattr(isr, "to_dict") else dict(isr or {})
         return self.add(PlanEntry(question=question, cypher=r.cypher or cypher, domain=d.name,
                                   aspect=isr_d.get("aspect") or "general", isr=isr_d, operators=list(r.operators),
@@ -633,8 +691,15 @@ class PlanCache:
     def reuse(self, question: str, d, isr, mentions, *, candidates: int = 10) -> tuple[str, dict] | None:
         """(cypher, params) of a cached template this question fills exactly, else None.
 
-        Only entries of the same domain, aspect and KG version are tried; entity slots fill through the
-        domain's entity index, category slots through the schema's exact value index."""
+        Only entries of the same domain, aspect and KG version (and compiler code, when this cache knows
+        its ``code_version``) are tried; entity slots fill through the domain's entity index, category slots
+        through the schema's exact value index."""
+        found = self.reuse_entry(question, d, isr, mentions, candidates=candidates)
+        return None if found is None else (found[1].cypher, found[1].params)
+
+    def reuse_entry(self, question: str, d, isr, mentions, *, candidates: int = 10):
+        """:meth:`reuse`, returning (entry, :class:`~kgqa.cache.templates.Fill`) or None: the caller learns
+        which plan answered (to demote it when its result is contradicted)."""
         tried, found = self._reusable(question, d, isr, mentions, candidates)
         with self._lock:
             if found is None:
@@ -643,7 +708,7 @@ class PlanCache:
                 return None
             self.counters["reuse_hits"] += 1
             self._touch([found[0]])  # only the plan actually reused counts as used (bounded LRU)
-        return found[1].cypher, found[1].params
+        return found
 
     def reusable(self, question: str, d, isr, mentions, *, candidates: int = 10):
         """(entry, :class:`~kgqa.cache.templates.Fill`) of the template :meth:`reuse` would fill for this
@@ -665,7 +730,8 @@ class PlanCache:
             rel = self._relevance(bucket, question, "bm25")
             ranked = [self._entries[bucket.ids[i]] for i in _top(rel, candidates, 0.0)]
             blocked = {c for q, dom, c in self._blocked if dom == d.name and q == normalize_question(question)}
-        ranked = [e for e in ranked if e.template and e.kg_version == d.graph.version]
+        ranked = [e for e in ranked if e.template and e.kg_version == d.graph.version
+                  and (not self.code_version or e.code_version == self.code_version)]
         link = domain_linker(d, mentions)
         lookup = domain_lookup(d)
         spans = [Span(m.text, m.label) for m in mentions or [] if getattr(m, "label", None)]

@@ -10,8 +10,12 @@ from kgqa.cache.answer_cache import AnswerCache
 from kgqa.cache.plan_cache import PlanCache
 
 
-def open_plan_cache(settings) -> PlanCache:
-    return PlanCache(settings.state_dir, bound=settings.plan_bucket_bound)
+def open_plan_cache(settings, *, code_version: str = "") -> PlanCache:
+    """The service's plan cache, bounded per bucket and per domain as configured; ``code_version`` (the
+    compiler's, :func:`kgqa.planner.version.compiler_version`) is stamped on what it learns and decides
+    which templates it reuses."""
+    return PlanCache(settings.state_dir, bound=settings.plan_bucket_bound, domain_bound=settings.plan_domain_bound,
+                     code_version=code_version)
 
 
 def open_answer_cache(settings, *, memory_efficient: bool = True):

@@ -58,6 +58,9 @@ class PlanTemplate:
     cypher_template: str
     slots: list[Slot] = field(default_factory=list)
     fixed_params: dict[str, Any] = field(default_factory=dict)  # parameters that are not slots
+    # constants of the query (strings, parameters) that no span of the question explains: a plan with any
+    # is never learned, since reusing it would apply a filter the new question never asked for
+    unexplained: list[Any] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -65,7 +68,7 @@ class PlanTemplate:
     @classmethod
     def from_dict(cls, data: Mapping) -> PlanTemplate:
         return cls(data["skeleton_question"], data["cypher_template"], [Slot(**s) for s in data.get("slots", [])],
-                   dict(data.get("fixed_params") or {}))
+                   dict(data.get("fixed_params") or {}), list(data.get("unexplained") or []))
 
 
 @dataclass
@@ -252,7 +255,12 @@ def make_template(question: str, cypher: str, params: Mapping[str, Any] | None =
         cy = cy[:start] + text + cy[end:]
     # parameters whose every use became a slot are gone; the rest stay fixed
     fixed = {k: v for k, v in fixed.items() if re.search(rf"\${re.escape(k)}\b", cy)}
-    return PlanTemplate(skeleton, cy, [f[2] for f in found], fixed)
+    slotted = {id(s) for *_, group in found for s in group}
+    # a non-empty string (node names, categories, CONTAINS operands) must come from the question; numbers a
+    # compiler derives from words ("more than five") and empty strings are structure
+    unexplained = list(dict.fromkeys(s.value for s in sites
+                                     if id(s) not in slotted and isinstance(s.value, str) and s.value.strip()))
+    return PlanTemplate(skeleton, cy, [f[2] for f in found], fixed, unexplained)
 
 
 def _classify(value, site: _Site, label, binding: Binding | None, keys, display, quoted: bool) -> Slot | None:
@@ -293,26 +301,107 @@ def _classify(value, site: _Site, label, binding: Binding | None, keys, display,
 
 
 # -- matching a new question -----------------------------------------------------------------------
+# Matching is linear: no regex runs over the question with a slot pattern (a learned skeleton with several
+# ``.+?`` slots backtracks super-linearly on a long question of quote fragments). The skeleton is split into
+# literal parts and slots; each literal part is found left to right with ``str.find`` and each slot takes the
+# text in between, bounded by ``max_slot_chars``. A string slot never holds a quote character, and no slot
+# holds a quoted span, so a question with more (or fewer) quoted literals than the template is not a match.
 _TRAIL = re.compile(r"[\s?.!]+$")
 _MARK = re.compile(r"<(S\d+)>")
 _NUM_CAPTURE = r"(-?\d[\d,]*(?:\.\d+)?)"
+_NUMBER_TEXT = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+QUOTES = "'\"‘’“”"
+MAX_SLOT_CHARS = 200
 
 
 def normalize(text: str) -> str:
+    """Returns ``text`` with whitespace collapsed and final punctuation removed."""
     return _TRAIL.sub("", " ".join(text.split()))
 
 
-def skeleton_pattern(template: PlanTemplate) -> re.Pattern:
-    """Regex of the skeleton: literal parts match case-insensitively, each slot captures its value."""
-    kinds = {s.name: s.kind for s in template.slots}
-    out, pos = [], 0
+def _lower(text: str) -> str:
+    """Returns ``text`` lower-cased character by character, keeping its length (positions stay valid)."""
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+def skeleton_parts(template: PlanTemplate) -> tuple[list[str], list[Slot]]:
+    """Returns (literal parts, slots) of the skeleton: ``len(parts) == len(slots) + 1``, part ``i`` before
+    slot ``i``."""
+    by_name = {s.name: s for s in template.slots}
+    parts, slots, pos = [], [], 0
     skel = normalize(template.skeleton_question)
     for m in _MARK.finditer(skel):
-        out.append(_literal(skel[pos:m.start()]))
-        kind = kinds.get(m.group(1), "string")
-        out.append(f"(?P<{m.group(1)}>" + (_NUM_CAPTURE[1:-1] if kind in ("number", "year") else ".+?") + ")")
+        parts.append(skel[pos:m.start()])
+        slots.append(by_name.get(m.group(1)) or Slot(m.group(1), "string"))
         pos = m.end()
-    out.append(_literal(skel[pos:]))
+    parts.append(skel[pos:])
+    return parts, slots
+
+
+def _opens_quote(text: str) -> bool:
+    """Whether ``text`` holds a quoted span: a quote character not between two letters (an apostrophe
+    inside "Ender's" is not one)."""
+    for i, c in enumerate(text):
+        if c in QUOTES and not (0 < i < len(text) - 1 and text[i - 1].isalnum() and text[i + 1].isalnum()):
+            return True
+    return False
+
+
+def match_skeleton(template: PlanTemplate, question: str, *, max_slot_chars: int = MAX_SLOT_CHARS
+                   ) -> dict[str, str] | None:
+    """Returns {slot name: question text} when ``question`` is the template's skeleton with each slot's
+    text in place (case, spacing and final punctuation aside), else None. Linear in the question's length
+    (``str.find`` per literal part); a slot is non-empty, at most ``max_slot_chars`` long, holds a number
+    when its kind is number/year, and never a quoted span (a string slot never a quote character)."""
+    parts, slots = skeleton_parts(template)
+    q = normalize(question)
+    ql, lits = _lower(q), [_lower(p) for p in parts]
+    if not slots:
+        return {} if ql == lits[0] else None
+    if not ql.startswith(lits[0]):
+        return None
+    pos, texts = len(lits[0]), {}
+    for i, slot in enumerate(slots):
+        nxt = lits[i + 1]
+        if i == len(slots) - 1:
+            end = len(ql) - len(nxt)
+            if end <= pos or not ql.endswith(nxt):
+                return None
+        else:
+            if not nxt.strip():
+                return None  # two slots side by side: where one ends is a guess, so no match
+            end = ql.find(nxt, pos + 1, pos + 1 + max_slot_chars + len(nxt))
+            if end < 0:
+                return None
+        text = q[pos:end]
+        if not _slot_text_ok(slot, text, max_slot_chars):
+            return None
+        texts[slot.name] = text.strip()
+        pos = end + len(nxt)
+    return texts
+
+
+def _slot_text_ok(slot: Slot, text: str, max_slot_chars: int) -> bool:
+    text = text.strip()
+    if not text or len(text) > max_slot_chars:
+        return False
+    if slot.kind in ("number", "year"):
+        return _NUMBER_TEXT.fullmatch(text) is not None
+    if slot.kind == "string" or slot.quoted:
+        return not any(c in QUOTES for c in text)
+    return not _opens_quote(text)
+
+
+def skeleton_pattern(template: PlanTemplate) -> re.Pattern:
+    """Regex of the skeleton, for display and tests only (matching is :func:`match_skeleton`): literal
+    parts match case-insensitively, each slot captures its value without crossing a quote."""
+    out = []
+    parts, slots = skeleton_parts(template)
+    for part, slot in zip(parts, slots):
+        out.append(_literal(part))
+        body = _NUM_CAPTURE[1:-1] if slot.kind in ("number", "year") else f"[^{QUOTES}]+?"
+        out.append(f"(?P<{slot.name}>{body})")
+    out.append(_literal(parts[-1]))
     return re.compile("^" + "".join(out) + "$", re.I | re.S)
 
 
@@ -326,19 +415,20 @@ def _tokens(text: str) -> list[str]:
 
 def fill(template: PlanTemplate, question: str, link: Linker | None = None, *, lookup: Lookup | None = None,
          spans: Iterable[Span] | None = None, min_score: float = 0.9, margin: float = 0.02,
-         similarity: float = 0.9) -> Fill | None:
+         similarity: float = 0.9, max_slot_chars: int = MAX_SLOT_CHARS) -> Fill | None:
     """Fill ``template`` from ``question``, or ``None`` when the question is not the same query.
 
-    The exact skeleton is tried first; with ``spans`` (the new question's entity spans) a token-similar
-    skeleton is accepted too (see the module docstring).
+    The exact skeleton is tried first (:func:`match_skeleton`, linear); with ``spans`` (the new question's
+    entity spans) a token-similar skeleton is accepted too (see the module docstring). A template holding
+    constants no question span explains (``unexplained``) is never filled.
     """
+    if template.unexplained:
+        return None
     q = normalize(question)
-    m = skeleton_pattern(template).match(q)
-    if m is not None:
-        texts = {s.name: m.group(s.name).strip() for s in template.slots}
-        how = "exact"
-    else:
-        texts = _similar(template, q, spans, similarity) if spans is not None else None
+    texts = match_skeleton(template, q, max_slot_chars=max_slot_chars)
+    how = "exact"
+    if texts is None:
+        texts = _similar(template, q, spans, similarity, max_slot_chars) if spans is not None else None
         if texts is None:
             return None
         how = "similar"
@@ -358,9 +448,36 @@ def fill(template: PlanTemplate, question: str, link: Linker | None = None, *, l
     return Fill(cypher, params, values, texts, how)
 
 
-def _similar(template: PlanTemplate, q: str, spans: Iterable[Span], threshold: float) -> dict[str, str] | None:
-    """Slot texts when ``q`` with its spans and numbers marked is token-similar to the skeleton."""
-    marks: list[tuple[int, int, str]] = []
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each quoted span's content in ``text``, left to right, in O(n log n): an opening quote
+    not preceded by a letter, closed by the next quote of its kind not followed by one."""
+    import bisect
+
+    pairs = {"'": "'", '"': '"', "‘": "’", "“": "”"}
+    closers: dict[str, list[int]] = {c: [] for c in set(pairs.values())}
+    for i, c in enumerate(text):
+        if c in closers and (i + 1 == len(text) or not text[i + 1].isalnum()):
+            closers[c].append(i)
+    out, pos = [], 0
+    for i, c in enumerate(text):
+        if i < pos or c not in pairs or (i > 0 and text[i - 1].isalnum()):
+            continue
+        ends = closers[pairs[c]]
+        k = bisect.bisect_right(ends, i)
+        if k < len(ends) and ends[k] > i + 1:
+            out.append((i + 1, ends[k]))
+            pos = ends[k] + 1
+    return out
+
+
+def _similar(template: PlanTemplate, q: str, spans: Iterable[Span], threshold: float,
+             max_slot_chars: int = MAX_SLOT_CHARS) -> dict[str, str] | None:
+    """Slot texts when ``q`` with its quoted literals, spans and numbers marked is token-similar to the
+    skeleton (same number of marks as slots, each of the slot's kind)."""
+    quoted = quoted_spans(q)
+    if len(quoted) != sum(1 for s in template.slots if s.quoted) + _opening_quotes_outside_slots(template):
+        return None  # another number of quoted literals: another query
+    marks: list[tuple[int, int, str]] = [(a, b, q[a:b]) for a, b in quoted if q[a:b].strip()]
     for sp in spans:
         loc = _find(q, sp.text, [(a, b) for a, b, _ in marks])
         if loc:
@@ -376,8 +493,10 @@ def _similar(template: PlanTemplate, q: str, spans: Iterable[Span], threshold: f
     skel, texts = q, {}
     for (a, b, text), slot in sorted(zip(marks, slots), key=lambda x: -x[0][0]):
         is_num = bool(re.fullmatch(_NUM_CAPTURE, text))
-        if (slot.kind in ("number", "year")) != is_num:
+        if (slot.kind in ("number", "year")) != is_num or not _slot_text_ok(slot, text, max_slot_chars):
             return None
+        if slot.quoted != ((a, b) in quoted):
+            return None  # a quoted literal fills only a quoted slot
         skel = skel[:a] + f"<{slot.name}>" + skel[b:]
         texts[slot.name] = text
     new, old = _tokens(skel), _tokens(normalize(template.skeleton_question))
@@ -390,6 +509,12 @@ def _similar(template: PlanTemplate, q: str, spans: Iterable[Span], threshold: f
         if op != "equal" and any(t not in NEUTRAL for t in old[i1:i2] + new[j1:j2]):
             return None
     return texts
+
+
+def _opening_quotes_outside_slots(template: PlanTemplate) -> int:
+    """Quoted literals the skeleton's fixed text holds (outside its slots)."""
+    return len(quoted_spans(_MARK.sub("x", normalize(template.skeleton_question)))) - sum(
+        1 for s in template.slots if s.quoted)
 
 
 def _fill_slot(slot: Slot, text: str, link, lookup, min_score: float, margin: float) -> Any:

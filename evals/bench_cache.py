@@ -328,17 +328,29 @@ def section_mmr(settings, sizes: list[int], queries: int, seed: int, tmp: Path, 
 
 # -- 4. throughput and latency against sample size (paper 001, Figures 2-3) ---------------------------------
 def variant(question: str, rng: random.Random) -> str:
-    """A surface variant the answer-cache key normalizer absorbs (case, spacing, final punctuation)."""
+    """A surface variant the answer-cache key normalizer absorbs (case outside quoted literals, spacing,
+    final punctuation)."""
     choice = rng.randrange(5)
     if choice == 1:
-        return question.lower()
+        return _recase(question, str.lower)
     if choice == 2:
         return question.rstrip("?. ")
     if choice == 3:
         return "  " + question.replace(" ", "  ", 1) + " "
     if choice == 4:
-        return question.upper() if len(question) < 60 else question.rstrip("?") + "?!"
+        return _recase(question, str.upper) if len(question) < 60 else question.rstrip("?") + "?!"
     return question
+
+
+def _recase(question: str, how) -> str:
+    """``question`` with ``how`` applied outside its quoted literals (their case is part of the key)."""
+    from kgqa.cache.templates import quoted_spans
+
+    out, pos = [], 0
+    for a, b in quoted_spans(question):
+        out += [how(question[pos:a]), question[a:b]]
+        pos = b
+    return "".join(out) + how(question[pos:])
 
 
 def stream(pool: list[Question], n: int, seed: int, zipf_s: float = 1.0) -> list[tuple[str, str]]:

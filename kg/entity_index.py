@@ -532,7 +532,13 @@ class EntityIndex:
 
     def find_mentions(self, question: str, k: int = 5, max_ngram: int = 6
                       ) -> list[tuple[str, list[EntityCandidate]]]:
-        """Entity mentions in a question, in textual order: [(span text, candidates)].
+        """Entity mentions in a question, in textual order: [(span text, candidates)]."""
+        return [(text, cands) for _, _, text, cands in self.find_mention_spans(question, k, max_ngram)]
+
+    def find_mention_spans(self, question: str, k: int = 5, max_ngram: int = 6
+                           ) -> list[tuple[int, int, str, list[EntityCandidate]]]:
+        """Entity mentions in a question, in textual order: [(start, end, span text, candidates)], where
+        ``question[start:end]`` is the span (its position, not the first place its text occurs).
 
         Quoted strings are linked first (with every source); then n-gram windows of the remaining words
         are linked lexically and the best non-overlapping spans kept (higher score, then longer span).
@@ -543,7 +549,8 @@ class EntityIndex:
             text = next(g for g in m.groups() if g)
             cands = self.link(text, k=k)
             if cands:
-                found.append((m.start(), text, cands))
+                start = m.start() + m.group(0).index(text)
+                found.append((start, start + len(text), text, cands))
                 taken.append((m.start(), m.end()))
         spans = self._token_spans(question)
         options = []
@@ -573,9 +580,9 @@ class EntityIndex:
             if any(start < b and a < end for a, b in taken):
                 continue
             taken.append((start, end))
-            found.append((start, text, cands))
+            found.append((start, end, text, cands))
         found.sort(key=lambda f: f[0])
-        return [(text, cands) for _, text, cands in found]
+        return found
 
     @staticmethod
     def _marked(question: str, start: int, word: str) -> bool:

@@ -64,6 +64,7 @@ class Settings:
     mmr_lambda: float = 0.5
     mmr_k: int = 5
     plan_bucket_bound: int = 0  # 0 = unbounded; B > 0 = LRU per bucket
+    plan_domain_bound: int = 5000  # most live plans per domain, least recently used evicted first (0 = unbounded)
     param_reuse: bool = True
     use_plan_cache: bool = True  # False = static exemplars, no reuse, no online learning (ablation)
     plan_mmr: bool = True  # False = plain BM25 top-k exemplars (ablation)
@@ -96,8 +97,21 @@ class Settings:
     max_batch: int = 200
     workers: int = 1  # kgqa serve --workers: processes (gunicorn with preload when > 1)
     threads: int = 64  # request threads per process: more than the clients that can wait at the compute gate
-    compute_slots: int = 2  # uncached questions computed at once per process; cache hits never wait for one
     drain_s: float = 30.0  # on SIGTERM: how long in-flight requests may take to finish
+    max_slot_chars: int = 200  # a template slot longer than this is not a match (linear, bounded slot matching)
+    batch_llm_calls: int = 32  # most LLM phrasings one /ask/batch request makes; the rest keep their answers
+    batch_llm_s: float = 30.0  # longest LLM phrasing time of one batch; the rest keep their answers
+    compute_slots: int = 2  # uncached questions computed at once per process; cache hits never wait for one
+    compute_queue: int = 64  # uncached questions waiting for a slot; more get 503 with Retry-After at once
+    compute_wait_s: float = 60.0  # longest wait for a compute slot; then 503 with Retry-After
+    compute_heavy_chars: int = 300  # a question this long, or a batch of more than one, is a heavy request
+    heavy_slots: int = 3  # heavy requests admitted at once (before the compute gate)
+    heavy_queue: int = 2  # heavy requests waiting for a heavy slot; more get 503 with Retry-After at once
+    heavy_wait_s: float = 2.0  # longest wait for a heavy slot; then 503 with Retry-After
+    http_connection_limit: int = 1000  # open connections before waitress stops accepting
+    http_request_timeout_s: float = 10.0  # a request whose headers and body are not in by then is closed
+    http_idle_timeout_s: float = 30.0  # an idle keep-alive connection is closed after this
+    http_max_header_bytes: int = 16384  # request line plus headers
 
     def __post_init__(self) -> None:
         for name in ("home", "data_dir"):

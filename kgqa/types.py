@@ -91,7 +91,9 @@ class Result:
     domain: str | None = None
     status: Status = "dont_know"
     answer: str = ""
-    cypher: str | None = None
+    cypher: str | None = None  # the query with its parameters written in (runs as is: same rows)
+    cypher_run: str | None = None  # the query text exactly as executed, with ``params`` bound beside it
+    params: dict[str, Any] = field(default_factory=dict)
     columns: list[str] = field(default_factory=list)
     rows: list[list[Any]] = field(default_factory=list)
     isr: dict[str, Any] | None = None

@@ -352,16 +352,22 @@ def _budget(llm, max_tokens: int) -> int:
 
 def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None, distance: float = 0.35,
                     max_tokens: int = MAX_TOKENS, message_passing: bool = True, apply: bool = True,
-                    base_url: str | None = None) -> BatchReport:
+                    base_url: str | None = None, max_calls: int = 0, deadline_s: float = 0.0) -> BatchReport:
     """SubGCache over the summarization stage of ``results`` (already retrieved). ``n_clusters``:
     that many clusters (``>= len`` = one per question); None/0: cut at cosine ``distance``. With
-    ``apply`` the kept phrasings replace the answers and ``r.cache['batch']`` records what happened."""
+    ``apply`` the kept phrasings replace the answers and ``r.cache['batch']`` records what happened.
+    ``max_calls`` (> 0) phrases only the first that many candidates and ``deadline_s`` (> 0) stops phrasing
+    once that many seconds have passed; the others keep their deterministic answers (``batch.skipped``)."""
     from kgqa.cache.prefix import PrefixStore, read_prefix_metrics, split_prompt
 
     t_start = time.perf_counter()
     rep = BatchReport(n_questions=len(results))
     items = candidates(results)
     rep.n_candidates = len(items)
+    if max_calls > 0 and len(items) > max_calls:
+        for it in items[max_calls:]:
+            results[it.index].cache["batch"] = {"skipped": f"over the batch's {max_calls} LLM calls"}
+        items = items[:max_calls]
     if not items:
         rep.total_ms = (time.perf_counter() - t_start) * 1000
         return rep
@@ -389,6 +395,9 @@ def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None
     before = read_prefix_metrics(base_url) if base_url else None
     for g, (cluster, members, facts) in enumerate(groups):
         for it in members:
+            if deadline_s > 0 and time.perf_counter() - t_start > deadline_s:
+                results[it.index].cache["batch"] = {"skipped": f"over the batch's {deadline_s:g} s of LLM time"}
+                continue
             # the prefix (facts) is the group's; the answer space is the question's own evidence, as in the
             # per-question path: a shared prefix must not let one question answer with another's values
             grammar = values_grammar(it.values) if embedded else None
@@ -470,7 +479,8 @@ def answer_batch(pipe, questions: list[dict | str], *, llm=None, n_clusters: int
         model = llm if llm is not None else pipe.llm
         summarize_batch(results, model, n_clusters=n_clusters if n_clusters is not None else s.batch_clusters,
                         distance=s.batch_distance if distance is None else distance, max_tokens=max_tokens,
-                        base_url=s.llm_base_url if s.llm_backend == "openai" else None)
+                        base_url=s.llm_base_url if s.llm_backend == "openai" else None,
+                        max_calls=s.batch_llm_calls, deadline_s=s.batch_llm_s)
     except Exception as err:  # noqa: BLE001 - phrasing is optional; the answers are already there
         for r in results:
             r.cache["batch"] = {"error": f"{type(err).__name__}: {err}"}

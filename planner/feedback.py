@@ -106,7 +106,7 @@ def give_feedback(pipeline, question: Any, domain: str | None, vote: Any, *,
         if mark.id not in {e.id for e in demoted}:
             demoted.append(mark)
     out.plans = [_describe(e) for e in demoted]
-    out.answer_forgotten = pipeline.answer_cache.discard(r.question, d.name, d.graph.version)
+    out.answer_forgotten = pipeline.forget_answer(r.question, d.name)
     n = len(demoted)
     out.message = (f"Thanks: {n} plan{'' if n == 1 else 's'} demoted and the answer forgotten; "
                    "the question will be answered afresh.")
@@ -120,6 +120,9 @@ def _stored_answer(pipeline, question: str, domain: str | None):
         raise FeedbackNotFound("this service keeps no answers, so it cannot tell which answer the feedback "
                                "is about")
     domains = pipeline.domains  # one snapshot: a reload swaps the dict, never mutates it
+    routed = pipeline.cached_answer(question, None, peek=True) if domain is None else None
+    if routed is not None and routed[0] in domains:  # the answer a routed question was given
+        return domains[routed[0]], routed[1]
     for name in [domain] if domain else list(domains):
         d = domains.get(name)
         if d is None:

@@ -313,8 +313,8 @@ class Lexicon:
         timed = {w for p in used_props if is_year_like(p) or is_date_like(p) for w in name_words(p)}
         words = []
         for s, e, phrase, target in self.scan(low, blocked):
-            if self._used(target, cypher):
-                continue
+            if self._used(target, cypher) or phrase in STOP:
+                continue  # "Name the movies ...": an imperative, not the name property
             if re.match(r"\s+(?:graph|database|dataset|data|db)\b", low[e:]):
                 continue  # "the movie graph": the graph's name, not its label
             if phrase in TIME_CUES and TIME_CUES[phrase] & timed:

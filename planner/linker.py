@@ -26,12 +26,13 @@ def link_mentions(question: str, compiler: Compiler, index=None) -> tuple[list[M
     taken = [(m.start, m.end) for m in mentions]
     spec = compiler.view.spec
     try:
-        found = _capitalized_runs(question, index) + index.find_mentions(question)
+        found = _capitalized_runs(question, index) + index.find_mention_spans(question)
     except Exception:  # noqa: BLE001 - linking must never break answering
         found = []
-    for text, cands in found:
-        start = question.find(text)
-        if start < 0 or any(start < b and a < start + len(text) for a, b in taken):
+    for start, end, text, cands in found:
+        # the span's own position: the first place its text occurs may be inside another word
+        # ("th" inside "the" for a quoted 'th')
+        if question[start:end] != text or any(start < b and a < end for a, b in taken):
             continue
         if not cands or cands[0].score < FUZZY_MIN or text.lower() in compiler.lex.entries:
             continue
@@ -50,8 +51,9 @@ def _clear_lead(cands: list[EntityCandidate], margin: float = 0.05, floor: float
     return cands[0].score >= floor and (len(cands) == 1 or cands[0].score - cands[1].score >= margin)
 
 
-def _capitalized_runs(question: str, index) -> list[tuple[str, list[EntityCandidate]]]:
-    """Runs of two or more capitalised words ("Tom Hangs"): linked whole, before shorter windows."""
+def _capitalized_runs(question: str, index) -> list[tuple[int, int, str, list[EntityCandidate]]]:
+    """Runs of two or more capitalised words ("Tom Hangs"), linked whole, before shorter windows: returns
+    [(start, end, text, candidates)]."""
     out = []
     for m in re.finditer(r"(?:[A-Z][\w'.-]+\s+){1,5}[A-Z][\w'.-]+", question):
         cands = index.link(m.group(0), k=5)
@@ -59,5 +61,5 @@ def _capitalized_runs(question: str, index) -> list[tuple[str, list[EntityCandid
         if whole and _clear_lead(cands):
             # trusted below FUZZY_MIN: the whole run reads like the name and no other node is close
             cands = [cands[0].__class__(**{**cands[0].to_dict(), "score": max(cands[0].score, FUZZY_MIN)})] + cands[1:]
-            out.append((m.group(0), cands))
+            out.append((m.start(), m.end(), m.group(0), cands))
     return out

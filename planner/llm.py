@@ -20,6 +20,7 @@ import importlib.util
 import json
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -249,16 +250,23 @@ class EmbeddedLLM(_Counter):
         return self._grammars[text]
 
     # -- generation --------------------------------------------------------------------------------
-    def complete(self, prompt: Prompt, *, max_tokens: int = 64, temperature: float = 0.0,
-                 json_schema: dict | None = None, grammar: str | None = None,
-                 stop: list[str] | None = None) -> Completion:
+    @contextmanager
+    def _turn(self):
+        """Holds the model for one generation, queuing at most ``wait_s`` (every generation path: single
+        questions, and the batch path's prefix evaluation and continuation); raises :class:`LLMBusy` past it."""
         if not self._lock.acquire(timeout=-1 if self.wait_s is None else max(0.0, self.wait_s)):
             raise LLMBusy(f"the embedded model stayed busy for {self.wait_s:g} s")
         try:
-            tokens = self.tokenize(self.render(prompt))
-            return self._generate(tokens, max_tokens, temperature, json_schema, grammar, stop)
+            yield
         finally:
             self._lock.release()
+
+    def complete(self, prompt: Prompt, *, max_tokens: int = 64, temperature: float = 0.0,
+                 json_schema: dict | None = None, grammar: str | None = None,
+                 stop: list[str] | None = None) -> Completion:
+        with self._turn():
+            tokens = self.tokenize(self.render(prompt))
+            return self._generate(tokens, max_tokens, temperature, json_schema, grammar, stop)
 
     def choose(self, prompt: str, options: list[str]) -> int:
         """Index of the option the model picks; the grammar admits nothing but an option."""
@@ -306,7 +314,7 @@ class EmbeddedLLM(_Counter):
         """Evaluate ``text`` (raw, already templated) from an empty cache and save the KV state."""
         import llama_cpp
 
-        with self._lock:
+        with self._turn():
             m = self.model
             tokens = self.tokenize(text)
             m.reset()
@@ -351,7 +359,7 @@ class EmbeddedLLM(_Counter):
                             grammar: str | None = None, stop: list[str] | None = None) -> Completion:
         """Generate after ``state``'s prefix and ``suffix``: only the suffix tokens are evaluated. The
         state is restored unless the live KV cache still holds its prefix (:meth:`holds`)."""
-        with self._lock:
+        with self._turn():
             self._continue_from(state)
             tokens = list(state.tokens) + self.tokenize(suffix)
             return self._generate(tokens, max_tokens, temperature, json_schema, grammar, stop)
@@ -361,7 +369,7 @@ class EmbeddedLLM(_Counter):
         of ``text``; restored, or kept in place as by :meth:`complete_from_state`) evaluating only the rest."""
         import numpy as np
 
-        with self._lock:
+        with self._turn():
             m = self.model
             if state is None:
                 m.reset()

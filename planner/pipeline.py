@@ -36,6 +36,7 @@ from kgqa.settings import Settings
 from kgqa.types import Attempt, InputError, Result, Subgraph
 
 log = logging.getLogger(__name__)
+AUTO_DOMAIN = "*"  # answer-cache domain of questions asked without one (routed); no graph is named "*"
 
 WRITE_INTENT = re.compile(
     r"^\s*(please\s+)?(delete|remove|drop|create|insert|update|set|merge|detach|add|rename|change|modify|wipe|erase|"
@@ -193,6 +194,7 @@ class Pipeline:
             r.answer = ("Refused: kgqa only answers questions; it never modifies the knowledge graph "
                         "or reads files.")
             return
+        asked = domain  # None: routed; the answer cache keeps routed answers apart (see cached_answer)
         if use_answer_cache and self._from_cache(question, domain, r, timings):
             return
         with self._timed(timings, "parse_route"):
@@ -201,15 +203,85 @@ class Pipeline:
                 domain = route.domain
             d = self.domains[domain]
             r.domain, r.kg_version = domain, d.graph.version
+        self._tls.reused = None
         mentions, learn = self._answer(question, d, r, timings)
+        if r.cache.get("plan_hit") and not r.rows:
+            mentions, learn = self._check_empty_template(question, d, r, timings, (mentions, learn))
         if r.status == "dont_know" and self.settings.vector_memory:
             with self._timed(timings, "vector_memory"):
                 self._memory_fallback(question, d, mentions, r)
-        if learn is not None and r.status == "answered":
+        # a reused template's answer is not learned again: a wrong template would spread by its own reuse
+        if learn is not None and r.status == "answered" and not r.cache.get("plan_hit"):
             with self._timed(timings, "cache_update"):
                 learn()
         if self.answer_cache is not None and r.status in ("answered", "dont_know"):
             self.answer_cache.put(question, domain, d.graph.version, r.to_dict())
+            if asked is None:
+                self.answer_cache.put(question, AUTO_DOMAIN, self.routing_version(), r.to_dict())
+
+    def routing_version(self) -> str:
+        """Returns the answer-cache version of routed questions: a digest of every open domain's name and KG
+        version (routing depends on all of them)."""
+        import hashlib
+
+        text = "|".join(f"{n}:{d.graph.version}" for n, d in sorted(self.domains.items()))
+        return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+    def cached_answer(self, question: str, domain: str | None, *, peek: bool = False) -> tuple[str, dict] | None:
+        """Returns (answering domain, stored result dict) for ``question``, or None. A question asked with a
+        domain reads that domain's entry; one asked without reads only what an earlier routed question
+        stored (key :data:`AUTO_DOMAIN`), never another domain's answer: "I don't know" from a domain the
+        router would not pick must not pin itself on every routed asker. ``peek`` counts and touches
+        nothing (feedback)."""
+        cache = self.answer_cache
+        if cache is None:
+            return None
+        read = cache.peek if peek else cache.get
+        domains = self.domains  # one snapshot: a reload swaps the dict, never mutates it
+        if domain is not None:
+            d = domains.get(domain)
+            hit = read(question, domain, d.graph.version) if d is not None else None
+            return (domain, hit) if hit is not None else None
+        hit = read(question, AUTO_DOMAIN, self.routing_version())
+        if hit is None or hit.get("domain") not in domains:
+            return None
+        return hit["domain"], hit
+
+    def forget_answer(self, question: str, domain: str) -> bool:
+        """Drops the stored answers to ``question`` from ``domain`` (its own key and the routed one, when
+        routing had picked that domain); returns whether there was one."""
+        cache, d = self.answer_cache, self.domains.get(domain)
+        if cache is None or d is None:
+            return False
+        gone = cache.discard(question, domain, d.graph.version)
+        routed = cache.peek(question, AUTO_DOMAIN, self.routing_version())
+        if routed is not None and routed.get("domain") == domain:
+            gone = cache.discard(question, AUTO_DOMAIN, self.routing_version()) or gone
+        return gone
+
+    def _check_empty_template(self, question: str, d: Domain, r: Result, timings: dict, answered):
+        """A reused template gave no rows: compile the question afresh (no template). When the compiled plan
+        is another query and finds rows, the template contradicted it: it is demoted (never reused again nor
+        re-learned) and the compiled answer stands (``r.cache["template_demoted"]``). Otherwise the
+        template's "none" stands. Returns the (mentions, learn step) of the answer that stands."""
+        reused = getattr(self._tls, "reused", None)
+        fresh = Result(question=question, domain=r.domain, kg_version=r.kg_version)
+        self._tls.no_reuse = True
+        try:
+            with self._timed(timings, "template_check"):
+                out = self._answer(question, d, fresh, {})
+        finally:
+            self._tls.no_reuse = False
+        if fresh.status != "answered" or not fresh.rows or fresh.cypher == r.cypher:
+            return answered
+        if reused is not None and self.plan_cache is not None and hasattr(self.plan_cache, "demote"):
+            self.plan_cache.demote([reused])
+        for name in ("status", "answer", "cypher", "cypher_run", "params", "columns", "rows", "isr", "candidates",
+                     "attempts",
+                     "subgraph", "evidence", "operators", "error"):
+            setattr(r, name, getattr(fresh, name))
+        r.cache = {**fresh.cache, "template_demoted": reused}
+        return out
 
     def cached(self, question: str, domain: str | None = None) -> Result | None:
         """Returns the answer-cache hit for ``question`` (validated; ``domain`` None: any domain), or None.
@@ -226,23 +298,19 @@ class Pipeline:
         return r
 
     def _from_cache(self, question: str, domain: str | None, r: Result, timings: dict) -> bool:
-        """Fills ``r`` from the answer cache (the KG version of ``domain``, or of each domain); True on a hit."""
+        """Fills ``r`` from the answer cache (:meth:`cached_answer`); True on a hit."""
         if self.answer_cache is None:
             return False
-        hit = None
-        # before routing: a repeat is answered in O(1) whichever domain it was answered in
+        # before routing: a repeat is answered in O(1); a routed question reads only routed answers
         with self._timed(timings, "answer_cache"):
-            for name in ([domain] if domain else list(self.domains)):
-                hit = self.answer_cache.get(question, name, self.domains[name].graph.version)
-                if hit is not None:
-                    domain = name
-                    break
-        if hit is None:
+            found = self.cached_answer(question, domain)
+        if found is None:
             return False
+        domain, hit = found
         r.domain, r.kg_version = domain, self.domains[domain].graph.version
         cached = Result.from_dict(hit)
-        for field_name in ("status", "answer", "cypher", "columns", "rows", "isr", "candidates", "attempts",
-                           "subgraph", "evidence", "operators"):
+        for field_name in ("status", "answer", "cypher", "cypher_run", "params", "columns", "rows", "isr",
+                           "candidates", "attempts", "subgraph", "evidence", "operators"):
             setattr(r, field_name, getattr(cached, field_name))
         r.cache = {"answer_hit": True, "plan_hit": cached.cache.get("plan_hit", False), "llm_calls": 0}
         for flag in ("rows_pruned", "semantic_hit"):  # the rows shown are the cache's first N, or a neighbour's
@@ -331,6 +399,7 @@ class Pipeline:
             return mentions, None
         cypher = repaired.cypher
         r.cypher = inline_params(cypher, params)
+        r.cypher_run, r.params = cypher, dict(params)  # what executes below, shown beside r.cypher
         error = None
         rows: list[list[Any]] = []
         with self._timed(timings, "execute"):
@@ -373,9 +442,18 @@ class Pipeline:
 
     # -- plan cache hooks (filled by the cache layer) ------------------------------------------
     def _template_reuse(self, question, d: Domain, isr, mentions):
-        if self.plan_cache is None:
+        """Returns (cypher, params) of the cached template this question fills, or None; remembers which
+        entry it was (``self._tls.reused``) so a contradicted template can be demoted."""
+        if self.plan_cache is None or getattr(self._tls, "no_reuse", False):
             return None
-        return self.plan_cache.reuse(question, d, isr, mentions)
+        if not hasattr(self.plan_cache, "reuse_entry"):
+            return self.plan_cache.reuse(question, d, isr, mentions)
+        found = self.plan_cache.reuse_entry(question, d, isr, mentions)
+        if found is None:
+            return None
+        entry, filled = found
+        self._tls.reused = entry.id
+        return filled.cypher, filled.params
 
     def _exemplars(self, question: str, d: Domain, isr) -> list:
         """Returns the verified plans the plan cache picks as exemplars for this question, best first: MMR
@@ -528,7 +606,10 @@ def build_pipeline(settings: Settings | None = None, *, caches: bool = True, **k
     from kgqa.cache.store import open_answer_cache, open_plan_cache
 
     plan_cache = kwargs.pop("plan_cache", None)
-    plan_cache = open_plan_cache(settings) if plan_cache is None else plan_cache
+    if plan_cache is None:
+        from kgqa.planner.version import compiler_version
+
+        plan_cache = open_plan_cache(settings, code_version=compiler_version())
     answer_cache = kwargs.pop("answer_cache", None)
     answer_cache = open_answer_cache(settings) if answer_cache is None else answer_cache
     return Pipeline(settings, plan_cache=plan_cache, answer_cache=answer_cache, **kwargs)

@@ -219,7 +219,7 @@ def test_an_old_plan_cache_file_without_the_columns_still_opens(tmp_path):
         cache.demote([old.id])
         assert cache.retrieve("Who acted in Top Gun?", "movies", "cast") == []
     columns = [row[1] for row in sqlite3.connect(path).execute("PRAGMA table_info(plans)")]
-    assert columns[-2:] == ["provenance", "demoted"]
+    assert columns[-3:] == ["provenance", "demoted", "code_version"]
     with PlanCache(path) as cache:  # migrated once; opens again as is
         assert [e.demoted for e in cache.entries()] == [True]
 
