@@ -294,7 +294,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     # "Who both acted in and directed the same movie?": the movie is part of the answer
     cols += [f"{var_of[lb]}.{ident(v.display(lb))}" for lb in sorted(cycle_ends)]
     if (len(f.anchors) == 1 and f.anchors[0].label == target and not f.conds and len(connected) == 1
-            and not f.limit and f.anchors[0].prop in (v.display(target), *v.spec.name_props.get(target, []))):
+            and not f.limit and f.anchors[0].prop in (v.display(target), v.spec.primary_keys.get(target))):
         # "Tell me about Cloud Atlas": the entity itself, every property
         cols += [f"{t}.{ident(p)}" for p in v.nodes[target] if p != v.display(target)]
     if f.order and f.order in v.nodes.get(target, {}):

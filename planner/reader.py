@@ -256,6 +256,18 @@ def string_conditions(r: Reading) -> None:
            (r"(?:starting with|starts with|start with|beginning with|begins with|begin with)", "STARTS WITH"),
            (r"(?:ending with|ends with|end with|ending in|ends in|end in)", "ENDS WITH"),
            (r"(?:later than|after|since|from)", ">"), (r"(?:earlier than|before|prior to|until)", "<")]
+    # "Which laureates have Curie in their name?": a linked value inside a text property, not that value
+    for m in [m for m in f.anchors if m.label]:
+        word = re.match(r"\s+in\s+(?:the|their|its|his|her)\s+([a-z]+(?:\s[a-z]+)?)", low[m.end:])
+        if not word:
+            continue
+        named = r.lex.entries.get(word.group(1)) or r.lex.entries.get(word.group(1).split()[0], "")
+        owner, _, prop = named.partition(".")
+        if word.group(1).split()[0] in ("name", "names"):  # what names the node: its display property
+            owner, prop = m.label, view.display(m.label)
+        if prop and owner in (m.label, f.target) and view.prop_type(owner, prop) == "STRING":
+            f.anchors.remove(m)
+            f.conds.append(Cond(owner, prop, "CONTAINS", m.text, fold=m.text.islower() or m.text.isupper()))
     for lit in (m for m in r.mentions if not m.label):
         before = low[max(0, lit.start - 30):lit.start]
         op = "="
