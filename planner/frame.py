@@ -55,7 +55,8 @@ class Frame:
     agg_prop: str | None = None
     group_prop: str | None = None  # group by a property of the target instead of the node
     having: tuple[str, float] | None = None
-    order: str | None = None  # "agg" or a property of the target
+    order: str | None = None  # "agg" or a property of the target (or of ``order_label``)
+    order_label: str | None = None  # another label whose property orders ("who directed the oldest movie")
     desc: bool = True
     limit: int | None = None
     rel_hints: list[str] = field(default_factory=list)

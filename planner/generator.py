@@ -35,6 +35,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             labels_needed.append(c.label)
     if f.agg_label and f.agg_label not in v.rel_props:
         labels_needed.append(f.agg_label)
+    if f.order_label:
+        labels_needed.append(f.order_label)
     rel_conds = [c for c in f.conds if c.rel] + ([Cond(f.agg_label, f.agg_prop or "", "", None, f.agg_label)]
                                                  if f.agg_label in v.rel_props else [])
     if f.rel_prop:
@@ -297,8 +299,11 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             and not f.limit and f.anchors[0].prop in (v.display(target), v.spec.primary_keys.get(target))):
         # "Tell me about Cloud Atlas": the entity itself, every property
         cols += [f"{t}.{ident(p)}" for p in v.nodes[target] if p != v.display(target)]
-    if f.order and f.order in v.nodes.get(target, {}):
-        ocol = f"{t}.{ident(f.order)}"
+    olabel = f.order_label or target
+    if f.order and f.order in v.nodes.get(olabel, {}) and olabel in var_of:
+        ocol = f"{var_of[olabel]}.{ident(f.order)}"
+        if olabel != target:  # "who directed the oldest movie": the movie too
+            cols.append(f"{var_of[olabel]}.{ident(v.display(olabel))}")
         if ocol not in cols:
             cols.append(ocol)
         if f.limit == 1:

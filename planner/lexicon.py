@@ -315,6 +315,8 @@ class Lexicon:
         for s, e, phrase, target in self.scan(low, blocked):
             if self._used(target, cypher) or phrase in STOP:
                 continue  # "Name the movies ...": an imperative, not the name property
+            if phrase in OPERATORS and (f.order or f.agg):
+                continue  # "the oldest movie": the superlative the frame orders by, whatever it names
             if re.match(r"\s+(?:graph|database|dataset|data|db)\b", low[e:]):
                 continue  # "the movie graph": the graph's name, not its label
             if phrase in TIME_CUES and TIME_CUES[phrase] & timed:

@@ -339,6 +339,8 @@ def superlatives(r: Reading) -> None:
             desc = True
     f.desc = desc
     pos = sup.end() if sup else 0
+    if sup and sup.group(1) in ("oldest", "youngest", "earliest", "latest", "newest") and _role_order(r, sup.group(1), pos):
+        return
     # what follows the superlative: a property, "number of <label>", or a label
     after = [(s, owner, prop) for s, e, owner, prop in props_at if s >= pos - 1]
     if sup and sup.group(1) in ("oldest", "youngest", "older", "younger"):
@@ -409,18 +411,20 @@ def implicit_order(r: Reading) -> None:
               if not any(a <= m.start() < b for a, b in terms)), None)
     if m is None:
         return
-    def timed(label: str) -> list[str]:
-        props = view.nodes.get(label, {})
-        years = [p for p, t in props.items() if t.startswith("INT") and is_year_like(p)]
-        return years or [p for p in props if is_date_like(p)]
-    own = timed(f.target)
+    own = _timed(view, f.target)
     anchored = {a.label for a in f.anchors}  # a named entity is not what is ordered
-    others = {lb for lb in f.labels_mentioned if lb != f.target and lb not in anchored and timed(lb)}
+    others = {lb for lb in f.labels_mentioned if lb != f.target and lb not in anchored and _timed(view, lb)}
     others |= {rel for rel in f.rel_hints if any(is_year_like(p) or is_date_like(p) for p in view.rel_props.get(rel, {}))}
-    if len(own) != 1 or others:
+    other = next(iter(others)) if len(others) == 1 else None
+    if len(own) == 1 and not others:
+        f.order = own[0]
+    elif len(own) != 1 and other in view.nodes and len(_timed(view, other)) == 1:
+        # "the first two women to win the physics prize": the prize's year orders them
+        f.order_label, f.order = other, _timed(view, other)[0]
+    else:
         f.notes.append(f"unexplained: {m.group(1)}")  # an order the plan cannot take: not a guess either
         return
-    f.order, f.desc = own[0], m.group(1) not in ("first", "earliest")
+    f.desc = m.group(1) not in ("first", "earliest")
     f.limit = f.limit or 1
 
 
@@ -548,6 +552,31 @@ def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> 
 
 
 # -- helpers of the rules --------------------------------------------------------------------------
+def _timed(view: SchemaView, label: str) -> list[str]:
+    """Returns a label's time properties: its year properties (integers), else its date properties."""
+    props = view.nodes.get(label, {})
+    years = [p for p, t in props.items() if t.startswith("INT") and is_year_like(p)]
+    return years or [p for p in props if is_date_like(p)]
+
+
+def _role_order(r: Reading, word: str, pos: int) -> bool:
+    """"Who directed the oldest movie?": a time superlative right before a label other than the target
+    orders that label by its time property; returns whether it did."""
+    f = r.frame
+    nxt = next(((s, lb) for s, lb in r.labels_at if s >= pos), None)
+    if nxt is None or nxt[1] == f.target or len(re.findall(r"[a-z]+", _masked(r)[pos:nxt[0]])) > 2:
+        return False
+    props = _timed(r.view, nxt[1])
+    if word in ("oldest", "youngest") and len(props) > 1:
+        props = [p for p in props if is_birth(p)]
+    if len(props) != 1:
+        return False
+    f.order_label, f.order = nxt[1], props[0]
+    f.desc = word in ("youngest", "latest", "newest")
+    f.limit = f.limit or 1
+    return True
+
+
 def _masked(r: Reading) -> str:
     """Returns the lower-cased question with the linked values blanked out (same length)."""
     low = r.low
