@@ -69,14 +69,20 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         a = same[0]
         av = "a"
         taken.add(av)
+        # "Who does Paul Blythe follow?": the anchor is the subject, the edge runs from it
+        subject = re.search(r"\b(?:does|did|do)\s*$", f.question[:a.start].lower()) is not None
         # "Who follows someone who follows X?": the relationship named twice is a chain of two
         hops = max(1, min(3, sum(r == rel for _, r in f.rel_at)))
         chain = "".join(f"-[:{rel}]->(x{k}:{ident(target)})" for k in range(1, hops))
-        patterns.append(f"({var_of[target]}:{ident(target)}){chain}-[:{rel}]->({av}:{ident(target)})")
+        if subject:
+            patterns.append(f"({av}:{ident(target)}){chain}-[:{rel}]->({var_of[target]}:{ident(target)})")
+        else:
+            patterns.append(f"({var_of[target]}:{ident(target)}){chain}-[:{rel}]->({av}:{ident(target)})")
         params["a0"] = a.value
         where = [f"{av}.{ident(a.prop)} = $a0"]
         f.anchors = [m for m in f.anchors if m is not a]
-    elif not f.rel_prop and _one_entity(same, v, target) and (co := _co_pattern(f, v, same[0])) is not None:
+    elif (not f.rel_prop and not rel_conds and _one_entity(same, v, target)
+          and (co := _co_pattern(f, v, same[0])) is not None):
         # "Who directed the movies Tom Hanks acted in?": the anchor is another node of the target's label,
         # joined through a label between them (each end along the relationship named nearest it)
         (rel_t, dir_t), mid, (rel_a, dir_a) = co
@@ -179,6 +185,9 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             # "Marie Curie ... Einstein": two entities of one label cannot be one node
             f.notes.append(f"unexplained: {m.text} beside {other.text}")
         prev = next((a for a in f.anchors[:i] if a.label == m.label and a.prop == m.prop), None)
+        if prev is not None and re.match(r"\s*(?:is|was|were|are|did|does|do|has|have|had)\b", f.question.lower()):
+            # "Was The Matrix released before Cast Away?": a yes/no comparison of two entities
+            f.notes.append(f"unexplained: {m.text} compared with {prev.text}")
         if prev is not None:
             between = f.question[prev.end:m.start].lower()
             if re.search(r"\bor\b", between) or m.label == target or m.label not in path_of:

@@ -325,7 +325,7 @@ def superlatives(r: Reading) -> None:
         f.limit = int(number_value(m.group(m.lastindex)))
     # "Who is older, Keanu Reeves or Tom Hanks?": between alternatives a comparative picks the top one
     comparative = r"|more|higher|larger|greater|bigger|less|lower|smaller|fewer|cheaper|older|younger|earlier|later|newer"
-    sup = re.search(r"\b(most|highest|largest|greatest|biggest|maximum|least|lowest|smallest|fewest|"
+    sup = re.search(r"(?<!at )\b(most|highest|largest|greatest|biggest|maximum|least|lowest|smallest|fewest|"
                     r"minimum|cheapest|oldest|youngest|earliest|latest|newest"
                     + (comparative if alternatives(f) else "") + r")\b", low)
     if not sup and not re.search(r"\btop\b", low):
@@ -467,6 +467,9 @@ def aggregates(r: Reading) -> None:
             prop = next(((o, p) for s, e, o, p in r.props_at if s > m.start()), None)
             if prop:
                 f.agg, f.agg_label, f.agg_prop = agg, prop[0], prop[1]
+                if f.anchors and f.target not in f.labels_mentioned and not re.search(r"\b(each|per|by)\b", low):
+                    # "the average review rating of The Replacements": of the named entity, not per reviewer
+                    f.target = f.anchors[0].label
                 if re.search(r"\b(each|per|by)\b", low):
                     f.order = None
                 return
