@@ -30,6 +30,14 @@ class Mention:
     alternatives: list[tuple[str, str, Any]] = field(default_factory=list)  # other (label, prop, value)
 
 
+@dataclass(frozen=True)
+class AggregateOf:
+    """A condition's value that is an aggregate of the rows the rest of the question matches: "priced above
+    the average price" compares each price with ``avg`` over the same rows."""
+
+    fn: str  # avg
+
+
 @dataclass
 class Cond:
     """A condition ``label.prop op value`` (``op`` may be ``IS NULL``/``IS NOT NULL`` with no value)."""

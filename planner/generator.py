@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from kgqa.kg.schema import ident
-from kgqa.planner.frame import Chooser, Compiled, Cond, Frame
+from kgqa.planner.frame import AggregateOf, Chooser, Compiled, Cond, Frame
 from kgqa.planner.schema_view import SchemaView
 
 RANGE_OPS = frozenset({"<", ">", "<=", ">="})
@@ -215,9 +215,13 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         else:
             params[pname] = m.value
             where.append(f"{var_of[m.label]}.{ident(m.prop)} = ${pname}")
+    against: list[tuple[Cond, str]] = []  # conditions against an aggregate of the matched rows
     for j, c in enumerate(f.conds):
         holder = rel_var.get(c.rel) if c.rel else var_of.get(c.label)
         if holder is None:
+            continue
+        if isinstance(c.value, AggregateOf):
+            against.append((c, holder))
             continue
         if c.op in ("IS NULL", "IS NOT NULL"):
             where.append(f"{holder}.{ident(c.prop)} {c.op}")
@@ -238,6 +242,11 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     disp = f"{t}.{ident(v.display(target))}"
     match = "MATCH " + ", ".join(patterns)
     where_sql = (" WHERE " + " AND ".join(where)) if where else ""
+    if against:
+        # "priced above the average price": the average over the same rows first, then each row against it
+        c, holder = against[0]
+        match = f"{match}{where_sql} WITH {c.value.fn}({holder}.{ident(c.prop)}) AS average {match}"
+        where_sql = (where_sql + " AND " if where_sql else " WHERE ") + f"{holder}.{ident(c.prop)} {c.op} average"
     # a condition's values are shown only where the question leaves them open ("price above 50": which
     # prices); "discontinued" or "in 1996" would repeat the question in every row
     ret_props = [c for c in f.conds if c.label == target and c.rel is None and c.prop != v.display(target)

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from kgqa.planner.frame import Cond, Frame, Mention
+from kgqa.planner.frame import AggregateOf, Cond, Frame, Mention
 from kgqa.planner.lexicon import (
     COMPARATORS,
     NUMBER,
@@ -157,6 +157,33 @@ def owners(r: Reading) -> None:
 def value_words(r: Reading) -> None:
     """Words that name a value ("women") become their conditions."""
     r.frame.conds.extend(r.value_conds)
+
+
+AGGREGATE_COMPARISON = re.compile(
+    r"\b(more than|greater than|higher than|larger than|above|over|exceeding|less than|lower than|smaller than|"
+    r"below|under|earlier than|before|later than|after)\s+(?:the\s+|an?\s+)?(?:[a-z']+\s+){0,2}?(average|mean)\b")
+_ABOVE = ("more than", "greater than", "higher than", "larger than", "above", "over", "exceeding", "later than",
+          "after")
+
+
+def aggregate_comparisons(r: Reading) -> None:
+    """"products priced above the average price", "born before the cast's average birth year": a property
+    compared with its average over the rows the rest of the question matches."""
+    f = r.frame
+    for m in AGGREGATE_COMPARISON.finditer(r.low):
+        after = [(o, p) for s, e, o, p in r.props_at if s >= m.end(2)]
+        before = [(o, p) for s, e, o, p in r.props_at if e <= m.start()]
+        hit = (after or before[-1:] or [None])[0]
+        if hit is None or not (r.view.prop_type(*hit) or "").startswith(("INT", "DOUBLE", "FLOAT", "DECIMAL")):
+            continue
+        owner, prop = hit
+        f.conds.append(Cond(owner, prop, ">" if m.group(1) in _ABOVE else "<", AggregateOf("avg"), _rel_of(r, owner)))
+        r.used.append((m.start(), m.end()))
+
+
+def _consumed(r: Reading, pos: int) -> bool:
+    """Whether an earlier rule read the word at ``pos`` already."""
+    return any(a <= pos < b for a, b in r.used)
 
 
 def comparisons(r: Reading) -> None:
@@ -363,7 +390,8 @@ def superlatives(r: Reading) -> None:
     freq = re.search(r"\b(?:most|least) (?:frequently|often|commonly) (\w+)", low)
     common = re.search(r"\bmost (?:common|frequent|popular|frequently \w+) ([a-z ]+?)(?: for| of| in| by|$|\?)", low)
     number_of = re.search(r"\b(?:number of|count of|amount of)\s+(?:different |distinct |unique )?([a-z ]+)", low)
-    avg = re.search(r"\baverage\b|\bmean\b", low[pos:] if sup else low)
+    avg = next((a for a in re.finditer(r"\baverage\b|\bmean\b", low) if a.start() >= (pos if sup else 0)
+                and not _consumed(r, a.start())), None)
     total = re.search(r"\btotal\b|\bsum\b", low[pos:] if sup else low)
     if common and not counted:
         # "most common ship cities" -> group by that property of the target
@@ -463,7 +491,7 @@ def aggregates(r: Reading) -> None:
     for word, agg in (("average", "avg"), ("mean", "avg"), ("total", "sum"), ("sum", "sum"),
                       ("maximum", "max"), ("minimum", "min")):
         m = re.search(rf"\b{word}\b", low)
-        if m:
+        if m and not _consumed(r, m.start()):
             prop = next(((o, p) for s, e, o, p in r.props_at if s > m.start()), None)
             if prop:
                 f.agg, f.agg_label, f.agg_prop = agg, prop[0], prop[1]
@@ -536,7 +564,8 @@ def negated_properties(r: Reading) -> None:
 
 
 Rule = Callable[[Reading], None]
-RULES: tuple[Rule, ...] = (schema_words, anchors, target, negations, owners, value_words, comparisons, years,
+RULES: tuple[Rule, ...] = (schema_words, anchors, target, negations, owners, value_words, aggregate_comparisons,
+                           comparisons, years,
                            string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property,
                            relationship_property, negated_properties)
 
