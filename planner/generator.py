@@ -299,7 +299,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 return Compiled(cypher, params, f, description="top group of a grouped aggregate")
             cypher += f" RETURN {_alias(key)}, value"
             if f.order == "agg" or f.limit:
-                cypher += f" ORDER BY value {'DESC' if f.desc else 'ASC'}"
+                # ties in a stable order: the same question gets the same rows at a tie that the limit cuts
+                cypher += f" ORDER BY value {'DESC' if f.desc else 'ASC'}, {_alias(key)}"
             if f.limit:
                 cypher += f" LIMIT {int(f.limit)}"
             return Compiled(cypher, params, f, description="grouped aggregate")
@@ -332,7 +333,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                       f"RETURN {', '.join(dict.fromkeys(cols))}")
             return Compiled(cypher, params, f, description="top group by property")
         cypher = (f"{match}{where_sql} RETURN {', '.join(dict.fromkeys(cols))} "
-                  f"ORDER BY {ocol} {'DESC' if f.desc else 'ASC'}")
+                  f"ORDER BY {ocol} {'DESC' if f.desc else 'ASC'}{', ' + disp if disp != ocol else ''}")
         if f.limit:
             cypher += f" LIMIT {int(f.limit)}"
         return Compiled(cypher, params, f, description="ordered by property")

@@ -503,6 +503,35 @@ def aggregates(r: Reading) -> None:
                 return
 
 
+WHEN = re.compile(r"\s*(?:when\b|(?:in\s+)?(?:what|which)\s+years?\b)")
+
+
+def asked_time(r: Reading, *labels: str) -> bool:
+    """"When did Frederick Sanger die?", "In what year was Things Fall Apart published?": the time property
+    of ``label`` the question's verb names (a date before a year), or a time property of the relationship the
+    question names ("When did X borrow Y?"); returns whether one was found."""
+    f = r.frame
+    if not WHEN.match(r.low):
+        return False
+    cues = {w for m in re.finditer(r"[a-z]+", r.low) for w in TIME_CUES.get(m.group(), ())}
+    props = [(i, lb, p) for i, lb in enumerate(labels) for p in r.view.nodes.get(lb, {})
+             if is_year_like(p) or is_date_like(p)]
+    props.sort(key=lambda x: (not cues & set(name_words(x[2])), x[0], not is_date_like(x[2])))
+    props = [(lb, p) for _, lb, p in props]
+    timed_rels = [(rel, p) for rel in f.rel_hints for p in r.view.rel_props.get(rel, {})
+                  if is_year_like(p) or is_date_like(p)]
+    if timed_rels and len(f.anchors) > 1 and not (props and cues & set(name_words(props[0][1]))):
+        f.rel_prop = timed_rels[0]  # "When did Chiara Rossi borrow Invisible Cities?": the loan's date
+        return True
+    if not props:
+        return False
+    f.target, f.target_prop = props[0]
+    if cues & set(name_words(props[0][1])):  # "born" says when, not where; "published" when, not by whom
+        said = {rel for s, rel in f.rel_at if r.low[s:s + 4] in TIME_CUE_STEMS}
+        f.rel_hints = [rel for rel in f.rel_hints if rel not in said]
+    return True
+
+
 def asked_property(r: Reading) -> None:
     """'When was The Matrix released?' asks a property of the anchor, not a list of nodes."""
     f = r.frame
@@ -510,6 +539,10 @@ def asked_property(r: Reading) -> None:
         return
     anchor = f.anchors[0]
     if f.target not in (None, anchor.label):
+        # "In which years were X's books published?"; "In what year was X published?" (not its publisher)
+        named = f.target in f.labels_mentioned
+        if WHEN.match(r.low) and asked_time(r, *((f.target, anchor.label) if named else (anchor.label, f.target))):
+            return
         # "the page counts of the books Toni Morrison wrote": a property of the target, named before it
         first = next((s for s, lb in r.labels_at if lb == f.target), None)
         used = {(c.label, c.prop) for c in f.conds}
@@ -522,17 +555,7 @@ def asked_property(r: Reading) -> None:
         if owner == anchor.label and prop != anchor.prop:
             f.target, f.target_prop = anchor.label, prop
             return
-    if re.match(r"\s*when\b", r.low):
-        # "When did Frederick Sanger die?": the time property the question's verb names, a date before a year
-        cues = {w for m in re.finditer(r"[a-z]+", r.low) for w in TIME_CUES.get(m.group(), ())}
-        props = [p for p in r.view.nodes.get(anchor.label, {}) if is_year_like(p) or is_date_like(p)]
-        props.sort(key=lambda p: (not cues & set(name_words(p)), not is_date_like(p)))
-        if props:
-            f.target, f.target_prop = anchor.label, props[0]
-            if cues & set(name_words(props[0])):  # "born" says when, not where
-                said = {rel for s, rel in f.rel_at if r.low[s:s + 4] in TIME_CUE_STEMS}
-                f.rel_hints = [rel for rel in f.rel_hints if rel not in said]
-            return
+    asked_time(r, anchor.label)
 
 
 def relationship_property(r: Reading) -> None:
