@@ -415,9 +415,12 @@ def superlatives(r: Reading) -> None:
                 f.agg, f.agg_label, f.agg_prop, f.order = "sum", owner, prop, "agg"
         else:
             f.agg, f.agg_label, f.agg_prop, f.order = "sum", owner, prop, "agg"
-    elif counted or freq:
+    elif counted or freq or (sup and not after):
         if freq and not counted:
             counted = _counted_by_verb(r, freq.group(1))
+        verb = re.search(r"\b([a-z]+)\s+(?:the\s+)?(?:most|least)\s*(?:$|[,?.]|and\b|often\b|times\b)", low)
+        if not counted and verb:  # "Which books have been borrowed the most?": count the verb's far end
+            counted = _counted_by_verb(r, verb.group(1))
         if counted:
             f.agg, f.agg_label, f.order = "count", counted, "agg"
     if f.limit is None and f.order and sup:
@@ -576,6 +579,21 @@ def relationship_property(r: Reading) -> None:
             return
 
 
+UNIVERSAL = re.compile(r"\b(?:every|all|each)\s+(?:of\s+the\s+)?[a-z]+\s+(?:they|he|she|it|we|you|that\s+they)\b")
+
+
+def unsupported(r: Reading) -> None:
+    """Shapes the generator has no form for make the plan unexplained, so the question is declined instead of
+    answered as another: "returned every book they borrowed" (all of a relationship), "more books than the
+    average member" (a count against an average of counts)."""
+    f = r.frame
+    if UNIVERSAL.search(r.low):
+        f.notes.append(f"unexplained: {UNIVERSAL.search(r.low).group(0)}")
+    if re.search(r"\bthan\s+(?:the|an?)\s+(?:average|mean)\b", r.low) and not any(
+            isinstance(c.value, AggregateOf) for c in f.conds):
+        f.notes.append("unexplained: a comparison with an average")
+
+
 def negated_properties(r: Reading) -> None:
     """"did not have to share their prize": a negated property no condition reads is one the generator
     cannot say, so the plan does not explain the question."""
@@ -590,7 +608,7 @@ Rule = Callable[[Reading], None]
 RULES: tuple[Rule, ...] = (schema_words, anchors, target, negations, owners, value_words, aggregate_comparisons,
                            comparisons, years,
                            string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property,
-                           relationship_property, negated_properties)
+                           relationship_property, negated_properties, unsupported)
 
 
 def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> Frame:
