@@ -193,7 +193,7 @@ def comparisons(r: Reading) -> None:
     for m in re.finditer(rf"between\s+({NUMBER})\s+and\s+({NUMBER})", low):
         if re.fullmatch(YEAR, m.group(1)) and re.fullmatch(YEAR, m.group(2)):
             continue  # a span of years: the years rule (date strings compare as text)
-        owner, prop = _closest_numeric_prop(r, m.start(), m.end()) or (None, None)
+        owner, prop = _closest_numeric_prop(r, m.start(), m.end(), strings=False) or (None, None)
         if owner:
             f.conds.append(Cond(owner, prop, ">=", number_value(m.group(1)), _rel_of(r, owner)))
             f.conds.append(Cond(owner, prop, "<=", number_value(m.group(2)), _rel_of(r, owner)))
@@ -210,7 +210,7 @@ def comparisons(r: Reading) -> None:
                 f.agg, f.agg_label, f.having = "count", counted, (op, value)
                 r.used.append((m.start(), m.end()))
                 continue
-            hit = _closest_numeric_prop(r, m.start(), m.end())
+            hit = _closest_numeric_prop(r, m.start(), m.end(), strings=op == "=")
             if hit:
                 owner, prop = hit
                 f.conds.append(Cond(owner, prop, op, value, _rel_of(r, owner)))
@@ -589,6 +589,11 @@ def unsupported(r: Reading) -> None:
     f = r.frame
     if UNIVERSAL.search(r.low):
         f.notes.append(f"unexplained: {UNIVERSAL.search(r.low).group(0)}")
+    if f.limit and not f.order and not f.agg and re.search(r"\btop\s+(?:\d+|[a-z]+)\b", _masked(r)):
+        f.notes.append("unexplained: top, with no measure to rank by")  # "the top 5 customers from the USA"
+    anchored = {a.label for a in f.anchors if a.prop == r.view.display(a.label)}
+    if f.agg == "count" and f.order == "agg" and f.agg_label in anchored and f.agg_label != f.target:
+        f.notes.append(f"unexplained: a ranking by the named {f.agg_label}")  # each counts it once
     if re.search(r"\bthan\s+(?:the|an?)\s+(?:average|mean)\b", r.low) and not any(
             isinstance(c.value, AggregateOf) for c in f.conds):
         f.notes.append("unexplained: a comparison with an average")
@@ -744,11 +749,13 @@ def _counted_label(r: Reading, after: str) -> str | None:
     return None
 
 
-def _closest_numeric_prop(r: Reading, s: int, e: int) -> tuple[str, str] | None:
+def _closest_numeric_prop(r: Reading, s: int, e: int, *, strings: bool = True) -> tuple[str, str] | None:
+    """Returns the (owner, property) of the numeric property named nearest the span (a string property only
+    with ``strings``, for an equality: text does not order as numbers do), or None beyond 40 characters."""
     best = None
     for ps, pe, owner, prop in r.props_at:
         typ = r.view.prop_type(owner, prop)
-        if typ not in ("INT64", "DOUBLE", "INT32", "FLOAT", "STRING"):
+        if typ not in ("INT64", "DOUBLE", "INT32", "FLOAT", "STRING") or (typ == "STRING" and not strings):
             continue
         dist = max(0, s - pe if pe <= s else ps - e)
         penalty = 0 if typ != "STRING" else 15
