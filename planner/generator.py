@@ -37,6 +37,12 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         labels_needed.append(f.agg_label)
     if f.order_label:
         labels_needed.append(f.order_label)
+    # the other labels the question names with a relationship of theirs ("the institute where Einstein
+    # worked"), joined right after the target: they say which way to go
+    anchored = {m.label for m in f.anchors}
+    touched = {lb for rel in f.rel_hints for pair in v.rels.get(rel, []) for lb in pair}
+    mentioned = [lb for lb in f.labels_mentioned if lb not in anchored and lb != target and lb in touched]
+    labels_needed[1:1] = mentioned
     rel_conds = [c for c in f.conds if c.rel] + ([Cond(f.agg_label, f.agg_prop or "", "", None, f.agg_label)]
                                                  if f.agg_label in v.rel_props else [])
     if f.rel_prop:
@@ -108,19 +114,19 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     for label in dict.fromkeys(labels_needed):
         if label in connected:
             continue
-        paths = v.paths(target, label, max_hops=3, prefer=prefer)
-        if not paths:
-            # try from any connected label
-            for c in list(connected):
-                paths = v.paths(c, label, max_hops=3, prefer=prefer)
-                if paths:
-                    break
-            else:
-                f.notes.append(f"no path to {label}")
-                continue
-            start = c
-        else:
-            start = target
+        # from the joined label with the shortest path, the target on a tie unless another start takes more of
+        # the relationships the question names ("the city of the institute where Einstein worked": from the
+        # institute, not along his birth)
+        starts = []
+        named = set(mentioned)
+        for k, c in enumerate(sorted(connected, key=lambda c: (c != target, c not in named, c))):
+            found = v.paths(c, label, max_hops=3, prefer=prefer)
+            if found:
+                starts.append((len(found[0]), -max(sum(s[0] in prefer for s in p) for p in found), k, c, found))
+        if not starts:
+            f.notes.append(f"no path to {label}")
+            continue
+        *_, start, paths = min(starts, key=lambda x: x[:3])
         path = _pick_path(paths, prefer, f.question, f.exemplar_rels, chooser, v.rel_counts)
         path_of[label] = (start, path)
         cur = start
@@ -195,7 +201,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             if re.search(r"\bthan\b", between):
                 f.notes.append(f"unexplained: {m.text} compared with {prev.text}")
                 continue
-            start, path = path_of[m.label]
+            start, path = target, _pick_path(v.paths(target, m.label, max_hops=3, prefer=prefer) or [path_of[m.label][1]],
+                                             prefer, f.question, f.exemplar_rels, None, v.rel_counts)
+            if not v.paths(target, m.label, max_hops=3, prefer=prefer):
+                start, path = path_of[m.label]
             cur_var = var_of[start]
             for rel, direction, other in path:
                 nv = var(f"{other}#{i}")

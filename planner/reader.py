@@ -77,7 +77,7 @@ def schema_words(r: Reading) -> None:
         elif "." in target:
             owner, prop = target.split(".", 1)
             r.props_at.append((s, e, owner, prop))
-        else:
+        elif not re.match(r"\s+(?:graph|database|dataset|data|db)\b", r.low[e:]):  # "the movie graph": a name
             r.labels_at.append((s, target))
     f.labels_mentioned = [lb for _, lb in r.labels_at]
 
@@ -95,7 +95,9 @@ def negations(r: Reading) -> None:
         if name != f.target and NEGATION.search(r.low[max(0, s - 30):s]) and name not in f.negated:
             f.negated.append(name)
     f.rel_hints = [rel for rel in f.rel_hints if rel not in f.negated]
-    f.labels_mentioned = [lb for lb in f.labels_mentioned if lb not in f.negated]
+    # "never acted in a film": the far end of a negated relationship is negated with it
+    ends = {lb for rel in f.negated for pair in r.view.rels.get(rel, []) for lb in pair} - {f.target}
+    f.labels_mentioned = [lb for lb in f.labels_mentioned if lb not in f.negated and lb not in ends]
     f.cycle = bool(CYCLE.search(r.low))
 
 
@@ -587,6 +589,9 @@ def unsupported(r: Reading) -> None:
     answered as another: "returned every book they borrowed" (all of a relationship), "more books than the
     average member" (a count against an average of counts)."""
     f = r.frame
+    if re.search(r"\b(?:two|three|several)\s+different\s+[a-z]+\s+(?:by|of|from|in)\s+the\s+same\b", r.low):
+        # "two different books by the same author"
+        f.notes.append("unexplained: a count of different nodes within one row")
     if UNIVERSAL.search(r.low):
         f.notes.append(f"unexplained: {UNIVERSAL.search(r.low).group(0)}")
     if f.limit and not f.order and not f.agg and re.search(r"\btop\s+(?:\d+|[a-z]+)\b", _masked(r)):
