@@ -21,9 +21,12 @@ which it ran.
 ``--annotations off`` serves graphs derived from their schema and data alone (the bundled ones rebuilt
 without their annotations files into the scratch home): the figure a new user gets on their own graph;
 ``both`` measures the two in one run. The last line printed is
-``accuracy-bench ex_northwind_dev=<x> ex_movies=<x> ex_nobel=<x> truthfulness=<x> ... hallucinated=<x>
-hallucination=<x> ...`` (``hallucination`` is ``hallucinated`` under the name issue 17 uses; truthfulness is
-accuracy - hallucination; with ``both``, the same figures of the derived run follow with a ``derived_`` prefix).
+``accuracy-bench ex_<set>=<x> hallucination_<set>=<x> truthfulness_<set>=<x> ... hallucination=<x>
+truthfulness=<x> crag_truthfulness=<x> ... hallucinated=<x> ...``: per set and over all, ``hallucination`` is
+issue 17's "answered but wrong" (the share of questions whose outcome is ``wrong``: rows that do not match the
+gold, or an answer the judge finds hallucinated), ``truthfulness`` is execution accuracy - hallucination;
+``crag_truthfulness`` and ``hallucinated`` are the judge's CRAG figures (T = A - H). With ``both``, the same
+figures of the derived run follow with a ``derived_`` prefix.
 """
 
 from __future__ import annotations
@@ -47,7 +50,7 @@ from kgqa.evals.benchutil import (
     summarize,
 )
 from kgqa.evals.make_gold import SHAPES
-from kgqa.evals.scorer import NO_SHAPE, OUTCOMES, Report, outcome_table, score_records
+from kgqa.evals.scorer import NO_SHAPE, OUTCOMES, Report, outcome, outcome_table, score_records
 from kgqa.jsonl import read_jsonl
 from kgqa.settings import REPO_ROOT, Settings
 
@@ -415,15 +418,25 @@ def measure(settings: Settings, sets: dict[str, Path], *, annotated: bool, limit
     return runs, time.perf_counter() - t0, artifacts
 
 
+def wrong_rate(report: Report) -> float:
+    """Returns the share of questions answered but wrong (:func:`kgqa.evals.scorer.outcome` ``wrong``: the
+    rows do not match the gold, or the judge finds the answer hallucinated): issue 17's hallucination."""
+    return sum(outcome(item) == "wrong" for item in report.items) / len(report.items) if report.items else 0.0
+
+
 def summary_pairs(runs: list[SetRun], all_report: Report, prefix: str = "") -> dict[str, float]:
     """Returns the figures of the summary line (keys prefixed by ``prefix``)."""
     uncached = [p for sr in runs for p in sr.preds]
     cached = [c for sr in runs for c in sr.cached]
-    pairs = {f"ex_{sr.name}": sr.report.execution_accuracy for sr in runs}
-    pairs |= {"truthfulness": all_report.truthfulness, "ex_strict": all_report.execution_accuracy_strict,
+    pairs = {}
+    for sr in runs:  # per set: accuracy, hallucination (answered but wrong) and their difference
+        pairs |= {f"ex_{sr.name}": sr.report.execution_accuracy, f"hallucination_{sr.name}": wrong_rate(sr.report),
+                  f"truthfulness_{sr.name}": sr.report.execution_accuracy - wrong_rate(sr.report)}
+    pairs |= {"hallucination": wrong_rate(all_report),
+              "truthfulness": all_report.execution_accuracy - wrong_rate(all_report),
+              "crag_truthfulness": all_report.truthfulness, "ex_strict": all_report.execution_accuracy_strict,
               "executable": all_report.executable_rate, "accurate": all_report.total.rate(all_report.total.accurate),
-              "hallucinated": all_report.total.rate(all_report.total.hallucinated),
-              "hallucination": all_report.total.rate(all_report.total.hallucinated)}
+              "hallucinated": all_report.total.rate(all_report.total.hallucinated)}
     if not prefix:
         pairs |= {"llm_calls_uncached": llm_call_stats(uncached)["mean"],
                   "llm_calls_cached": llm_call_stats(cached)["mean"],
