@@ -330,7 +330,11 @@ def test_accuracy_report_counts_outcomes_per_shape():
     assert "| northwind_dev | other | 2 | 1 | 0 | 1 |" in section and "| northwind_dev | total |" not in section
     assert "| all | total | 8 | 4 | 2 | 2 |" in section
     pairs = bench_accuracy.summary_pairs([sr, nw], everything)
-    assert pairs["hallucination"] == pairs["hallucinated"] == pytest.approx(1 / 8)
-    assert pairs["truthfulness"] == pytest.approx(pairs["accurate"] - pairs["hallucination"])
+    # hallucination is "answered but wrong": both wrong outcomes (a hallucinated answer, rows that differ) of
+    # the 8 questions; the judge alone finds one hallucinated
+    assert pairs["hallucination"] == pytest.approx(2 / 8) and pairs["hallucinated"] == pytest.approx(1 / 8)
+    assert pairs["hallucination_movies"] == pytest.approx(2 / 6) and pairs["hallucination_northwind_dev"] == 0
+    assert pairs["truthfulness"] == pytest.approx(everything.execution_accuracy - pairs["hallucination"])
+    assert pairs["crag_truthfulness"] == pytest.approx(pairs["accurate"] - pairs["hallucinated"])
     derived = bench_accuracy.summary_pairs([sr, nw], everything, "derived_")
     assert {"derived_hallucination", "derived_hallucinated", "derived_truthfulness"} <= set(derived)
