@@ -56,7 +56,7 @@ FILLER = set("we our us you your i my sell sells sold carry stock have has datab
              "every each ever exist exists existing available different distinct unique names number total "
              "count counts can could would should see want need like know about full entire whole complete "
              "currently recorded registered stored kept listed present overall altogether various kinds types "
-             "type kind so far are there".split())
+             "type kind so far are there collection catalog catalogue".split())
 
 
 AUXILIARIES = frozenset({"has", "have", "had", "is", "was", "are", "were", "be", "been"})

@@ -23,6 +23,7 @@ from kgqa.planner.frame import AggregateOf, Cond, Frame, Mention
 from kgqa.planner.lexicon import (
     COMPARATORS,
     NUMBER,
+    OPERATORS,
     TIME_CUES,
     YEAR,
     Lexicon,
@@ -32,6 +33,7 @@ from kgqa.planner.lexicon import (
     number_value,
 )
 from kgqa.planner.schema_view import SchemaView
+from kgqa.text import STOPWORDS as STOP_WORDS
 from kgqa.text import name_words
 
 Span = tuple[int, int]
@@ -297,7 +299,17 @@ def string_conditions(r: Reading) -> None:
         if prop and owner in (m.label, f.target) and view.prop_type(owner, prop) == "STRING":
             f.anchors.remove(m)
             f.conds.append(Cond(owner, prop, "CONTAINS", m.text, fold=m.text.islower() or m.text.isupper()))
-    for lit in (m for m in r.mentions if not m.label):
+    # unquoted: "a tagline that mentions love", "names ending in son", "containing the word FREEDOM"
+    words = re.compile(r"\b(?:mention(?:s|ing)?|contain(?:s|ing)?|includ(?:es|ing)|(?:start|begin)(?:s|ning|ing)?"
+                       r"\s+with|end(?:s|ing)?\s+(?:in|with))\s+(?:the\s+(?:word|phrase|text)\s+)?([A-Za-z0-9][\w'-]*)")
+    literals = [m for m in r.mentions if not m.label]
+    for m in words.finditer(r.question):
+        a, b = m.span(1)
+        if any(x < b and y > a for x, y in r.blocked) or m.group(1).lower() in r.lex.entries \
+                or m.group(1).lower() in STOP_WORDS or m.group(1).lower() in OPERATORS or m.group(1)[0].isdigit():
+            continue
+        literals.append(Mention(a, b, m.group(1), "", "", m.group(1), score=0.0))
+    for lit in literals:
         before = low[max(0, lit.start - 30):lit.start]
         op = "="
         for pat, o in ops:
@@ -643,18 +655,19 @@ def _timed(view: SchemaView, label: str) -> list[str]:
 
 
 def _role_order(r: Reading, word: str, pos: int) -> bool:
-    """"Who directed the oldest movie?": a time superlative right before a label other than the target
-    orders that label by its time property; returns whether it did."""
+    """"Who directed the oldest movie?": a time superlative right before a label orders that label by its
+    time property (the target's own for "the oldest movie"); returns whether it did."""
     f = r.frame
     nxt = next(((s, lb) for s, lb in r.labels_at if s >= pos), None)
-    if nxt is None or nxt[1] == f.target or len(re.findall(r"[a-z]+", _masked(r)[pos:nxt[0]])) > 2:
+    if nxt is None or len(re.findall(r"[a-z]+", _masked(r)[pos:nxt[0]])) > 2:
         return False
     props = _timed(r.view, nxt[1])
     if word in ("oldest", "youngest") and len(props) > 1:
         props = [p for p in props if is_birth(p)]
     if len(props) != 1:
         return False
-    f.order_label, f.order = nxt[1], props[0]
+    # "the oldest movie": the target's own time property
+    f.order_label, f.order = (None if nxt[1] == f.target else nxt[1]), props[0]
     f.desc = word in ("youngest", "latest", "newest")
     f.limit = f.limit or 1
     return True
