@@ -150,7 +150,8 @@ def is_birth(prop: str) -> bool:
 # words that shape the question (operators, question words, numbers in words) rather than name something
 OPERATORS = frozenset("""top first last most least highest lowest largest smallest greatest biggest fewest maximum
 minimum cheapest oldest youngest earliest latest newest average mean total sum how number count more less fewer
-greater higher lower above below over under between and not without never containing contain contains starting
+greater higher lower above below over under between and not without never containing contain contains mention
+mentions mentioning starting
 start starts ending end ends with before after since during until per each both either neither any all only also
 equal equals exactly same different distinct unique frequently often commonly common frequent popular times time
 year years date dates ago later earlier then name names named called list show give tell find identify which what
