@@ -221,7 +221,7 @@ def verbalize(hood: Neighbourhood, spec) -> Description:
     values = list(dict.fromkeys(v for v in values if v.strip()))
     stored = {"nodes": nodes_out, "edges": edges_out}
     ctx, own = contexts(stored)
-    return Description(name, text, facts, ctx, own, values, [names[n] for n in neighbours], rows=rows,
+    return Description(name, text, ordered_facts(stored), ctx, own, values, [names[n] for n in neighbours], rows=rows,
                        subgraph=stored)
 
 
@@ -306,13 +306,36 @@ def contexts(subgraph: dict) -> tuple[list[str], list[str]]:
     return out, [t for t in own if t]
 
 
+def ordered_facts(subgraph: dict) -> list[str]:
+    """The fact lines of a description's subgraph, nearest first: the centre, each of its edges followed by the
+    neighbour it reaches, then the farther edges and nodes (a prompt cut to a budget keeps the nearest)."""
+    nodes, edges = subgraph.get("nodes") or {}, subgraph.get("edges") or []
+    centre = next(iter(nodes), "")
+    out, seen = [], set()
+
+    def node(nid: str) -> None:
+        if nid in nodes and nid not in seen:
+            seen.add(nid)
+            out.append(nodes[nid].get("_text", ""))
+
+    node(centre)
+    near = [e for e in edges if centre in (e["src"], e["dst"])]
+    for e in near + [e for e in edges if centre not in (e["src"], e["dst"])]:
+        out.append(e.get("_text", ""))
+        node(e["src"])
+        node(e["dst"])
+    for nid in nodes:
+        node(nid)
+    return [f for f in out if f]
+
+
 def from_subgraph(subgraph: dict) -> Description:
     """The description's checkable parts (name, facts, contexts, values, neighbours) from its stored subgraph:
     the batch path reads it from a result, possibly a cached one. The centre is the first node."""
     nodes, edges = subgraph.get("nodes") or {}, subgraph.get("edges") or []
     centre = next(iter(nodes), "")
     name = str(nodes.get(centre, {}).get("_name", ""))
-    facts = [n.get("_text", "") for n in nodes.values()] + [e.get("_text", "") for e in edges]
+    facts = ordered_facts(subgraph)
     hop1 = [e["dst"] if e["src"] == centre else e["src"] for e in edges if centre in (e["src"], e["dst"])]
     values: list[str] = []
     for props in [*nodes.values(), *(e.get("props") or {} for e in edges)]:
