@@ -25,6 +25,9 @@ most 1 point; the last line is ``subgcache-bench ttft_ratio=<x> accuracy_delta=<
 (accuracy_delta: LLM-answer accuracy, setting minus baseline, in points).
 
     kgqa bench subgcache [--quick] [--sizes 50,100,200] [--clusters 1,2,3,5,10,20,per] [--out DIR]
+
+``--kind describe`` runs the same comparison on descriptive answers ("Who is X?", "Tell me about X") of related
+entities, whose prompts are an entity's whole neighbourhood (:mod:`kgqa.evals.bench_describe`).
 """
 
 from __future__ import annotations
@@ -196,7 +199,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="llama.cpp threads (default 1: on a shared 2-core machine 2 threads spin-wait and run "
                          "several times slower; use 2 on an idle machine)")
     ap.add_argument("--out", type=Path, default=settings.reports_dir)
+    ap.add_argument("--kind", choices=("answers", "describe"), default="answers",
+                    help="answers: value answers of the question sets; describe: descriptions of related entities")
+    ap.add_argument("--ctx", type=int, default=4096, help="describe: the model's context (shared prefixes grow with it)")
     args = ap.parse_args(argv)
+    if args.kind == "describe":
+        from kgqa.evals.bench_describe import run
+
+        sizes = sorted(int(x) for x in (args.sizes or ("24" if args.quick else "50,100")).split(","))
+        labels = [x.strip() for x in (args.clusters or ("1,3,per" if args.quick else "1,3,5,10,per")).split(",")]
+        return run(settings, args, sizes, labels + ([] if "per" in labels else ["per"]), args.out,
+                   command_line("kgqa bench subgcache", argv))
     sizes = sorted(int(x) for x in (args.sizes or ("50" if args.quick else "50,100,200")).split(","))
     labels = [x.strip() for x in (args.clusters or (SETTINGS_QUICK if args.quick else SETTINGS_FULL)).split(",")]
     if "per" not in labels:

@@ -90,6 +90,11 @@ class Settings:
     batch_clusters: int = 0  # 0 = cut the dendrogram at batch_distance
     batch_distance: float = 0.35  # cosine distance threshold for AgglomerativeClustering
 
+    # descriptions ("Who is X?", "Tell me about X"): X's bounded subgraph, verbalized (planner/describe.py)
+    describe: bool = True  # False: such questions compile like any other (a lookup of X's properties)
+    describe_depth: int = 2  # hops around X (at most k_depth); k_degree edges per hop, by vector_memory_ranking
+    describe_rewrite: str = "batch"  # LLM prose from the facts: "batch" (in batches only), "always", "off"
+
     # service
     host: str = "127.0.0.1"
     port: int = 8080

@@ -95,6 +95,8 @@ def node_text(nid: str, props: dict[str, Any]) -> str:
 
 
 def edge_text(edge: dict[str, Any]) -> str:
+    if edge.get("_text"):
+        return edge["_text"]
     src, dst = (str(edge[k]).replace(":", " ", 1) for k in ("src", "dst"))
     return _short(f"{src} {str(edge['rel']).lower().replace('_', ' ')} {dst}")
 
@@ -247,6 +249,12 @@ class Item:
     subgraph: Subgraph
     evidence: str  # the question's own evidence text (what faithful() checks against)
     values: list[str]
+    desc: Any = None  # a description's checkable parts (planner/describe.py): prose, not a list of values
+
+    @property
+    def kind(self) -> str:
+        """"describe" (a paragraph from the entity's subgraph) or "values" (the rows' values)."""
+        return "values" if self.desc is None else "describe"
 
 
 @dataclass
@@ -308,9 +316,18 @@ class BatchReport:
 
 
 def candidates(results: list[Result], *, max_rows: int = MAX_ROWS) -> list[Item]:
-    """The answered questions whose rows a short phrasing can state in full."""
+    """The answered questions whose rows a short phrasing can state in full, and the descriptions (rewritten
+    into prose from their subgraph)."""
+    from kgqa.planner import describe
+
     out = []
     for i, r in enumerate(results):
+        if r.status == "answered" and "describe" in r.operators and r.subgraph:
+            desc = describe.from_subgraph(r.subgraph)
+            if desc.facts:
+                sub = Subgraph(dict(r.subgraph["nodes"]), list(r.subgraph.get("edges") or []))
+                out.append(Item(i, r.question, sub, "\n".join(desc.contexts), desc.values, desc))
+            continue
         if r.status != "answered" or not r.rows or len(r.rows) > max_rows:
             continue
         values = answer_values(r)
@@ -324,24 +341,48 @@ def candidates(results: list[Result], *, max_rows: int = MAX_ROWS) -> list[Item]
     return out
 
 
+def _extend(acc, it: Item):
+    """The group's representative with ``it`` added (a new object; ``acc`` None starts one): the union
+    subgraph for values, for descriptions the members' facts nearest first, shared facts once."""
+    if it.desc is not None:
+        return list(dict.fromkeys([*(acc or []), *it.desc.facts]))
+    return representative([acc or Subgraph(), it.subgraph])
+
+
+def group_facts(acc) -> list[str]:
+    """The prompt facts of a group's representative (see :func:`_extend`)."""
+    return list(acc) if isinstance(acc, list) else subgraph_texts(acc)
+
+
+def _trim(facts: list[str], fits) -> list[str]:
+    """The longest head of ``facts`` that fits (one question's own subgraph may exceed the context)."""
+    if fits(facts):
+        return facts
+    lo, hi = 0, len(facts)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if fits(facts[:mid]) else (lo, mid - 1)
+    return facts[:lo]
+
+
 def _groups(items: list[Item], labels: list[int], fits) -> list[tuple[int, list[Item], list[str]]]:
     """(cluster, members, facts) per prompt group: each cluster's representative subgraph, split in
-    member order where its facts would not fit the context budget."""
+    member order where its facts would not fit the context budget (a lone member's facts are cut to it)."""
     out = []
     for c in sorted(set(labels)):
         members = [it for it, lab in zip(items, labels) if lab == c]
         current: list[Item] = []
-        union = Subgraph()
+        acc = None
         for it in members:
-            trial = representative([union, it.subgraph])
-            if current and not fits(subgraph_texts(trial)):
-                out.append((c, current, subgraph_texts(union)))
-                current, union = [], representative([it.subgraph])
+            trial = _extend(acc, it)
+            if current and not fits(group_facts(trial)):
+                out.append((c, current, _trim(group_facts(acc), fits)))
+                current, acc = [], _extend(None, it)
             else:
-                union = trial
+                acc = trial
             current.append(it)
         if current:
-            out.append((c, current, subgraph_texts(union)))
+            out.append((c, current, _trim(group_facts(acc), fits)))
     return out
 
 
@@ -352,17 +393,22 @@ def _budget(llm, max_tokens: int) -> int:
 
 def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None, distance: float = 0.35,
                     max_tokens: int = MAX_TOKENS, message_passing: bool = True, apply: bool = True,
-                    base_url: str | None = None, max_calls: int = 0, deadline_s: float = 0.0) -> BatchReport:
+                    base_url: str | None = None, max_calls: int = 0, deadline_s: float = 0.0,
+                    describe_tokens: int | None = None, descriptions: bool = True) -> BatchReport:
     """SubGCache over the summarization stage of ``results`` (already retrieved). ``n_clusters``:
-    that many clusters (``>= len`` = one per question); None/0: cut at cosine ``distance``. With
+    that many clusters (``>= len`` = one per question); None/0: cut at cosine ``distance``. Descriptions
+    (prose from an entity's subgraph, ``describe_tokens`` tokens) and value answers (``max_tokens``) are
+    clustered apart: their prompts differ (``descriptions`` False: descriptions keep their verbalized text). With
     ``apply`` the kept phrasings replace the answers and ``r.cache['batch']`` records what happened.
     ``max_calls`` (> 0) phrases only the first that many candidates and ``deadline_s`` (> 0) stops phrasing
     once that many seconds have passed; the others keep their deterministic answers (``batch.skipped``)."""
     from kgqa.cache.prefix import PrefixStore, read_prefix_metrics, split_prompt
+    from kgqa.planner import describe
 
+    describe_tokens = describe_tokens or describe.MAX_TOKENS
     t_start = time.perf_counter()
     rep = BatchReport(n_questions=len(results))
-    items = candidates(results)
+    items = [it for it in candidates(results) if descriptions or it.desc is None]
     rep.n_candidates = len(items)
     if max_calls > 0 and len(items) > max_calls:
         for it in items[max_calls:]:
@@ -373,21 +419,32 @@ def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None
         return rep
 
     t0 = time.perf_counter()
-    if n_clusters and n_clusters >= len(items):
-        labels = list(range(len(items)))  # one question per cluster: nothing to compare
-    else:
-        emb = embed_subgraphs([it.subgraph for it in items], message_passing=message_passing)
-        rep.embed_ms = (time.perf_counter() - t0) * 1000
-        labels = cluster_labels(emb, n_clusters=n_clusters, distance=distance)
     embedded = hasattr(llm, "eval_prefix")
-    budget = _budget(llm, max_tokens)
-    if embedded:
-        def fits(facts):
-            return len(llm.tokenize(system_prompt(facts))) <= budget
-    else:
-        def fits(facts):
-            return len(system_prompt(facts)) // 4 <= budget
-    groups = _groups(items, labels, fits)
+    groups: list[tuple[int, list[Item], list[str]]] = []
+    labels = [0] * len(items)
+    for kind in ("values", "describe"):
+        idx = [i for i, it in enumerate(items) if it.kind == kind]
+        if not idx:
+            continue
+        part = [items[i] for i in idx]
+        if n_clusters and n_clusters >= len(part):
+            own = list(range(len(part)))  # one question per cluster: nothing to compare
+        else:
+            t1 = time.perf_counter()
+            emb = embed_subgraphs([it.subgraph for it in part], message_passing=message_passing)
+            rep.embed_ms += (time.perf_counter() - t1) * 1000
+            own = cluster_labels(emb, n_clusters=n_clusters, distance=distance)
+        offset = max(labels) + 1 if groups else 0
+        for i, lab in zip(idx, own):
+            labels[i] = lab + offset
+        budget = _budget(llm, describe_tokens if kind == "describe" else max_tokens)
+        render = (lambda f: describe.messages(f, "")[0]["content"]) if kind == "describe" else system_prompt
+
+        def fits(facts, render=render, budget=budget):
+            text = render(facts)
+            return (len(llm.tokenize(text)) if embedded else len(text) // 4) <= budget
+
+        groups += _groups(part, [lab + offset for lab in own], fits)
     rep.labels, rep.n_clusters, rep.n_groups = labels, len(set(labels)), len(groups)
     rep.cluster_ms = (time.perf_counter() - t0) * 1000
 
@@ -400,14 +457,21 @@ def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None
                 continue
             # the prefix (facts) is the group's; the answer space is the question's own evidence, as in the
             # per-question path: a shared prefix must not let one question answer with another's values
-            grammar = values_grammar(it.values) if embedded else None
-            messages = messages_for(facts, it.question)
+            prose = it.desc is not None
+            if prose:  # a paragraph whose names, numbers and dates are copied from the question's own subgraph
+                grammar = describe.prose_grammar(it.values) if embedded else None
+                messages = describe.messages(facts, it.question)
+            else:
+                grammar = values_grammar(it.values) if embedded else None
+                messages = messages_for(facts, it.question)
             try:
-                ph = _phrase(llm, store, messages, max_tokens, split_prompt if embedded else None, grammar)
+                ph = _phrase(llm, store, messages, describe_tokens if prose else max_tokens,
+                             split_prompt if embedded else None, grammar, prose=prose)
             except Exception as err:  # noqa: BLE001 - the deterministic answer stands
                 ph = Phrase(it.index, g, cluster, "", False, 0.0, 0.0, 0.0, 0, False, f"{type(err).__name__}: {err}")
             ph.index, ph.group, ph.cluster = it.index, g, cluster
-            ph.kept = ph.error is None and acceptable(ph.text, it.evidence, it.values, it.question)
+            ph.kept = ph.error is None and (describe.acceptable(ph.text, it.desc) if prose else
+                                            acceptable(ph.text, it.evidence, it.values, it.question))
             rep.phrases.append(ph)
         if store is not None:
             store.release()  # SubGCache: free the cluster's KV state before the next one
@@ -432,19 +496,22 @@ def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None
     return rep
 
 
-def _phrase(llm, store, messages, max_tokens: int, split, grammar: str | None = None) -> Phrase:
-    """One question's phrasing: from the store's prefix state (embedded) or a plain request."""
+def _phrase(llm, store, messages, max_tokens: int, split, grammar: str | None = None, *,
+            prose: bool = False) -> Phrase:
+    """One question's phrasing: from the store's prefix state (embedded) or a plain request. A value list is
+    deduplicated; prose only has its whitespace collapsed."""
     stop = ["\n\n"]
+    clean = (lambda t: " ".join(t.split())) if prose else _dedupe
     if store is not None:
         prefix, suffix = split(llm, messages)
         if prefix:
             out = store.complete(prefix, suffix, max_tokens=max_tokens, stop=stop, grammar=grammar)
-            return Phrase(0, 0, 0, _dedupe(out.text), False, out.prefix_ms, out.ttft_ms, out.wall_ms,
+            return Phrase(0, 0, 0, clean(out.text), False, out.prefix_ms, out.ttft_ms, out.wall_ms,
                           out.prefix_tokens, out.reused, prompt_tokens=out.completion.prompt_tokens)
     t0 = time.perf_counter()
     out = llm.complete(messages, max_tokens=max_tokens, stop=stop, grammar=grammar)
     wall = (time.perf_counter() - t0) * 1000
-    return Phrase(0, 0, 0, _dedupe(out.text), False, 0.0, out.ttft_within(wall), wall, out.cached_tokens,
+    return Phrase(0, 0, 0, clean(out.text), False, 0.0, out.ttft_within(wall), wall, out.cached_tokens,
                   out.cached_tokens > 0, prompt_tokens=out.prompt_tokens)
 
 
@@ -480,7 +547,8 @@ def answer_batch(pipe, questions: list[dict | str], *, llm=None, n_clusters: int
         summarize_batch(results, model, n_clusters=n_clusters if n_clusters is not None else s.batch_clusters,
                         distance=s.batch_distance if distance is None else distance, max_tokens=max_tokens,
                         base_url=s.llm_base_url if s.llm_backend == "openai" else None,
-                        max_calls=s.batch_llm_calls, deadline_s=s.batch_llm_s)
+                        max_calls=s.batch_llm_calls, deadline_s=s.batch_llm_s,
+                        descriptions=s.describe_rewrite != "off")
     except Exception as err:  # noqa: BLE001 - phrasing is optional; the answers are already there
         for r in results:
             r.cache["batch"] = {"error": f"{type(err).__name__}: {err}"}

@@ -329,6 +329,8 @@ class Pipeline:
         with self._timed(timings, "parse_route"):
             isr = parse_isr(question, mentions, domain)
         r.isr, r.candidates = isr.to_dict(), [c.to_dict() for c in candidates[:10]]
+        if self.settings.describe and self._describe(question, d, mentions, r, timings):
+            return mentions, None  # "Who is X?", "Tell me about X": X's bounded subgraph, not a compiled lookup
 
         compiled = None
         cypher, params, frame = None, {}, None
@@ -439,6 +441,22 @@ class Pipeline:
         if rows and cache_on and verdict.status == dispatcher.COMPLETE:
             return mentions, lambda: self._learn(question, isr, d, cypher, params, r)
         return mentions, None
+
+    # -- descriptions (planner/describe.py) -----------------------------------------------------
+    def _describe(self, question: str, d: Domain, mentions, r: Result, timings: dict) -> bool:
+        """Answers a question about one entity as a whole from its bounded subgraph; False when the question is
+        no such question (it then compiles as usual)."""
+        from kgqa.planner import describe
+
+        target = describe.target(question, mentions, d.view.spec)
+        if target is None:
+            return False
+        llm = None
+        if self.settings.describe_rewrite == "always":
+            self._tls.calls = getattr(self._tls, "calls", 0) + 1
+            llm = self.llm
+        with self._timed(timings, "describe"):
+            return describe.answer(question, d.graph, d.view.spec, target, r, self.settings, llm)
 
     # -- plan cache hooks (filled by the cache layer) ------------------------------------------
     def _template_reuse(self, question, d: Domain, isr, mentions):

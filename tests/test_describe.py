@@ -1,0 +1,165 @@
+"""Descriptive answers (issue 19): detection, the bounded neighbourhood, the verbalizer, the faithfulness check,
+and the batch path's rewrite with shared prefixes."""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+
+from kgqa.kg.neighbourhood import entity_neighbourhood
+from kgqa.planner import describe
+from kgqa.settings import Settings
+
+
+@pytest.fixture(scope="module")
+def pipe(built_graphs, kgqa_home):
+    from kgqa.planner.pipeline import Pipeline
+
+    return Pipeline(Settings(home=kgqa_home, vector_memory=False))
+
+
+def _faithful(result) -> list[str]:
+    """What in the answer the result's own subgraph does not support; every number must be one of its values."""
+    desc = describe.from_subgraph(result.subgraph)
+    out = describe.problems(result.answer, desc.contexts, desc.values, desc.own)
+    values = " | ".join(desc.values)
+    out += [n for n in re.findall(r"\d+(?:[./-]\d+)*", result.answer) if n not in values]
+    return out
+
+
+@pytest.mark.parametrize("question, rest", [
+    ("Who is Marie Curie?", "Marie Curie"), ("Tell me about Tom Hanks", "Tom Hanks"),
+    ("What do you know about the supplier Exotic Liquids?", "the supplier Exotic Liquids"),
+    ("Describe The Matrix.", "The Matrix"), ("Could you tell me about Chai?", "Chai"),
+])
+def test_describe_intent_finds_what_is_asked_about(question, rest):
+    span = describe.intent(question)
+    assert span is not None and question[span[0]:span[1]] == rest
+
+
+def test_other_questions_are_not_descriptions():
+    assert describe.intent("Who directed The Matrix?") is None
+    assert describe.intent("Which products does Exotic Liquids supply?") is None
+
+
+def test_who_is_marie_curie_lists_her_prizes_with_years(pipe, nobel_graph):
+    r = pipe.ask("Who is Marie Curie?", "nobel", use_answer_cache=False)
+    assert r.status == "answered" and r.operators == ["describe"] and r.evidence == "subgraph"
+    prizes = nobel_graph.query("MATCH (l:Laureate)-[:WON]->(p:Prize) WHERE l.knownName = 'Marie Curie' "
+                               "RETURN p.category, p.awardYear").rows
+    assert len(prizes) == 2
+    for category, year in prizes:  # each prize with its year, in one statement
+        assert re.search(rf"{category}[^.]*?{year}|{year}[^.]*?{category}", r.answer), (category, year, r.answer)
+    assert "1867" in r.answer  # born
+    assert not _faithful(r)
+    # the evidence rows and the subgraph the chat page draws, the entity first
+    assert r.rows and r.columns == ["subject", "relationship", "object", "details"]
+    first = next(iter(r.subgraph["nodes"].values()))
+    assert first["_name"] == "Marie Curie" and next(k for k in first if not k.startswith("_")) == "knownName"
+    assert r.cache["llm_calls"] == 0 and r.cypher is None
+
+
+def test_tell_me_about_tom_hanks_mentions_his_films(pipe, movies_graph):
+    r = pipe.ask("Tell me about Tom Hanks", "movies", use_answer_cache=False)
+    assert r.status == "answered" and r.operators == ["describe"]
+    films = [t for (t,) in movies_graph.query("MATCH (p:Person)-[:ACTED_IN]->(m:Movie) WHERE p.name = 'Tom Hanks' "
+                                              "RETURN m.title").rows]
+    said = [t for t in films if t in r.answer]
+    assert len(said) >= min(8, len(films))
+    assert "1956" in r.answer and not _faithful(r)
+
+
+def test_the_supplier_exotic_liquids_mentions_the_products_it_supplies(pipe, northwind_graph):
+    r = pipe.ask("Tell me about the supplier Exotic Liquids", "northwind", use_answer_cache=False)
+    assert r.status == "answered" and r.operators == ["describe"]
+    products = [p for (p,) in northwind_graph.query(
+        "MATCH (s:Supplier)-[:SUPPLIES]->(p:Product) WHERE s.companyName = 'Exotic Liquids' RETURN p.productName").rows]
+    assert products and all(p in r.answer for p in products)
+    assert not _faithful(r)
+
+
+def test_questions_that_ask_for_something_else_still_compile(pipe):
+    r = pipe.ask("Who directed The Matrix?", "movies", use_answer_cache=False)
+    assert "describe" not in r.operators and "Lana Wachowski" in r.answer
+    r = pipe.ask("What is the unit price of Chai?", "northwind", use_answer_cache=False)
+    assert "describe" not in r.operators
+
+
+def test_the_neighbourhood_is_bounded_and_keeps_every_relationship(movies_graph):
+    hood = entity_neighbourhood(movies_graph, "Person", "Tom Hanks", depth=2, k_degree=5)
+    assert max(hood.hops.values()) == 2
+    for hop in (1, 2):  # at most k_degree edges reach each hop level
+        assert sum(1 for e in hood.subgraph.edges
+                   if max(hood.hops[e["src"]], hood.hops[e["dst"]]) == hop) <= 5
+    rels = {e["rel"] for e in hood.subgraph.edges if hood.centre in (e["src"], e["dst"])}
+    assert {"ACTED_IN", "DIRECTED"} <= rels  # the one film he directed is not crowded out by twelve he acted in
+    deep = entity_neighbourhood(movies_graph, "Person", "Tom Hanks", depth=3, k_depth=2)
+    assert max(deep.hops.values()) == 2  # depth never passes K_depth
+
+
+def test_the_check_pairs_numbers_with_their_names(pipe):
+    r = pipe.ask("Who is Marie Curie?", "nobel", use_answer_cache=False)
+    desc = describe.from_subgraph(r.subgraph)
+
+    def check(text):
+        return describe.problems(text, desc.contexts, desc.values, desc.own)
+
+    assert check("Marie Curie won the prize in Physics in 1903 and in Chemistry in 1911.") == []
+    assert check("Marie Curie won the prize in Physics in 1911.")  # the graph says Chemistry for 1911
+    assert check("Marie Curie won the Nobel Prize in Physics in 1903.")  # "Nobel" is not in the subgraph
+    assert check("She was born in 1867.") == []  # a pronoun sentence: a fact about her
+    assert check("She was born in 1868.")
+    assert describe.acceptable("Marie Curie won physics-1903 and chemistry-1911.", desc)
+    assert not describe.acceptable("Marie Curie won physics-1903 and chemistry-1911 in 1999.", desc)
+
+
+def test_the_describe_switch_turns_the_path_off(built_graphs, kgqa_home):
+    from kgqa.planner.pipeline import Pipeline
+
+    off = Pipeline(Settings(home=kgqa_home, vector_memory=False, describe=False), domains=["nobel"])
+    r = off.ask("Who is Marie Curie?", "nobel", use_answer_cache=False)
+    assert "describe" not in r.operators
+
+
+# -- the batch path: the LLM rewrites, prefixes shared ------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def llm():
+    from kgqa.planner.llm import EmbeddedLLM
+
+    model = EmbeddedLLM(n_threads=1, n_ctx=4096)
+    yield model
+    model.close()
+
+
+@pytest.mark.llm
+def test_batch_rewrites_share_one_prefix_and_keep_only_faithful_prose(pipe, llm):
+    from kgqa.planner.batch import retrieve, summarize_batch
+
+    questions = [{"question": f"Who is {n}?", "domain": "movies"}
+                 for n in ("Keanu Reeves", "Carrie-Anne Moss", "Laurence Fishburne")]
+    results = retrieve(pipe, questions)
+    assert all(r.operators == ["describe"] for r in results)
+    before = copy.deepcopy(results)
+    rep = summarize_batch(results, llm, n_clusters=1, describe_tokens=24)
+    assert rep.n_candidates == 3 and rep.n_clusters == 1
+    assert rep.prefix["evaluated"] == rep.n_groups and rep.prefix["reused"] == 3 - rep.n_groups
+    for r, old in zip(results, before):
+        batch = r.cache["batch"]
+        assert batch["llm_answer"] and batch["prefix_tokens"] > 0
+        if batch["kept"]:
+            assert r.answer == batch["llm_answer"] and not _faithful(r)
+        else:
+            assert r.answer == old.answer  # the verbalized paragraph stands
+
+
+@pytest.mark.llm
+def test_the_prose_grammar_admits_only_own_values(llm):
+    grammar = describe.prose_grammar(["Marie Curie", "1903", "physics-1903", "Physics"])
+    out = llm.complete([{"role": "user", "content": "Who is Marie Curie? She won the Nobel Prize in 1903."}],
+                       max_tokens=24, grammar=grammar)
+    caps = re.findall(r"\b[A-Z]\w*", out.text)
+    assert all(c in ("Marie", "Curie", "Physics") or c in describe.CAPITALISED for c in caps), out.text
+    assert all(n == "1903" for n in re.findall(r"\d+", out.text.replace("physics-1903", ""))), out.text
