@@ -1,12 +1,14 @@
 """``kgqa bench all``: every benchmark at its quick size, one Markdown report with the plots, one summary.
 
 Each benchmark runs as its own process, ``python -m app.cli bench <name> --quick --out DIR`` (DIR =
-``$KGQA_HOME/reports/<timestamp>`` unless ``--out``), with its stdout and stderr kept under DIR/logs.
+``$KGQA_HOME/reports/<timestamp>`` unless ``--out``; the accuracy benchmark, fast, always runs at full size),
+with its stdout and stderr kept under DIR/logs.
 From each it collects the last stdout line (``name key=value ...``), its Markdown section (DIR/<name>.md)
 and the PNGs it wrote; a benchmark that is not in this build, fails, or overruns is reported as such and
 the others still run. The whole run keeps to ``--budget`` seconds (20 minutes): a benchmark that would
 start with too little time left is skipped. DIR/report.md gets the summary table and every section; with
-``--results FILE`` a short results file (date, machine, commit, figures) is written too, e.g. the
+``--results FILE`` a short results file (date, machine, commit, figures, the accuracy benchmark's table per
+question shape, and the sections of the old file headed "not part of `bench all`") is written too, e.g. the
 committed ``evals/RESULTS.md``. The last line printed is
 ``bench-all ex_northwind_dev=<x> truthfulness=<x> hit_p50_ms=<x> ttft_ratio=<x> ...``.
 
@@ -65,7 +67,12 @@ class BenchRun:
     note: str = ""
 
 
+# benchmarks fast enough to run at full size in every run: the answer-quality figures cover every question
+ALWAYS_FULL = frozenset({"accuracy"})
+
+
 def bench_command(name: str, out: Path, *, quick: bool = True) -> list[str]:
+    quick = quick and name not in ALWAYS_FULL
     return [sys.executable, "-m", "kgqa.app.cli", "bench", name, *(["--quick"] if quick else []), "--out", str(out)]
 
 
@@ -244,9 +251,29 @@ def write_results(runs: list[BenchRun], path: Path, *, command: str, elapsed_s: 
              "",
              "## Headline", "", md_table(["figure", "value"], list(head.items())), "",
              "## All figures", "", md_table(["benchmark", "status", "seconds", "figures"], summary_rows(runs)), ""]
+    shapes = next((r.section for r in runs if r.name == "accuracy" and "### Per question shape" in r.section), "")
+    if shapes:  # issue 17's table: questions answered right, wrong and declined per question shape
+        table = shapes.split("### Per question shape", 1)[1].split("\n###", 1)[0].split("\n## ", 1)[0]
+        lines += ["## Answer quality per question shape (`kgqa bench accuracy`, every question)", table.strip(), ""]
+    lines += kept_sections(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))
     return path
+
+
+KEPT_MARK = "not part of `bench all`"
+
+
+def kept_sections(path: Path) -> list[str]:
+    """Returns the sections of the existing results file whose heading says they are not part of ``bench all``
+    (figures of a benchmark too long for it, with the command that measured them), to be carried over."""
+    if not path.exists():
+        return []
+    kept = []
+    for part in path.read_text(errors="replace").split("\n## ")[1:]:
+        if KEPT_MARK in part.split("\n", 1)[0]:
+            kept += ["## " + part.rstrip(), ""]
+    return kept
 
 
 def print_summary(runs: list[BenchRun], head: dict[str, str]) -> None:

@@ -162,6 +162,17 @@ def test_bench_all_collects_last_lines_sections_and_failures(tmp_path):
     results = bench_all.write_results(runs, tmp_path / "RESULTS.md", command="kgqa bench all --results x",
                                       elapsed_s=12.0, when=when, report=in_repo).read_text()
     assert "full report: `var/reports/20250102-030405/report.md`" in results and str(REPO_ROOT) not in results
+    # the accuracy run's table per question shape goes in; a section of the old file "not part of `bench all`"
+    # (a benchmark too long for it) is carried over, any other old section is regenerated
+    acc = next(r for r in runs if r.name == "accuracy")
+    acc.section += "\n\n### Per question shape\n\n| set | shape | questions | right | wrong | declined |\n| a | b |"
+    path = tmp_path / "RESULTS.md"
+    path.write_text(path.read_text() + "\n## Long run (not part of `bench all`)\n\nttft 1.0x\n\n## Old\n\nstale\n")
+    results = bench_all.write_results(runs, path, command="kgqa bench all --results x", elapsed_s=1.0,
+                                      when=when).read_text()
+    assert "## Answer quality per question shape" in results and "| set | shape | questions |" in results
+    assert "## Long run (not part of `bench all`)\n\nttft 1.0x" in results and "stale" not in results
+    assert results.count("## Long run") == 1
 
 
 def test_bench_all_skips_when_the_budget_is_spent(tmp_path):
@@ -173,6 +184,8 @@ def test_bench_all_skips_when_the_budget_is_spent(tmp_path):
 def test_bench_all_commands_follow_the_conventions(tmp_path):
     (spec,) = bench_all.specs(["kg"], tmp_path)
     assert spec.cmd[1:] == ["-m", "kgqa.app.cli", "bench", "kg", "--quick", "--out", str(tmp_path)]
+    (spec,) = bench_all.specs(["accuracy"], tmp_path)  # fast enough for every question, always
+    assert "--quick" not in spec.cmd
     (full,) = bench_all.specs(["accuracy"], tmp_path, quick=False)
     assert "--quick" not in full.cmd
 
