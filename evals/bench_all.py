@@ -254,7 +254,8 @@ def write_results(runs: list[BenchRun], path: Path, *, command: str, elapsed_s: 
     shapes = next((r.section for r in runs if r.name == "accuracy" and "### Per question shape" in r.section), "")
     if shapes:  # issue 17's table: questions answered right, wrong and declined per question shape
         table = shapes.split("### Per question shape", 1)[1].split("\n###", 1)[0].split("\n## ", 1)[0]
-        lines += ["## Answer quality per question shape (`kgqa bench accuracy`, every question)", table.strip(), ""]
+        lines += ["## Answer quality per question shape (`kgqa bench accuracy`, every question)", "", table.strip(),
+                  ""]
     lines += kept_sections(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))
