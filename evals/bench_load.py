@@ -38,6 +38,7 @@ from kgqa.evals.benchutil import command_line, key_value_line, md_table, remove_
 
 REPO = Path(__file__).resolve().parent.parent
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+REFUSED = "refused_503"  # the status of a 503 + Retry-After sample
 REPEATS = (  # asked once in the warm-up, then served from the answer cache
     ("Who directed The Matrix?", "movies"), ("Which movies did Tom Hanks act in?", "movies"),
     ("When was Cast Away released?", "movies"), ("Who acted in Apollo 13?", None),
@@ -96,6 +97,8 @@ class Sample:
     cached: bool | None  # answer-cache hit per the response; None when there was no usable response
     ok: bool
     status: str  # result status, or the failure ("http_500", "timeout", "ConnectionResetError", ...)
+    at: float = 0.0  # when the request was sent, in seconds since the load began
+    question: tuple[str, str | None] | None = None  # what was asked (question, domain)
 
 
 @dataclass
@@ -108,7 +111,13 @@ class LoadResult:
 
     @property
     def errors(self) -> int:
+        """Failures: non-200 other than 503, non-JSON, status ``error``, transport failures, timeouts."""
         return sum(not s.ok for s in self.samples)
+
+    @property
+    def refused(self) -> int:
+        """503 answers with ``Retry-After`` (the compute queue's bound): a designed answer, not an error."""
+        return sum(s.status == REFUSED for s in self.samples)
 
     @property
     def rps(self) -> float:
@@ -124,16 +133,23 @@ def _connection(url: str, timeout: float) -> http.client.HTTPConnection:
 
 
 def _ask(conn: http.client.HTTPConnection, question: str, domain: str | None) -> tuple[int, bytes]:
+    code, raw, _ = _ask_headers(conn, question, domain)
+    return code, raw
+
+
+def _ask_headers(conn: http.client.HTTPConnection, question: str, domain: str | None) -> tuple[int, bytes, dict]:
     body = json.dumps({"question": question} | ({"domain": domain} if domain else {}))
     conn.request("POST", "/ask", body=body, headers={"Content-Type": "application/json"})
     resp = conn.getresponse()
-    return resp.status, resp.read()
+    return resp.status, resp.read(), dict(resp.getheaders())
 
 
 def run_load(url: str, *, clients: int, duration_s: float, cached_share: float = 0.5,
              pool: list[tuple[str, str | None]], repeats=REPEATS, max_requests: int = 1_000_000,
-             request_timeout_s: float = 120.0, seed: int = 11) -> LoadResult:
-    """``clients`` threads asking for ``duration_s`` seconds (or ``max_requests`` in all); see module doc."""
+             request_timeout_s: float = 120.0, seed: int = 11, stagger_s: float = 1.0) -> LoadResult:
+    """Returns the samples of ``clients`` threads asking for ``duration_s`` seconds (or ``max_requests`` in
+    all), each connected before the clock starts and starting ``stagger_s / clients`` after the previous one;
+    see the module doc."""
     host = urllib.parse.urlsplit(url).hostname
     if host not in LOOPBACK:
         raise ValueError(f"the load test only targets loopback, not {host!r}")
@@ -141,7 +157,13 @@ def run_load(url: str, *, clients: int, duration_s: float, cached_share: float =
     fresh_lock, out_lock = threading.Lock(), threading.Lock()
     result = LoadResult(clients, 0.0, pool_size=len(pool))
     budget = itertools.count()
-    stop_at = time.perf_counter() + duration_s
+    clock: dict[str, float] = {}
+
+    def start_clock() -> None:
+        clock["start"] = time.perf_counter()
+        clock["stop"] = clock["start"] + duration_s
+
+    connected = threading.Barrier(clients, action=start_clock)
 
     def next_question(rng: random.Random) -> tuple[str, str | None]:
         if rng.random() >= cached_share:
@@ -156,36 +178,49 @@ def run_load(url: str, *, clients: int, duration_s: float, cached_share: float =
         rng = random.Random(seed * 1000 + i)
         conn = _connection(url, request_timeout_s)
         mine: list[Sample] = []
+        try:  # connected (one GET /health) before the clock starts: 50 simultaneous connects are no answer's cost
+            conn.request("GET", "/health")
+            conn.getresponse().read()
+        except (OSError, http.client.HTTPException):
+            conn.close()
+            conn = _connection(url, request_timeout_s)
+        connected.wait()
+        t_start, stop_at = clock["start"], clock["stop"]
+        time.sleep(i * stagger_s / max(1, clients))  # users start one after another, not in lockstep
         while time.perf_counter() < stop_at and next(budget) < max_requests:
             question, domain = next_question(rng)
             t0 = time.perf_counter()
             try:
-                code, raw = _ask(conn, question, domain)
+                code, raw, headers = _ask_headers(conn, question, domain)
                 ms = (time.perf_counter() - t0) * 1000
+                if code == 503 and headers.get("Retry-After", "").isdigit():
+                    mine.append(Sample(ms, None, True, REFUSED, t0 - t_start, (question, domain)))  # the client moves on
+                    continue
                 try:
                     body = json.loads(raw)
                 except ValueError:
-                    mine.append(Sample(ms, None, False, f"http_{code}_not_json"))
+                    mine.append(Sample(ms, None, False, f"http_{code}_not_json", t0 - t_start))
                     continue
                 status = body.get("status", f"http_{code}") if code == 200 else f"http_{code}"
                 cached = bool((body.get("cache") or {}).get("answer_hit")) if code == 200 else None
-                mine.append(Sample(ms, cached, code == 200 and status != "error", status))
+                mine.append(Sample(ms, cached, code == 200 and status != "error", status, t0 - t_start,
+                                   (question, domain)))
             except (OSError, http.client.HTTPException) as err:
                 ms = (time.perf_counter() - t0) * 1000
-                mine.append(Sample(ms, None, False, "timeout" if "timed out" in str(err) else type(err).__name__))
+                mine.append(Sample(ms, None, False, "timeout" if "timed out" in str(err) else type(err).__name__,
+                                     t0 - t_start))
                 conn.close()
                 conn = _connection(url, request_timeout_s)
         conn.close()
         with out_lock:
             result.samples.extend(mine)
 
-    t_start = time.perf_counter()
     threads = [threading.Thread(target=client, args=(i,), name=f"load-client-{i}") for i in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    result.seconds = time.perf_counter() - t_start
+    result.seconds = time.perf_counter() - clock["start"]
     return result
 
 
@@ -276,7 +311,8 @@ def server_figures(metrics: dict[str, float]) -> dict[str, float]:
 def render(result: LoadResult, server: dict[str, float], command: str, warmup_s: float, *, workers: int = 1,
            redis: bool = False) -> str:
     rows = []
-    for name, sel in (("all", ...), ("cached (answer-cache hit)", True), ("uncached", False)):
+    for name, sel in (("all", ...), ("cached (answer-cache hit)", True), ("uncached (computed)", False),
+                      ("refused (503 + Retry-After)", None)):
         s = result.latency(sel)
         rows.append([name, int(s["n"]), s["n"] / result.seconds if result.seconds else 0.0, s["p50"], s["p99"],
                      s["mean"], s["max"]])
@@ -288,8 +324,8 @@ def render(result: LoadResult, server: dict[str, float], command: str, warmup_s:
         "",
         (f"`kgqa serve --workers {workers}` (gunicorn, preloaded, 64 threads each" if workers > 1 else
          "`kgqa serve` (waitress, 64 threads") + (", answer cache shared in Redis)" if redis else ")") +
-        " on loopback with the three graphs and empty caches; answer-cache hits are served before the compute "
-        "gate (2 uncached questions at once per process), "
+        " on loopback with the three graphs and empty caches; the serving processes answer answer-cache hits and "
+        "send uncached questions to the compute processes (`KGQA_COMPUTE_PROCESSES`, niced), "
         f"warmed by one pass over {len(REPEATS)} repeat questions ({warmup_s:.1f} s). {result.clients} client "
         f"threads, one keep-alive connection each, for {result.seconds:.1f} s: repeats (answer-cache hits) "
         f"mixed with never-asked questions generated from the graphs' entities ({result.pool_used} of "
@@ -299,7 +335,9 @@ def render(result: LoadResult, server: dict[str, float], command: str, warmup_s:
         "",
         table,
         "",
-        f"Errors: **{result.errors}** (non-200, non-JSON, status `error`, transport failure or timeout). "
+        f"Errors: **{result.errors}** (non-200 other than 503, non-JSON, status `error`, transport failure or "
+        f"timeout). Refused: **{result.refused}** (503 with `Retry-After`: no compute process started the question "
+        "within `KGQA_COMPUTE_WAIT_S`; the client moves on to its next question). "
         "Result statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + ".",
         "",
         srv,
@@ -368,7 +406,8 @@ def main(argv: list[str] | None = None) -> int:
     print(key_value_line("load-bench", {
         "clients": args.clients, "workers": args.workers, "rps": round(result.rps, 2),
         "cached_p99_ms": round(cached["p99"], 1), "uncached_p99_ms": round(uncached["p99"], 1),
-        "errors": result.errors, "redis": str(bool(args.redis)).lower(), "requests": len(result.samples),
+        "errors": result.errors, "refused_503": result.refused, "redis": str(bool(args.redis)).lower(),
+        "requests": len(result.samples),
         "cached_rps": round(cached["n"] / result.seconds, 2) if result.seconds else 0.0,
         "cached_p50_ms": round(cached["p50"], 1), "uncached_p50_ms": round(uncached["p50"], 1),
         "p50_ms": round(overall["p50"], 1), "p99_ms": round(overall["p99"], 1),
