@@ -273,7 +273,7 @@ class ComputeClient:
             except (FileNotFoundError, ConnectionRefusedError) as err:
                 raise Busy(f"server busy: the compute processes are not running ({type(err).__name__})",
                            5) from None
-            except (TimeoutError, socket.timeout):
+            except TimeoutError:
                 raise Busy(f"server busy: no compute process started the question within {self.wait_s:g} s",
                            self.retry_after_s) from None
             if started != STARTED:

@@ -10,6 +10,7 @@ JSON ``{"error": "..."}`` with a 4xx status; an unexpected failure is a generic 
 from __future__ import annotations
 
 import bisect
+import gc
 import json
 import logging
 import os
@@ -495,6 +496,14 @@ class Inflight:
 
 
 # -- running --------------------------------------------------------------------------------------
+def freeze_heap() -> None:
+    """Moves every object alive now (graphs, indexes, caches' structures) out of the garbage collector's
+    reach: a full collection of the serving process then scans only what requests allocate (it took ~60 ms,
+    a cache hit's p99, with the pipeline's objects in it)."""
+    gc.collect()
+    gc.freeze()
+
+
 class BackgroundServer:
     """A waitress server for ``app`` on a background thread (tests, the browser check).
 
@@ -561,6 +570,7 @@ def serve(settings: Settings) -> None:
         # kill -HUP re-reads the domain registry (as POST /domains/reload does), off the signal handler's frame
         signal.signal(signal.SIGHUP, lambda *_: threading.Thread(target=pipeline.reload, daemon=True).start())
         app = create_app(pipeline, pool.client() if pool is not None else None)
+        freeze_heap()
         server = hardened_server(app, settings)
         inflight: Inflight = app.extensions["kgqa"]["inflight"]
 

@@ -39,7 +39,7 @@ class LazyApp:
 
     def build(self) -> None:
         """Opens this worker's pipeline (graphs read-only, caches) and builds its Flask app."""
-        from kgqa.app.server import create_app
+        from kgqa.app.server import create_app, freeze_heap
         from kgqa.planner.pipeline import build_pipeline
 
         with self._lock:
@@ -49,6 +49,7 @@ class LazyApp:
                 if self.pool is None:
                     warm(pipeline)
                 self.app = create_app(pipeline, self.pool.client() if self.pool is not None else None)
+                freeze_heap()
 
     def __call__(self, environ, start_response):
         if self.app is None:

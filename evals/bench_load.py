@@ -2,12 +2,15 @@
 
 Starts ``kgqa serve --port 0`` (waitress, the production path) in a subprocess on a scratch KGQA home
 (the real graphs, empty caches), warms it with one pass over a small set of *repeat* questions, then runs
-N client threads (keep-alive HTTP/1.1, one connection each) for a bounded time and request count. Each
+N client threads (keep-alive HTTP/1.1, one connection each, opened before the clock starts; the clients
+start one after another over the first second rather than in lockstep) for a bounded time and request count. Each
 request is a repeat (served by the answer cache) with probability ``--cached-share``, else the next
 never-asked question from a pool generated from the graphs' own entities (movies, people, products,
 suppliers, laureates, years) across the three domains. Requests are classed cached/uncached by the
 response's ``cache.answer_hit`` flag, not by intent. Reported: throughput, p50/p99 latency overall and per
-class, errors (non-200, non-JSON, ``status == "error"``, transport failures, timeouts; target 0) and the
+class, errors (non-200 other than 503, non-JSON, ``status == "error"``, transport failures, timeouts;
+target 0), refusals (503 with ``Retry-After``: the compute queue's designed answer, counted apart; the client
+moves on to its next question) and the
 server's own ``/metrics`` (requests by status, cache hit ratio, LLM calls, mean server-side latency).
 
     kgqa bench load [--clients 50] [--duration 180] [--quick] [--workers N] [--redis] [--out DIR]
@@ -127,7 +130,8 @@ class LoadResult:
         return summarize(s.ms for s in self.samples if cached is ... or s.cached is cached)
 
 
-def _connection(url: str, timeout: float) -> http.client.HTTPConnection:
+def connection(url: str, timeout: float) -> http.client.HTTPConnection:
+    """Returns an unopened keep-alive HTTP connection to ``url``'s host and port."""
     u = urllib.parse.urlsplit(url)
     return http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
 
@@ -146,10 +150,11 @@ def _ask_headers(conn: http.client.HTTPConnection, question: str, domain: str | 
 
 def run_load(url: str, *, clients: int, duration_s: float, cached_share: float = 0.5,
              pool: list[tuple[str, str | None]], repeats=REPEATS, max_requests: int = 1_000_000,
-             request_timeout_s: float = 120.0, seed: int = 11, stagger_s: float = 1.0) -> LoadResult:
+             request_timeout_s: float = 120.0, seed: int = 11, stagger_s: float = 1.0,
+             cached_only: int = 0) -> LoadResult:
     """Returns the samples of ``clients`` threads asking for ``duration_s`` seconds (or ``max_requests`` in
     all), each connected before the clock starts and starting ``stagger_s / clients`` after the previous one;
-    see the module doc."""
+    the first ``cached_only`` of them ask repeats only. See the module doc."""
     host = urllib.parse.urlsplit(url).hostname
     if host not in LOOPBACK:
         raise ValueError(f"the load test only targets loopback, not {host!r}")
@@ -165,8 +170,8 @@ def run_load(url: str, *, clients: int, duration_s: float, cached_share: float =
 
     connected = threading.Barrier(clients, action=start_clock)
 
-    def next_question(rng: random.Random) -> tuple[str, str | None]:
-        if rng.random() >= cached_share:
+    def next_question(rng: random.Random, share: float) -> tuple[str, str | None]:
+        if rng.random() >= share:
             with fresh_lock:
                 item = next(fresh, None)
                 if item is not None:
@@ -176,19 +181,19 @@ def run_load(url: str, *, clients: int, duration_s: float, cached_share: float =
 
     def client(i: int) -> None:
         rng = random.Random(seed * 1000 + i)
-        conn = _connection(url, request_timeout_s)
+        conn = connection(url, request_timeout_s)
         mine: list[Sample] = []
         try:  # connected (one GET /health) before the clock starts: 50 simultaneous connects are no answer's cost
             conn.request("GET", "/health")
             conn.getresponse().read()
         except (OSError, http.client.HTTPException):
             conn.close()
-            conn = _connection(url, request_timeout_s)
+            conn = connection(url, request_timeout_s)
         connected.wait()
         t_start, stop_at = clock["start"], clock["stop"]
         time.sleep(i * stagger_s / max(1, clients))  # users start one after another, not in lockstep
         while time.perf_counter() < stop_at and next(budget) < max_requests:
-            question, domain = next_question(rng)
+            question, domain = next_question(rng, 1.0 if i < cached_only else cached_share)
             t0 = time.perf_counter()
             try:
                 code, raw, headers = _ask_headers(conn, question, domain)
@@ -210,7 +215,7 @@ def run_load(url: str, *, clients: int, duration_s: float, cached_share: float =
                 mine.append(Sample(ms, None, False, "timeout" if "timed out" in str(err) else type(err).__name__,
                                      t0 - t_start))
                 conn.close()
-                conn = _connection(url, request_timeout_s)
+                conn = connection(url, request_timeout_s)
         conn.close()
         with out_lock:
             result.samples.extend(mine)
@@ -227,7 +232,7 @@ def run_load(url: str, *, clients: int, duration_s: float, cached_share: float =
 def warm_up(url: str, repeats=REPEATS, timeout_s: float = 120.0) -> float:
     """Ask each repeat question once (filling the answer cache); returns the seconds it took."""
     t0 = time.perf_counter()
-    conn = _connection(url, timeout_s)
+    conn = connection(url, timeout_s)
     try:
         for q, d in repeats:
             _ask(conn, q, d)
@@ -276,7 +281,7 @@ class ServerProcess:
 
 
 def scrape_metrics(url: str) -> dict[str, float]:
-    conn = _connection(url, 30)
+    conn = connection(url, 30)
     try:
         conn.request("GET", "/metrics")
         text = conn.getresponse().read().decode()
@@ -354,6 +359,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--duration", type=float, default=180.0, help="seconds of load (default 180)")
     ap.add_argument("--quick", action="store_true", help="45 s of load")
     ap.add_argument("--cached-share", type=float, default=0.5, help="probability a request is a repeat")
+    ap.add_argument("--cached-only", type=int, default=0,
+                    help="of the clients, how many ask repeats only (the others mix as --cached-share says)")
     ap.add_argument("--max-requests", type=int, default=200_000, help="hard cap on requests in all")
     ap.add_argument("--request-timeout", type=float, default=120.0, help="client timeout per request (s)")
     ap.add_argument("--url", help="an already running loopback server instead of starting one")
@@ -389,7 +396,8 @@ def main(argv: list[str] | None = None) -> int:
         warm_up(url, REPEATS * max(1, args.workers), args.request_timeout)
         print(f"{url}: {args.clients} clients for {duration:.0f} s ...", flush=True)
         result = run_load(url, clients=args.clients, duration_s=duration, cached_share=args.cached_share,
-                          pool=pool, max_requests=args.max_requests, request_timeout_s=args.request_timeout)
+                          pool=pool, max_requests=args.max_requests, request_timeout_s=args.request_timeout,
+                          cached_only=args.cached_only)
         figures = server_figures(scrape_metrics(url))
     finally:
         if server is not None:
@@ -407,7 +415,7 @@ def main(argv: list[str] | None = None) -> int:
         "clients": args.clients, "workers": args.workers, "rps": round(result.rps, 2),
         "cached_p99_ms": round(cached["p99"], 1), "uncached_p99_ms": round(uncached["p99"], 1),
         "errors": result.errors, "refused_503": result.refused, "redis": str(bool(args.redis)).lower(),
-        "requests": len(result.samples),
+        "requests": len(result.samples), "cached_only_clients": args.cached_only,
         "cached_rps": round(cached["n"] / result.seconds, 2) if result.seconds else 0.0,
         "cached_p50_ms": round(cached["p50"], 1), "uncached_p50_ms": round(uncached["p50"], 1),
         "p50_ms": round(overall["p50"], 1), "p99_ms": round(overall["p99"], 1),

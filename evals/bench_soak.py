@@ -35,8 +35,16 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-from kgqa.evals.bench_load import (REPEATS, ServerProcess, _connection, question_pool, run_load, scrape_metrics,
-                                   server_figures, warm_up)
+from kgqa.evals.bench_load import (
+    REPEATS,
+    ServerProcess,
+    connection,
+    question_pool,
+    run_load,
+    scrape_metrics,
+    server_figures,
+    warm_up,
+)
 from kgqa.evals.benchutil import command_line, key_value_line, md_table, remove_home, scratch_home
 
 KILL_WINDOW_S = 3.0  # transport failures this soon after the kill are the killed worker's connections
@@ -126,7 +134,7 @@ def worker_views(url: str, questions: list[tuple[str, str | None]], workers: int
     views: dict[int, dict] = {}
     deadline = time.monotonic() + timeout_s
     while len(views) < workers and time.monotonic() < deadline:
-        conn = _connection(url, 60)
+        conn = connection(url, 60)
         try:
             pid = int(_get(conn, "/health")["pid"])
             if pid in views:
