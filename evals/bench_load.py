@@ -151,10 +151,11 @@ def _ask_headers(conn: http.client.HTTPConnection, question: str, domain: str | 
 def run_load(url: str, *, clients: int, duration_s: float, cached_share: float = 0.5,
              pool: list[tuple[str, str | None]], repeats=REPEATS, max_requests: int = 1_000_000,
              request_timeout_s: float = 120.0, seed: int = 11, stagger_s: float = 1.0,
-             cached_only: int = 0) -> LoadResult:
+             cached_only: int = 0, on_start=None) -> LoadResult:
     """Returns the samples of ``clients`` threads asking for ``duration_s`` seconds (or ``max_requests`` in
     all), each connected before the clock starts and starting ``stagger_s / clients`` after the previous one;
-    the first ``cached_only`` of them ask repeats only. See the module doc."""
+    the first ``cached_only`` of them ask repeats only; ``on_start(t)`` is called with the clock's start
+    (``time.perf_counter()``). See the module doc."""
     host = urllib.parse.urlsplit(url).hostname
     if host not in LOOPBACK:
         raise ValueError(f"the load test only targets loopback, not {host!r}")
@@ -167,6 +168,8 @@ def run_load(url: str, *, clients: int, duration_s: float, cached_share: float =
     def start_clock() -> None:
         clock["start"] = time.perf_counter()
         clock["stop"] = clock["start"] + duration_s
+        if on_start is not None:
+            on_start(clock["start"])
 
     connected = threading.Barrier(clients, action=start_clock)
 

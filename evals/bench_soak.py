@@ -185,13 +185,21 @@ def main(argv: list[str] | None = None) -> int:
         roles = processes(server.proc.pid)
         rss_start = {pid: rss_mb(pid) for pid in roles}
 
+        started: dict[str, float] = {}
+        clock = threading.Event()
+
+        def on_start(t: float) -> None:
+            started["t"] = t
+            clock.set()
+
         def killer() -> None:
-            time.sleep(duration / 2)
+            clock.wait()
+            time.sleep(max(0.0, started["t"] + duration / 2 - time.perf_counter()))
             kill["plans"] = committed_plans(home / "state")
             now = processes(server.proc.pid)
             worker = min(p for p, r in now.items() if r == "worker")
             compute = [p for p, r in now.items() if r == "compute"]
-            kill["at"] = time.perf_counter()
+            kill["at"] = time.perf_counter() - started["t"]  # on run_load's clock
             os.kill(worker, signal.SIGKILL)
             kill["worker"] = worker
             if compute:
@@ -201,12 +209,11 @@ def main(argv: list[str] | None = None) -> int:
                   f"({len(kill['plans'])} plan-cache entries committed)", flush=True)
 
         print(f"{url}: {args.clients} clients for {duration:.0f} s; SIGKILL halfway ...", flush=True)
-        t_load = time.perf_counter()
         k = threading.Thread(target=killer, daemon=True)
         k.start()
-        result = run_load(url, clients=args.clients, duration_s=duration, pool=pool)
+        result = run_load(url, clients=args.clients, duration_s=duration, pool=pool, on_start=on_start)
         k.join()
-        kill_at = kill["at"] - t_load - 1.0  # run_load's clock starts once every client is connected (< 1 s)
+        kill_at = kill["at"]
         time.sleep(2.0)  # the master has started the replacement worker
         roles_end = processes(server.proc.pid)
         rss_end = {pid: rss_mb(pid) for pid in roles_end}
@@ -226,9 +233,10 @@ def main(argv: list[str] | None = None) -> int:
 
     lost = [i for i in kill["plans"] if after.get(i) != kill["plans"][i]]
     kill_failures = [s for s in result.samples if not s.ok and s.status in TRANSPORT_FAILURES
-                     and kill_at - 1.0 <= s.at <= kill_at + KILL_WINDOW_S + 1.0]
+                     and s.at <= kill_at + KILL_WINDOW_S and s.at + s.ms / 1000 >= kill_at]
     errors = result.errors - len(kill_failures)
-    after_kill = [s for s in result.samples if s.at > kill_at + KILL_WINDOW_S + 1.0]
+    after_kill = [s for s in result.samples if s.at > kill_at + KILL_WINDOW_S]
+    failures = sorted((round(s.at, 2), round(s.ms), s.status) for s in result.samples if not s.ok)
     identical = (len({(v["entries"], v["digest"]) for v in views.values()}) == 1
                  and all(v["hits"] == len(asked + fresh) for v in views.values()))
     all_pids = sorted(set(roles) | set(roles_end))
@@ -253,7 +261,11 @@ def main(argv: list[str] | None = None) -> int:
         f"Requests **{len(result.samples)}** ({result.rps:.1f}/s; cached p50 {cached['p50']:.1f} ms, p99 "
         f"{cached['p99']:.1f} ms), errors **{errors}**, 503 refusals {result.refused}, transport failures of "
         f"the killed worker's connections {len(kill_failures)}; after the kill {len(after_kill)} requests, "
-        f"{sum(not s.ok for s in after_kill)} failed.",
+        f"{sum(not s.ok for s in after_kill)} failed. Fresh questions used: {result.pool_used} of "
+        f"{result.pool_size} (when they run out, clients ask repeats only).",
+        "",
+        "Failures (sent at s, took ms, status): " + (", ".join(f"{a} s/{m} ms/{st}" for a, m, st in failures)
+                                                     or "none") + ".",
         "",
         f"Plan cache: {len(kill['plans'])} entries committed before the kill, {len(lost)} lost, {len(after)} "
         f"after; integrity_check: {check}.",
@@ -276,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         "cache_identical": str(identical).lower(), "workers_seen": len(views),
         "rss_start_mb": "/".join(f"{x:.0f}" for x in workers_start),
         "rss_end_mb": "/".join(f"{x:.0f}" for x in workers_end),
-        "cached_p99_ms": round(cached["p99"], 1)}, digits=1), flush=True)
+        "cached_p99_ms": round(cached["p99"], 1), "fresh_used": result.pool_used}, digits=1), flush=True)
     ok = errors == 0 and not lost and check == "ok" and identical and len(views) == args.workers
     return 0 if ok else 1
 
