@@ -215,7 +215,7 @@ def cmd_bench(args, settings: Settings) -> int:
     names = {"kg": "kgqa.evals.bench_kg", "cache": "kgqa.evals.bench_cache", "subgcache": "kgqa.evals.bench_subgcache",
              "accuracy": "kgqa.evals.bench_accuracy", "vector-memory": "kgqa.evals.bench_vector_memory",
              "ablation": "kgqa.evals.ablation", "load": "kgqa.evals.bench_load", "abuse": "kgqa.evals.bench_abuse",
-             "backends": "kgqa.evals.bench_backends", "all": "kgqa.evals.bench_all"}
+             "backends": "kgqa.evals.bench_backends", "soak": "kgqa.evals.bench_soak", "all": "kgqa.evals.bench_all"}
     if args.name not in names:
         raise SystemExit(f"unknown benchmark {args.name!r}; choose one of {', '.join(names)}")
     try:
@@ -292,7 +292,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_cache_parser(sub)
 
     s = sub.add_parser("bench", help="run a benchmark (kg, cache, subgcache, accuracy, "
-                                          "vector-memory, ablation, load, backends, abuse, all)")
+                                          "vector-memory, ablation, load, soak, backends, abuse, all)")
     s.add_argument("name")
     s.add_argument("rest", nargs=argparse.REMAINDER)
     s.set_defaults(func=cmd_bench)

@@ -1,13 +1,16 @@
 """The kgqa service: a small JSON API and a web chat page, on Flask behind waitress.
 
-``create_app(pipeline)`` builds the WSGI app around one shared, thread-safe :class:`Pipeline`;
-``serve(settings)`` opens the graphs, warms the models and runs waitress. Every client error is a
+``create_app(pipeline)`` builds the WSGI app around one shared, thread-safe :class:`Pipeline`, computing
+uncached questions on its request threads; ``create_app(pipeline, compute=client)`` sends them to compute
+processes instead (:mod:`kgqa.app.compute`) and serves only cache hits and I/O itself. ``serve(settings)``
+opens the graphs, starts the compute processes and runs waitress. Every client error is a
 JSON ``{"error": "..."}`` with a 4xx status; an unexpected failure is a generic 500, never a traceback.
 """
 
 from __future__ import annotations
 
 import bisect
+import gc
 import json
 import logging
 import os
@@ -24,6 +27,7 @@ from typing import Any
 from flask import Flask, Response, g, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
+from kgqa.app.compute import ComputeClient, ComputePool, warm
 from kgqa.app.limits import SECURITY_HEADERS, Busy, ComputeGate, create_hardened_server, method_label
 from kgqa.planner.feedback import FeedbackConflict, FeedbackNotFound, give_feedback
 from kgqa.planner.pipeline import Pipeline
@@ -228,8 +232,10 @@ def _json_type(value: Any) -> str:
 
 
 # -- the app --------------------------------------------------------------------------------------
-def create_app(pipeline: Pipeline) -> Flask:
-    """The WSGI app serving ``pipeline`` (shared by all request threads)."""
+def create_app(pipeline: Pipeline, compute: ComputeClient | None = None) -> Flask:
+    """Returns the WSGI app serving ``pipeline`` (shared by all request threads). With ``compute``, uncached
+    questions and batches are computed by the compute processes behind it and stored in this process's
+    answer cache; without, on the request threads, ``compute_slots`` at a time."""
     from kgqa.app.openapi import openapi_spec
 
     settings = pipeline.settings
@@ -240,12 +246,18 @@ def create_app(pipeline: Pipeline) -> Flask:
     metrics = _new_metrics()
     gate = ComputeGate(settings.heavy_slots, settings.heavy_queue, settings.heavy_wait_s)
     started = time.time()
-    # uncached questions compute a few at a time (an answer-cache hit is served before this gate); heavy
-    # requests (batches, long questions) have a gate of their own first, with a short queue
-    compute = ComputeGate(settings.compute_slots, settings.compute_queue, settings.compute_wait_s)
+    # an answer-cache hit is served before this gate; heavy requests (batches, long questions) have a gate
+    # of their own first, with a short queue. In-process: compute_slots questions compute at once. With
+    # compute processes: at most compute_queue questions of this process are out there (waiting or
+    # computing; the client bounds the wait), always fewer than the request threads
+    pool = compute
+    if pool is None:
+        compute = ComputeGate(settings.compute_slots, settings.compute_queue, settings.compute_wait_s)
+    else:
+        compute = ComputeGate(max(1, min(settings.compute_queue, settings.threads - 4)), 0, 0)
     inflight = Inflight()
     app.extensions["kgqa"] = {"pipeline": pipeline, "metrics": metrics, "gate": gate, "compute": compute,
-                              "inflight": inflight}
+                              "inflight": inflight, "pool": pool}
 
     @app.before_request
     def _start_timer() -> None:
@@ -274,6 +286,13 @@ def create_app(pipeline: Pipeline) -> Flask:
         """The compute gate for a heavy request (a batch, a long question), nothing for the others: heavy
         requests never hold more than the gate's slots and queue of the server's threads."""
         return gate.slot() if is_heavy else nullcontext()
+
+    def remote(call, *args):
+        """``call(*args)`` on the compute pool; its Busy carries this gate's Retry-After estimate."""
+        try:
+            return call(*args)
+        except Busy as err:
+            raise Busy(err.message, max(err.retry_after_s, compute.retry_after_s())) from None
 
     @app.errorhandler(Busy)
     def _busy(err: Busy):
@@ -313,7 +332,11 @@ def create_app(pipeline: Pipeline) -> Flask:
         result = pipeline.cached(question, domain)  # a hit never waits behind compile or LLM work
         if result is None:
             with heavy(len(question) >= settings.compute_heavy_chars), compute.slot():
-                result = pipeline.ask(question, domain, use_answer_cache=False)
+                if pool is None:
+                    result = pipeline.ask(question, domain, use_answer_cache=False)
+                else:
+                    result = Result.from_dict(remote(pool.ask, question, domain))
+                    pipeline.keep(result, domain)
         _record(metrics, [result])
         return jsonify(result.to_dict())
 
@@ -330,7 +353,13 @@ def create_app(pipeline: Pipeline) -> Flask:
         checked = [_question(pipeline, item, f"questions[{i}]") for i, item in enumerate(items)]
         with heavy(len(checked) > 1 or any(len(q) >= settings.compute_heavy_chars for q, _ in checked)), \
                 compute.slot():
-            results = pipeline.ask_batch([{"question": q, "domain": d} for q, d in checked])
+            if pool is None:
+                results = pipeline.ask_batch([{"question": q, "domain": d} for q, d in checked])
+            else:
+                results = [Result.from_dict(r) for r in remote(pool.ask_batch,
+                                                               [{"question": q, "domain": d} for q, d in checked])]
+                for r, (_, d) in zip(results, checked):
+                    pipeline.keep(r, d)
         _record(metrics, results)
         return jsonify(results=[r.to_dict() for r in results])
 
@@ -467,9 +496,12 @@ class Inflight:
 
 
 # -- running --------------------------------------------------------------------------------------
-def warm(pipeline: Pipeline) -> None:
-    """Load what the first question would otherwise wait for (the embedding model behind routing)."""
-    pipeline.router.route("Who directed The Matrix?")
+def freeze_heap() -> None:
+    """Moves every object alive now (graphs, indexes, caches' structures) out of the garbage collector's
+    reach: a full collection of the serving process then scans only what requests allocate (it took ~60 ms,
+    a cache hit's p99, with the pipeline's objects in it)."""
+    gc.collect()
+    gc.freeze()
 
 
 class BackgroundServer:
@@ -518,34 +550,44 @@ def hardened_server(app: Flask, settings: Settings, *, host: str | None = None, 
 
 
 def serve(settings: Settings) -> None:
-    """Open the graphs and caches, warm the models, and serve the API and chat page with waitress in this
-    process, bounded against slow clients (:func:`hardened_server`; ``kgqa serve --workers N`` > 1 is
+    """Open the graphs and caches, start the compute processes (``compute_processes``; 0: compute on the
+    request threads, warmed here), and serve the API and chat page with waitress in this process, bounded
+    against slow clients (:func:`hardened_server`; ``kgqa serve --workers N`` > 1 is
     :mod:`kgqa.app.workers`). SIGTERM drains: the listening socket closes, requests in progress finish (up to
-    ``drain_s``), then the process exits."""
+    ``drain_s``), then the process exits and stops the compute processes."""
     from waitress import wasyncore
 
     from kgqa.planner.pipeline import build_pipeline
 
-    sys.setswitchinterval(0.001)  # a cache hit's thread gets the GIL back quickly from compute threads
-    pipeline = build_pipeline(settings)
-    warm(pipeline)
-    # kill -HUP re-reads the domain registry (as POST /domains/reload does), off the signal handler's frame
-    signal.signal(signal.SIGHUP, lambda *_: threading.Thread(target=pipeline.reload, daemon=True).start())
-    app = create_app(pipeline)
-    server = hardened_server(app, settings)
-    inflight: Inflight = app.extensions["kgqa"]["inflight"]
-
-    def drain() -> None:
-        server.trigger.pull_trigger(lambda: wasyncore.dispatcher.close(server))  # no new connections
-        drained = inflight.wait_idle(settings.drain_s)
-        print(f"kgqa: SIGTERM, {'drained' if drained else 'drain timed out with'} "
-              f"{inflight.count} requests in progress; stopping", flush=True)
-        server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
-
-    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=drain, daemon=True).start())
-    print(f"kgqa serving {', '.join(pipeline.domains)} on http://{settings.host}:{server.effective_port}/",
-          flush=True)
+    sys.setswitchinterval(0.001)  # a cache hit's thread gets the GIL back quickly from other threads
+    pool = ComputePool(settings).start() if settings.compute_processes > 0 else None
     try:
-        server.run()
+        pipeline = build_pipeline(settings)
+        if pool is None:
+            warm(pipeline)
+        elif not pool.wait_ready():
+            raise RuntimeError("the compute processes did not start")
+        # kill -HUP re-reads the domain registry (as POST /domains/reload does), off the signal handler's frame
+        signal.signal(signal.SIGHUP, lambda *_: threading.Thread(target=pipeline.reload, daemon=True).start())
+        app = create_app(pipeline, pool.client() if pool is not None else None)
+        freeze_heap()
+        server = hardened_server(app, settings)
+        inflight: Inflight = app.extensions["kgqa"]["inflight"]
+
+        def drain() -> None:
+            server.trigger.pull_trigger(lambda: wasyncore.dispatcher.close(server))  # no new connections
+            drained = inflight.wait_idle(settings.drain_s)
+            print(f"kgqa: SIGTERM, {'drained' if drained else 'drain timed out with'} "
+                  f"{inflight.count} requests in progress; stopping", flush=True)
+            server.trigger.pull_trigger(lambda: wasyncore.close_all(server._map))
+
+        signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=drain, daemon=True).start())
+        print(f"kgqa serving {', '.join(pipeline.domains)} on http://{settings.host}:{server.effective_port}/"
+              + (f" ({pool.processes} compute processes)" if pool is not None else ""), flush=True)
+        try:
+            server.run()
+        finally:
+            server.close()
     finally:
-        server.close()
+        if pool is not None:
+            pool.stop()

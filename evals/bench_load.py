@@ -2,12 +2,15 @@
 
 Starts ``kgqa serve --port 0`` (waitress, the production path) in a subprocess on a scratch KGQA home
 (the real graphs, empty caches), warms it with one pass over a small set of *repeat* questions, then runs
-N client threads (keep-alive HTTP/1.1, one connection each) for a bounded time and request count. Each
+N client threads (keep-alive HTTP/1.1, one connection each, opened before the clock starts; the clients
+start one after another over the first second rather than in lockstep) for a bounded time and request count. Each
 request is a repeat (served by the answer cache) with probability ``--cached-share``, else the next
 never-asked question from a pool generated from the graphs' own entities (movies, people, products,
 suppliers, laureates, years) across the three domains. Requests are classed cached/uncached by the
 response's ``cache.answer_hit`` flag, not by intent. Reported: throughput, p50/p99 latency overall and per
-class, errors (non-200, non-JSON, ``status == "error"``, transport failures, timeouts; target 0) and the
+class, errors (non-200 other than 503, non-JSON, ``status == "error"``, transport failures, timeouts;
+target 0), refusals (503 with ``Retry-After``: the compute queue's designed answer, counted apart; the client
+moves on to its next question) and the
 server's own ``/metrics`` (requests by status, cache hit ratio, LLM calls, mean server-side latency).
 
     kgqa bench load [--clients 50] [--duration 180] [--quick] [--workers N] [--redis] [--out DIR]
@@ -38,6 +41,7 @@ from kgqa.evals.benchutil import command_line, key_value_line, md_table, remove_
 
 REPO = Path(__file__).resolve().parent.parent
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+REFUSED = "refused_503"  # the status of a 503 + Retry-After sample
 REPEATS = (  # asked once in the warm-up, then served from the answer cache
     ("Who directed The Matrix?", "movies"), ("Which movies did Tom Hanks act in?", "movies"),
     ("When was Cast Away released?", "movies"), ("Who acted in Apollo 13?", None),
@@ -96,6 +100,8 @@ class Sample:
     cached: bool | None  # answer-cache hit per the response; None when there was no usable response
     ok: bool
     status: str  # result status, or the failure ("http_500", "timeout", "ConnectionResetError", ...)
+    at: float = 0.0  # when the request was sent, in seconds since the load began
+    question: tuple[str, str | None] | None = None  # what was asked (question, domain)
 
 
 @dataclass
@@ -108,7 +114,13 @@ class LoadResult:
 
     @property
     def errors(self) -> int:
+        """Failures: non-200 other than 503, non-JSON, status ``error``, transport failures, timeouts."""
         return sum(not s.ok for s in self.samples)
+
+    @property
+    def refused(self) -> int:
+        """503 answers with ``Retry-After`` (the compute queue's bound): a designed answer, not an error."""
+        return sum(s.status == REFUSED for s in self.samples)
 
     @property
     def rps(self) -> float:
@@ -118,22 +130,32 @@ class LoadResult:
         return summarize(s.ms for s in self.samples if cached is ... or s.cached is cached)
 
 
-def _connection(url: str, timeout: float) -> http.client.HTTPConnection:
+def connection(url: str, timeout: float) -> http.client.HTTPConnection:
+    """Returns an unopened keep-alive HTTP connection to ``url``'s host and port."""
     u = urllib.parse.urlsplit(url)
     return http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
 
 
 def _ask(conn: http.client.HTTPConnection, question: str, domain: str | None) -> tuple[int, bytes]:
+    code, raw, _ = _ask_headers(conn, question, domain)
+    return code, raw
+
+
+def _ask_headers(conn: http.client.HTTPConnection, question: str, domain: str | None) -> tuple[int, bytes, dict]:
     body = json.dumps({"question": question} | ({"domain": domain} if domain else {}))
     conn.request("POST", "/ask", body=body, headers={"Content-Type": "application/json"})
     resp = conn.getresponse()
-    return resp.status, resp.read()
+    return resp.status, resp.read(), dict(resp.getheaders())
 
 
 def run_load(url: str, *, clients: int, duration_s: float, cached_share: float = 0.5,
              pool: list[tuple[str, str | None]], repeats=REPEATS, max_requests: int = 1_000_000,
-             request_timeout_s: float = 120.0, seed: int = 11) -> LoadResult:
-    """``clients`` threads asking for ``duration_s`` seconds (or ``max_requests`` in all); see module doc."""
+             request_timeout_s: float = 120.0, seed: int = 11, stagger_s: float = 1.0,
+             cached_only: int = 0, on_start=None) -> LoadResult:
+    """Returns the samples of ``clients`` threads asking for ``duration_s`` seconds (or ``max_requests`` in
+    all), each connected before the clock starts and starting ``stagger_s / clients`` after the previous one;
+    the first ``cached_only`` of them ask repeats only; ``on_start(t)`` is called with the clock's start
+    (``time.perf_counter()``). See the module doc."""
     host = urllib.parse.urlsplit(url).hostname
     if host not in LOOPBACK:
         raise ValueError(f"the load test only targets loopback, not {host!r}")
@@ -141,10 +163,18 @@ def run_load(url: str, *, clients: int, duration_s: float, cached_share: float =
     fresh_lock, out_lock = threading.Lock(), threading.Lock()
     result = LoadResult(clients, 0.0, pool_size=len(pool))
     budget = itertools.count()
-    stop_at = time.perf_counter() + duration_s
+    clock: dict[str, float] = {}
 
-    def next_question(rng: random.Random) -> tuple[str, str | None]:
-        if rng.random() >= cached_share:
+    def start_clock() -> None:
+        clock["start"] = time.perf_counter()
+        clock["stop"] = clock["start"] + duration_s
+        if on_start is not None:
+            on_start(clock["start"])
+
+    connected = threading.Barrier(clients, action=start_clock)
+
+    def next_question(rng: random.Random, share: float) -> tuple[str, str | None]:
+        if rng.random() >= share:
             with fresh_lock:
                 item = next(fresh, None)
                 if item is not None:
@@ -154,45 +184,58 @@ def run_load(url: str, *, clients: int, duration_s: float, cached_share: float =
 
     def client(i: int) -> None:
         rng = random.Random(seed * 1000 + i)
-        conn = _connection(url, request_timeout_s)
+        conn = connection(url, request_timeout_s)
         mine: list[Sample] = []
+        try:  # connected (one GET /health) before the clock starts: 50 simultaneous connects are no answer's cost
+            conn.request("GET", "/health")
+            conn.getresponse().read()
+        except (OSError, http.client.HTTPException):
+            conn.close()
+            conn = connection(url, request_timeout_s)
+        connected.wait()
+        t_start, stop_at = clock["start"], clock["stop"]
+        time.sleep(i * stagger_s / max(1, clients))  # users start one after another, not in lockstep
         while time.perf_counter() < stop_at and next(budget) < max_requests:
-            question, domain = next_question(rng)
+            question, domain = next_question(rng, 1.0 if i < cached_only else cached_share)
             t0 = time.perf_counter()
             try:
-                code, raw = _ask(conn, question, domain)
+                code, raw, headers = _ask_headers(conn, question, domain)
                 ms = (time.perf_counter() - t0) * 1000
+                if code == 503 and headers.get("Retry-After", "").isdigit():
+                    mine.append(Sample(ms, None, True, REFUSED, t0 - t_start, (question, domain)))  # the client moves on
+                    continue
                 try:
                     body = json.loads(raw)
                 except ValueError:
-                    mine.append(Sample(ms, None, False, f"http_{code}_not_json"))
+                    mine.append(Sample(ms, None, False, f"http_{code}_not_json", t0 - t_start))
                     continue
                 status = body.get("status", f"http_{code}") if code == 200 else f"http_{code}"
                 cached = bool((body.get("cache") or {}).get("answer_hit")) if code == 200 else None
-                mine.append(Sample(ms, cached, code == 200 and status != "error", status))
+                mine.append(Sample(ms, cached, code == 200 and status != "error", status, t0 - t_start,
+                                   (question, domain)))
             except (OSError, http.client.HTTPException) as err:
                 ms = (time.perf_counter() - t0) * 1000
-                mine.append(Sample(ms, None, False, "timeout" if "timed out" in str(err) else type(err).__name__))
+                mine.append(Sample(ms, None, False, "timeout" if "timed out" in str(err) else type(err).__name__,
+                                     t0 - t_start))
                 conn.close()
-                conn = _connection(url, request_timeout_s)
+                conn = connection(url, request_timeout_s)
         conn.close()
         with out_lock:
             result.samples.extend(mine)
 
-    t_start = time.perf_counter()
     threads = [threading.Thread(target=client, args=(i,), name=f"load-client-{i}") for i in range(clients)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    result.seconds = time.perf_counter() - t_start
+    result.seconds = time.perf_counter() - clock["start"]
     return result
 
 
 def warm_up(url: str, repeats=REPEATS, timeout_s: float = 120.0) -> float:
     """Ask each repeat question once (filling the answer cache); returns the seconds it took."""
     t0 = time.perf_counter()
-    conn = _connection(url, timeout_s)
+    conn = connection(url, timeout_s)
     try:
         for q, d in repeats:
             _ask(conn, q, d)
@@ -241,7 +284,7 @@ class ServerProcess:
 
 
 def scrape_metrics(url: str) -> dict[str, float]:
-    conn = _connection(url, 30)
+    conn = connection(url, 30)
     try:
         conn.request("GET", "/metrics")
         text = conn.getresponse().read().decode()
@@ -276,7 +319,8 @@ def server_figures(metrics: dict[str, float]) -> dict[str, float]:
 def render(result: LoadResult, server: dict[str, float], command: str, warmup_s: float, *, workers: int = 1,
            redis: bool = False) -> str:
     rows = []
-    for name, sel in (("all", ...), ("cached (answer-cache hit)", True), ("uncached", False)):
+    for name, sel in (("all", ...), ("cached (answer-cache hit)", True), ("uncached (computed)", False),
+                      ("refused (503 + Retry-After)", None)):
         s = result.latency(sel)
         rows.append([name, int(s["n"]), s["n"] / result.seconds if result.seconds else 0.0, s["p50"], s["p99"],
                      s["mean"], s["max"]])
@@ -288,8 +332,8 @@ def render(result: LoadResult, server: dict[str, float], command: str, warmup_s:
         "",
         (f"`kgqa serve --workers {workers}` (gunicorn, preloaded, 64 threads each" if workers > 1 else
          "`kgqa serve` (waitress, 64 threads") + (", answer cache shared in Redis)" if redis else ")") +
-        " on loopback with the three graphs and empty caches; answer-cache hits are served before the compute "
-        "gate (2 uncached questions at once per process), "
+        " on loopback with the three graphs and empty caches; the serving processes answer answer-cache hits and "
+        "send uncached questions to the compute processes (`KGQA_COMPUTE_PROCESSES`, niced), "
         f"warmed by one pass over {len(REPEATS)} repeat questions ({warmup_s:.1f} s). {result.clients} client "
         f"threads, one keep-alive connection each, for {result.seconds:.1f} s: repeats (answer-cache hits) "
         f"mixed with never-asked questions generated from the graphs' entities ({result.pool_used} of "
@@ -299,7 +343,9 @@ def render(result: LoadResult, server: dict[str, float], command: str, warmup_s:
         "",
         table,
         "",
-        f"Errors: **{result.errors}** (non-200, non-JSON, status `error`, transport failure or timeout). "
+        f"Errors: **{result.errors}** (non-200 other than 503, non-JSON, status `error`, transport failure or "
+        f"timeout). Refused: **{result.refused}** (503 with `Retry-After`: no compute process started the question "
+        "within `KGQA_COMPUTE_WAIT_S`; the client moves on to its next question). "
         "Result statuses: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())) + ".",
         "",
         srv,
@@ -316,6 +362,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--duration", type=float, default=180.0, help="seconds of load (default 180)")
     ap.add_argument("--quick", action="store_true", help="45 s of load")
     ap.add_argument("--cached-share", type=float, default=0.5, help="probability a request is a repeat")
+    ap.add_argument("--cached-only", type=int, default=0,
+                    help="of the clients, how many ask repeats only (the others mix as --cached-share says)")
     ap.add_argument("--max-requests", type=int, default=200_000, help="hard cap on requests in all")
     ap.add_argument("--request-timeout", type=float, default=120.0, help="client timeout per request (s)")
     ap.add_argument("--url", help="an already running loopback server instead of starting one")
@@ -351,7 +399,8 @@ def main(argv: list[str] | None = None) -> int:
         warm_up(url, REPEATS * max(1, args.workers), args.request_timeout)
         print(f"{url}: {args.clients} clients for {duration:.0f} s ...", flush=True)
         result = run_load(url, clients=args.clients, duration_s=duration, cached_share=args.cached_share,
-                          pool=pool, max_requests=args.max_requests, request_timeout_s=args.request_timeout)
+                          pool=pool, max_requests=args.max_requests, request_timeout_s=args.request_timeout,
+                          cached_only=args.cached_only)
         figures = server_figures(scrape_metrics(url))
     finally:
         if server is not None:
@@ -368,7 +417,8 @@ def main(argv: list[str] | None = None) -> int:
     print(key_value_line("load-bench", {
         "clients": args.clients, "workers": args.workers, "rps": round(result.rps, 2),
         "cached_p99_ms": round(cached["p99"], 1), "uncached_p99_ms": round(uncached["p99"], 1),
-        "errors": result.errors, "redis": str(bool(args.redis)).lower(), "requests": len(result.samples),
+        "errors": result.errors, "refused_503": result.refused, "redis": str(bool(args.redis)).lower(),
+        "requests": len(result.samples), "cached_only_clients": args.cached_only,
         "cached_rps": round(cached["n"] / result.seconds, 2) if result.seconds else 0.0,
         "cached_p50_ms": round(cached["p50"], 1), "uncached_p50_ms": round(uncached["p50"], 1),
         "p50_ms": round(overall["p50"], 1), "p99_ms": round(overall["p99"], 1),

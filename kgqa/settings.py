@@ -106,9 +106,11 @@ class Settings:
     max_slot_chars: int = 200  # a template slot longer than this is not a match (linear, bounded slot matching)
     batch_llm_calls: int = 32  # most LLM phrasings one /ask/batch request makes; the rest keep their answers
     batch_llm_s: float = 30.0  # longest LLM phrasing time of one batch; the rest keep their answers
-    compute_slots: int = 2  # uncached questions computed at once per process; cache hits never wait for one
-    compute_queue: int = 64  # uncached questions waiting for a slot; more get 503 with Retry-After at once
-    compute_wait_s: float = 60.0  # longest wait for a compute slot; then 503 with Retry-After
+    compute_processes: int = 2  # kgqa serve: processes computing uncached questions, shared by every worker
+    compute_nice: int = 10  # niceness of the compute processes: the serving processes get the CPU first
+    compute_slots: int = 2  # in-process serving (create_app without a pool): uncached questions computed at once
+    compute_queue: int = 64  # uncached questions waiting per serving process; more get 503 with Retry-After at once
+    compute_wait_s: float = 60.0  # longest wait for a compute process (or slot) to start one; then 503
     compute_heavy_chars: int = 300  # a question this long, or a batch of more than one, is a heavy request
     heavy_slots: int = 3  # heavy requests admitted at once (before the compute gate)
     heavy_queue: int = 2  # heavy requests waiting for a heavy slot; more get 503 with Retry-After at once

@@ -214,10 +214,18 @@ class Pipeline:
         if learn is not None and r.status == "answered" and not r.cache.get("plan_hit"):
             with self._timed(timings, "cache_update"):
                 learn()
-        if self.answer_cache is not None and r.status in ("answered", "dont_know"):
-            self.answer_cache.put(question, domain, d.graph.version, r.to_dict())
-            if asked is None:
-                self.answer_cache.put(question, AUTO_DOMAIN, self.routing_version(), r.to_dict())
+        self.keep(r, asked)
+
+    def keep(self, r: Result, asked: str | None) -> bool:
+        """Stores ``r`` (answered or "I don't know", computed here or by another process) in the answer
+        cache under its domain and KG version, and under the routed key when it was ``asked`` without a
+        domain. Returns whether it was stored."""
+        if self.answer_cache is None or r.status not in ("answered", "dont_know") or not r.domain:
+            return False
+        self.answer_cache.put(r.question, r.domain, r.kg_version, r.to_dict())
+        if asked is None:
+            self.answer_cache.put(r.question, AUTO_DOMAIN, self.routing_version(), r.to_dict())
+        return True
 
     def routing_version(self) -> str:
         """Returns the answer-cache version of routed questions: a digest of every open domain's name and KG
