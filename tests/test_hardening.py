@@ -3,7 +3,6 @@ caches cannot be poisoned, no request freezes the server, and what is shown is w
 
 from __future__ import annotations
 
-import http.client
 import json
 import socket
 import time
@@ -16,6 +15,9 @@ from kgqa.app.limits import Busy, ComputeGate, method_label
 from kgqa.app.server import BackgroundServer, create_app
 from kgqa.cache.plan_cache import PlanCache, PlanEntry
 from kgqa.cache.templates import Span, fill, make_template
+from kgqa.evals.bench_abuse import (
+    request as call,  # (status, headers, body); a failed connection's error name
+)
 from kgqa.kg.cypher import inline_params
 from kgqa.planner.pipeline import build_pipeline
 from kgqa.planner.version import compiler_version
@@ -41,23 +43,6 @@ def served(built_graphs, tmp_path_factory):
     app = create_app(pipe)
     with BackgroundServer(app) as srv:
         yield srv.url, pipe, app
-
-
-def call(url: str, method: str, path: str, body=None, timeout: float = 120.0):
-    u = urlsplit(url)
-    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=timeout)
-    try:
-        data = json.dumps(body).encode() if body is not None else None
-        conn.request(method, path, body=data, headers={"Content-Type": "application/json"} if data else {})
-        resp = conn.getresponse()
-        raw = resp.read()
-        try:
-            parsed = json.loads(raw)
-        except ValueError:
-            parsed = raw.decode("utf-8", "replace")
-        return resp.status, dict(resp.getheaders()), parsed
-    finally:
-        conn.close()
 
 
 def ask(url: str, question: str, domain: str | None = None):
