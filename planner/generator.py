@@ -201,9 +201,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             if re.search(r"\bthan\b", between):
                 f.notes.append(f"unexplained: {m.text} compared with {prev.text}")
                 continue
-            start, path = target, _pick_path(v.paths(target, m.label, max_hops=3, prefer=prefer) or [path_of[m.label][1]],
-                                             prefer, f.question, f.exemplar_rels, None, v.rel_counts)
-            if not v.paths(target, m.label, max_hops=3, prefer=prefer):
+            found = v.paths(target, m.label, max_hops=3, prefer=prefer)  # again from the target: another row
+            if found:
+                start, path = target, _pick_path(found, prefer, f.question, f.exemplar_rels, None, v.rel_counts)
+            else:
                 start, path = path_of[m.label]
             cur_var = var_of[start]
             for rel, direction, other in path:
