@@ -273,6 +273,8 @@ class ComputeClient:
             except (FileNotFoundError, ConnectionRefusedError) as err:
                 raise Busy(f"server busy: the compute processes are not running ({type(err).__name__})",
                            5) from None
+            except ConnectionError:  # reset or broken: the process that took the question was killed
+                raise Busy("server busy: the compute process went away", self.retry_after_s) from None
             except TimeoutError:
                 raise Busy(f"server busy: no compute process started the question within {self.wait_s:g} s",
                            self.retry_after_s) from None
