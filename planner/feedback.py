@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kgqa.cache.plan_cache import PlanCache, PlanEntry
+from kgqa.planner.version import answer_version
 from kgqa.types import InputError, Result
 
 VOTES = ("up", "down")
@@ -127,7 +128,7 @@ def _stored_answer(pipeline, question: str, domain: str | None):
         d = domains.get(name)
         if d is None:
             continue
-        hit = cache.peek(question, name, d.graph.version)
+        hit = cache.peek(question, name, answer_version(d.graph.version))
         if hit is not None:
             return d, hit
     where = f" in domain {domain!r}" if domain else ""

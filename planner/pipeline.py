@@ -31,6 +31,7 @@ from kgqa.planner.linker import link_mentions
 from kgqa.planner.repair import validate_and_repair
 from kgqa.planner.router import DescriptionStore, Router
 from kgqa.planner.schema_view import SchemaView
+from kgqa.planner.version import answer_version
 from kgqa.protocols import GraphBackend, PlanStore
 from kgqa.settings import Settings
 from kgqa.types import Attempt, InputError, Result, Subgraph
@@ -222,7 +223,7 @@ class Pipeline:
         domain. Returns whether it was stored."""
         if self.answer_cache is None or r.status not in ("answered", "dont_know") or not r.domain:
             return False
-        self.answer_cache.put(r.question, r.domain, r.kg_version, r.to_dict())
+        self.answer_cache.put(r.question, r.domain, answer_version(r.kg_version), r.to_dict())
         if asked is None:
             self.answer_cache.put(r.question, AUTO_DOMAIN, self.routing_version(), r.to_dict())
         return True
@@ -232,7 +233,7 @@ class Pipeline:
         version (routing depends on all of them)."""
         import hashlib
 
-        text = "|".join(f"{n}:{d.graph.version}" for n, d in sorted(self.domains.items()))
+        text = "|".join(f"{n}:{answer_version(d.graph.version)}" for n, d in sorted(self.domains.items()))
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
     def cached_answer(self, question: str, domain: str | None, *, peek: bool = False) -> tuple[str, dict] | None:
@@ -248,7 +249,7 @@ class Pipeline:
         domains = self.domains  # one snapshot: a reload swaps the dict, never mutates it
         if domain is not None:
             d = domains.get(domain)
-            hit = read(question, domain, d.graph.version) if d is not None else None
+            hit = read(question, domain, answer_version(d.graph.version)) if d is not None else None
             return (domain, hit) if hit is not None else None
         hit = read(question, AUTO_DOMAIN, self.routing_version())
         if hit is None or hit.get("domain") not in domains:
@@ -261,7 +262,7 @@ class Pipeline:
         cache, d = self.answer_cache, self.domains.get(domain)
         if cache is None or d is None:
             return False
-        gone = cache.discard(question, domain, d.graph.version)
+        gone = cache.discard(question, domain, answer_version(d.graph.version))
         routed = cache.peek(question, AUTO_DOMAIN, self.routing_version())
         if routed is not None and routed.get("domain") == domain:
             gone = cache.discard(question, AUTO_DOMAIN, self.routing_version()) or gone

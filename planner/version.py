@@ -47,3 +47,10 @@ def compiler_version() -> str:
         except (OSError, SyntaxError):
             h.update(b"?")
     return h.hexdigest()[:12]
+
+
+def answer_version(kg_version: str) -> str:
+    """Returns the answer-cache version of answers from a graph at ``kg_version``: that version and the
+    compiling code's (:func:`compiler_version`), so an answer kept in a shared tier (Redis outlives a
+    restart) is not served by a release whose compiler would answer otherwise."""
+    return f"{kg_version}+{compiler_version()}"

@@ -46,6 +46,13 @@ def version(pipe, domain: str = "movies") -> str:
     return pipe.domains[domain].graph.version
 
 
+def cache_version(pipe, domain: str = "movies") -> str:
+    """The answer cache's version of a domain's answers: KG version and compiler version."""
+    from kgqa.planner.version import answer_version
+
+    return answer_version(version(pipe, domain))
+
+
 def by_cypher(pipe, cypher: str, domain: str = "movies"):
     return pipe.plan_cache.with_cypher(domain, cypher)
 
@@ -85,12 +92,12 @@ def test_up_needs_an_answer_computed_by_a_query(pipe, status, evidence, cypher):
     q = "What is the airspeed velocity of an unladen swallow?"
     stored = Result(question=q, domain="movies", status=status, evidence=evidence, cypher=cypher,
                     kg_version=version(pipe))  # as the pipeline stores such answers (no LLM load here)
-    pipe.answer_cache.put(q, "movies", version(pipe), stored.to_dict())
+    pipe.answer_cache.put(q, "movies", cache_version(pipe), stored.to_dict())
     with pytest.raises(FeedbackConflict, match="computed by a Cypher query"):
         give_feedback(pipe, q, "movies", "up")
     assert len(pipe.plan_cache) == 0
     out = give_feedback(pipe, q, "movies", "down")  # a wrong "I don't know" can still be forgotten
-    assert out.answer_forgotten and (q, "movies", version(pipe)) not in pipe.answer_cache
+    assert out.answer_forgotten and (q, "movies", cache_version(pipe)) not in pipe.answer_cache
 
 
 # -- thumbs down ----------------------------------------------------------------------------------------
@@ -101,7 +108,7 @@ def test_down_demotes_the_plan_and_forgets_the_answer(pipe):
     out = give_feedback(pipe, TOP_GUN, "movies", "down", cypher=r.cypher)
     assert out.action == "demoted" and out.answer_forgotten is True
     assert [p["id"] for p in out.plans] == [learned.id] and out.plans[0]["demoted"] is True
-    assert (TOP_GUN, "movies", version(pipe)) not in pipe.answer_cache
+    assert (TOP_GUN, "movies", cache_version(pipe)) not in pipe.answer_cache
     [entry] = by_cypher(pipe, r.cypher)
     assert entry.demoted and entry.provenance == "online"  # demoted, not deleted; its origin kept
     assert pipe.plan_cache.retrieve(TOP_GUN, "movies", k=5) == []  # never an exemplar
@@ -268,5 +275,5 @@ def test_post_feedback_with_another_cypher_is_a_conflict(client, pipe):
     resp = client.post("/feedback", json={"question": MATRIX, "domain": "movies", "vote": "down",
                                           "cypher": "MATCH (n) DETACH DELETE n"})
     assert resp.status_code == 409 and "changed since" in resp.get_json()["error"]
-    assert (MATRIX, "movies", version(pipe)) in pipe.answer_cache  # nothing was done
+    assert (MATRIX, "movies", cache_version(pipe)) in pipe.answer_cache  # nothing was done
     assert not any(e.demoted for e in pipe.plan_cache.entries())
