@@ -142,6 +142,15 @@ def is_date_like(prop: str) -> bool:
     return bool(words) and words[-1] == "date"
 
 
+def is_time_like(prop: str) -> bool:
+    """Whether a property's name says it holds a year or a date."""
+    return is_year_like(prop) or is_date_like(prop)
+
+
+# after a label word, words that make it the graph's name ("the movie graph"), not the label
+GRAPH_NAME = re.compile(r"\s+(?:graph|database|dataset|data|db)\b")
+
+
 def is_birth(prop: str) -> bool:
     """Whether a property's name says it is about birth (``born``, ``birthYear``, ``birth_year``)."""
     return bool(BIRTH_WORDS & set(name_words(prop)))
@@ -311,21 +320,21 @@ class Lexicon:
         low = f.question.lower()
         blocked = [(m.start, m.end) for m in f.anchors] + list(f.linked)
         used_props = set(re.findall(r"\.`?(\w+)", cypher))
-        timed = {w for p in used_props if is_year_like(p) or is_date_like(p) for w in name_words(p)}
+        timed = {w for p in used_props if is_time_like(p) for w in name_words(p)}
         words = []
         for s, e, phrase, target in self.scan(low, blocked):
             if self._used(target, cypher) or phrase in STOP:
                 continue  # "Name the movies ...": an imperative, not the name property
             if phrase in OPERATORS and (f.order or f.agg):
                 continue  # "the oldest movie": the superlative the frame orders by, whatever it names
-            if re.match(r"\s+(?:graph|database|dataset|data|db)\b", low[e:]):
+            if GRAPH_NAME.match(low, e):
                 continue  # "the movie graph": the graph's name, not its label
             if phrase in TIME_CUES and TIME_CUES[phrase] & timed:
                 continue  # "born before 1850" over a birth-year property
             if "." in target and YEAR_WORDS & set(phrase.split()) and timed:
                 continue  # "the average birth year": a year property is used
             owner, _, prop = target.split("=", 1)[0].partition(".")
-            if (prop and phrase.endswith("ed") and (is_year_like(prop) or is_date_like(prop))
+            if (prop and phrase.endswith("ed") and is_time_like(prop)
                     and self._used(owner, cypher) and not re.search(YEAR + r"|\d-\d", low)):
                 continue  # "orders placed" with no date: the verb of a time property, no condition
             words.append(phrase)
@@ -334,7 +343,7 @@ class Lexicon:
     @staticmethod
     def _used(target: str, cypher: str) -> bool:
         if target.startswith("rel:"):
-            rel, _, far = target[4:].partition(">")
+            rel = target[4:].partition(">")[0]
             return re.search(r"\[\w*:" + re.escape(rel) + r"\b", cypher) is not None
         name = target.split("=", 1)[0]
         if "." in name:

@@ -18,10 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from kgqa.planner.frame import AggregateOf, Cond, Frame, Mention
 from kgqa.planner.lexicon import (
     COMPARATORS,
+    GRAPH_NAME,
     NUMBER,
     OPERATORS,
     TIME_CUES,
@@ -29,6 +31,7 @@ from kgqa.planner.lexicon import (
     Lexicon,
     is_birth,
     is_date_like,
+    is_time_like,
     is_year_like,
     number_value,
 )
@@ -58,6 +61,14 @@ class Reading:
     value_conds: list[Cond] = field(default_factory=list)  # words that name a value ("women")
     used: list[Span] = field(default_factory=list)  # spans the comparisons consumed
 
+    @cached_property
+    def masked(self) -> str:
+        """The lower-cased question with the linked values blanked out (same length)."""
+        low = self.low
+        for a, b in self.blocked:
+            low = low[:a] + " " * (b - a) + low[b:]
+        return low
+
 
 # -- the rules, in order ---------------------------------------------------------------------------
 def schema_words(r: Reading) -> None:
@@ -79,7 +90,7 @@ def schema_words(r: Reading) -> None:
         elif "." in target:
             owner, prop = target.split(".", 1)
             r.props_at.append((s, e, owner, prop))
-        elif not re.match(r"\s+(?:graph|database|dataset|data|db)\b", r.low[e:]):  # "the movie graph": a name
+        elif not GRAPH_NAME.match(r.low, e):  # "the movie graph": a name
             r.labels_at.append((s, target))
     f.labels_mentioned = [lb for _, lb in r.labels_at]
 
@@ -139,14 +150,8 @@ def target(r: Reading) -> None:
         f.target = named or (_far_end(r) if f.anchors and ends and who not in ends else None) or who
     elif candidates:
         f.target = candidates[0][1]
-        # "product categories": of two label words in a row, the second is the head noun
-        if len(candidates) > 1 and candidates[1][1] != f.target and re.fullmatch(
-                r"[a-z]+\s+", low[candidates[0][0]:candidates[1][0]]) and _rel_between(r.view, *(
-                lb for _, lb in candidates[:2])):
-            f.target = candidates[1][1]
-            # and the modifier is joined to it ("Nobel laureates": laureates who won a prize)
-            f.rel_hints += [rel for rel, pairs in r.view.rels.items()
-                            if {(candidates[0][1], f.target), (f.target, candidates[0][1])} & set(pairs)][:1]
+        # "product categories": of two label words in a row, the second is the head noun, the first joined
+        f.target = _head_label(r, *candidates[0])
     elif f.anchors:
         # "Where was Marie Curie born?": the far end of a relationship the question names
         f.target = _far_end(r) or f.anchors[0].label
@@ -359,7 +364,7 @@ def superlatives(r: Reading) -> None:
     follows, or a count of the label that follows ("most orders"), or a grouping ("most common cities")."""
     f, low, view = r.frame, r.low, r.view
     props_at, labels_at = r.props_at, r.labels_at
-    low = _masked(r)  # "Top Gun" is a title, not a ranking
+    low = r.masked  # "Top Gun" is a title, not a ranking
     m = re.search(rf"\b(top|first)\s+({NUMBER})\b", low) or re.search(
         rf"\b(?:which|what|list|name|identify|find|the)\s+({NUMBER})\s+[a-z]", low)
     if m and not (m.lastindex == 1 and 1000 <= number_value(m.group(1)) <= 2100):  # "the 2020 chemistry prize"
@@ -459,7 +464,7 @@ def implicit_order(r: Reading) -> None:
     own = _timed(view, f.target)
     anchored = {a.label for a in f.anchors}  # a named entity is not what is ordered
     others = {lb for lb in f.labels_mentioned if lb != f.target and lb not in anchored and _timed(view, lb)}
-    others |= {rel for rel in f.rel_hints if any(is_year_like(p) or is_date_like(p) for p in view.rel_props.get(rel, {}))}
+    others |= {rel for rel in f.rel_hints if any(is_time_like(p) for p in view.rel_props.get(rel, {}))}
     other = next(iter(others)) if len(others) == 1 else None
     if len(own) == 1 and not others:
         f.order = own[0]
@@ -531,12 +536,10 @@ def asked_time(r: Reading, *labels: str) -> bool:
     if not WHEN.match(r.low):
         return False
     cues = {w for m in re.finditer(r"[a-z]+", r.low) for w in TIME_CUES.get(m.group(), ())}
-    props = [(i, lb, p) for i, lb in enumerate(labels) for p in r.view.nodes.get(lb, {})
-             if is_year_like(p) or is_date_like(p)]
+    props = [(i, lb, p) for i, lb in enumerate(labels) for p in r.view.nodes.get(lb, {}) if is_time_like(p)]
     props.sort(key=lambda x: (not cues & set(name_words(x[2])), x[0], not is_date_like(x[2])))
     props = [(lb, p) for _, lb, p in props]
-    timed_rels = [(rel, p) for rel in f.rel_hints for p in r.view.rel_props.get(rel, {})
-                  if is_year_like(p) or is_date_like(p)]
+    timed_rels = [(rel, p) for rel in f.rel_hints for p in r.view.rel_props.get(rel, {}) if is_time_like(p)]
     if timed_rels and len(f.anchors) > 1 and not (props and cues & set(name_words(props[0][1]))):
         f.rel_prop = timed_rels[0]  # "When did Chiara Rossi borrow Invisible Cities?": the loan's date
         return True
@@ -606,7 +609,7 @@ def unsupported(r: Reading) -> None:
         f.notes.append("unexplained: a count of different nodes within one row")
     if UNIVERSAL.search(r.low):
         f.notes.append(f"unexplained: {UNIVERSAL.search(r.low).group(0)}")
-    if f.limit and not f.order and not f.agg and re.search(r"\btop\s+(?:\d+|[a-z]+)\b", _masked(r)):
+    if f.limit and not f.order and not f.agg and re.search(r"\btop\s+(?:\d+|[a-z]+)\b", r.masked):
         f.notes.append("unexplained: top, with no measure to rank by")  # "the top 5 customers from the USA"
     anchored = {a.label for a in f.anchors if a.prop == r.view.display(a.label)}
     if f.agg == "count" and f.order == "agg" and f.agg_label in anchored and f.agg_label != f.target:
@@ -659,7 +662,7 @@ def _role_order(r: Reading, word: str, pos: int) -> bool:
     time property (the target's own for "the oldest movie"); returns whether it did."""
     f = r.frame
     nxt = next(((s, lb) for s, lb in r.labels_at if s >= pos), None)
-    if nxt is None or len(re.findall(r"[a-z]+", _masked(r)[pos:nxt[0]])) > 2:
+    if nxt is None or len(re.findall(r"[a-z]+", r.masked[pos:nxt[0]])) > 2:
         return False
     props = _timed(r.view, nxt[1])
     if word in ("oldest", "youngest") and len(props) > 1:
@@ -673,12 +676,7 @@ def _role_order(r: Reading, word: str, pos: int) -> bool:
     return True
 
 
-def _masked(r: Reading) -> str:
-    """Returns the lower-cased question with the linked values blanked out (same length)."""
-    low = r.low
-    for a, b in r.blocked:
-        low = low[:a] + " " * (b - a) + low[b:]
-    return low
+
 
 
 def alternatives(f: Frame) -> bool:
@@ -694,17 +692,22 @@ def _head_label(r: Reading, s: int, label: str, *, counting_target: bool = True)
     for s2, lb in r.labels_at:
         if (s2 > s and lb != label and (counting_target or lb != r.frame.target)
                 and re.fullmatch(r"[a-z]+\s+", r.low[s:s2])
-                and _rel_between(r.view, label, lb)):
-            if lb not in r.frame.rel_hints:
-                r.frame.rel_hints += [rel for rel, pairs in r.view.rels.items()
-                                      if {(label, lb), (lb, label)} & set(pairs)][:1]
+                and _rels_between(r.view, label, lb)):
+            _join_modifier(r, label, lb)
             return lb
     return label
 
 
-def _rel_between(view: SchemaView, a: str, b: str) -> bool:
-    """Whether a relationship joins labels ``a`` and ``b`` (either way)."""
-    return any((a, b) in pairs or (b, a) in pairs for pairs in view.rels.values())
+def _rels_between(view: SchemaView, a: str, b: str) -> list[str]:
+    """Returns the relationships that join labels ``a`` and ``b`` (either way)."""
+    return [rel for rel, pairs in view.rels.items() if (a, b) in pairs or (b, a) in pairs]
+
+
+def _join_modifier(r: Reading, modifier: str, head: str) -> None:
+    """"Nobel laureates": the modifier label is joined to its head along the first relationship between them."""
+    rels = _rels_between(r.view, modifier, head)
+    if rels and not set(rels) & set(r.frame.rel_hints):
+        r.frame.rel_hints.append(rels[0])
 
 
 def _rel_of(r: Reading, owner: str) -> str | None:
