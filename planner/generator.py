@@ -49,7 +49,16 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         rel_conds.append(Cond(f.rel_prop[0], f.rel_prop[1], "", None, f.rel_prop[0]))
     # variables
     var_of: dict[str, str] = {}
+    rel_var: dict[str, str] = {}
     taken: set[str] = set()
+
+    def rel_var_for(rel: str) -> str:
+        """The variable of a relationship a condition, aggregate or asked property reads, else ""."""
+        if not any(c.rel == rel for c in rel_conds):
+            return ""
+        rv = rel_var.setdefault(rel, "r" if "r" not in taken else f"r{len(rel_var) + 1}")
+        taken.add(rv)
+        return rv
 
     def var(label: str) -> str:
         if label not in var_of:
@@ -109,7 +118,6 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     else:
         where = []
     # connect every needed label to the target along schema paths
-    rel_var: dict[str, str] = {}
     path_of: dict[str, tuple[str, list]] = {}  # label -> (label it was joined from, path)
     for label in dict.fromkeys(labels_needed):
         if label in connected:
@@ -131,12 +139,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         path_of[label] = (start, path)
         cur = start
         for rel, direction, other in path:
-            rv = ""
-            if any(c.rel == rel for c in rel_conds):
-                rv = rel_var.setdefault(rel, "r" if "r" not in taken else f"r{len(rel_var) + 1}")
-                taken.add(rv)
-            arrow = f"-[{rv}:{rel}]->" if direction == "out" else f"<-[{rv}:{rel}]-"
-            patterns.append(f"({var(cur)}:{ident(cur)}){arrow}({var(other)}:{ident(other)})")
+            patterns.append(f"({var(cur)}:{ident(cur)}){_arrow(rel, direction, rel_var_for(rel))}"
+                            f"({var(other)}:{ident(other)})")
             edges.extend([cur, other])
             used_rels.add(rel)
             connected.add(other)
@@ -160,11 +164,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 var(src)
             if dst not in connected:
                 var(dst)
-            rv = ""
-            if any(c.rel == rel for c in rel_conds):
-                rv = rel_var.setdefault(rel, "r" if "r" not in taken else f"r{len(rel_var) + 1}")
-                taken.add(rv)
-            patterns.append(f"({var_of[src]}:{ident(src)})-[{rv}:{rel}]->({var_of[dst]}:{ident(dst)})")
+            patterns.append(f"({var_of[src]}:{ident(src)}){_arrow(rel, 'out', rel_var_for(rel))}"
+                            f"({var_of[dst]}:{ident(dst)})")
             edges.extend([src, dst])
             exists_only.add(dst if src in connected_before else src)
             connected.update({src, dst})
@@ -209,8 +210,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             cur_var = var_of[start]
             for rel, direction, other in path:
                 nv = var(f"{other}#{i}")
-                arrow = f"-[:{rel}]->" if direction == "out" else f"<-[:{rel}]-"
-                patterns.append(f"({cur_var}){arrow}({nv}:{ident(other)})")
+                patterns.append(f"({cur_var}){_arrow(rel, direction)}({nv}:{ident(other)})")
                 cur_var = nv
             params[f"v{i}"] = m.value
             where.append(f"{cur_var}.{ident(m.prop)} = $v{i}")
@@ -426,8 +426,9 @@ def _negated_step(v: SchemaView, target: str, name: str) -> tuple[str, str, str]
     return None
 
 
-def _arrow(rel: str, direction: str) -> str:
-    return f"-[:{rel}]->" if direction == "out" else f"<-[:{rel}]-"
+def _arrow(rel: str, direction: str, variable: str = "") -> str:
+    """Returns the Cypher of one relationship step, ``out`` or ``in``, with its variable if any."""
+    return f"-[{variable}:{rel}]->" if direction == "out" else f"<-[{variable}:{rel}]-"
 
 
 def _flip(direction: str) -> str:
