@@ -376,7 +376,6 @@ def main(argv: list[str] | None = None) -> int:
     command = command_line("kgqa bench load", argv if argv is not None else sys.argv[1:])
 
     pool = question_pool(settings.graphs_dir)
-    home = server = None
     from contextlib import ExitStack
 
     stack = ExitStack()
@@ -390,9 +389,11 @@ def main(argv: list[str] | None = None) -> int:
 
                 redis_url = stack.enter_context(redis_server())
             home = scratch_home(settings.graphs_dir, prefix="kgqa-load-")
+            stack.callback(remove_home, home)
             print(f"starting kgqa serve --workers {args.workers} on loopback (home {home}"
                   f"{', redis ' + redis_url if redis_url else ''}) ...", flush=True)
             server = ServerProcess(home, workers=args.workers, redis_url=redis_url)
+            stack.callback(server.stop)  # closed first: the server, then its home, then Redis
             url = server.url
         warmup = warm_up(url, REPEATS, args.request_timeout)
         # every worker answers the repeats once from the cache before the clock starts
@@ -403,10 +404,6 @@ def main(argv: list[str] | None = None) -> int:
                           cached_only=args.cached_only)
         figures = server_figures(scrape_metrics(url))
     finally:
-        if server is not None:
-            server.stop()
-        if home is not None:
-            remove_home(home)
         stack.close()
 
     report = render(result, figures, command, warmup, workers=args.workers, redis=args.redis)

@@ -172,13 +172,15 @@ def main(argv: list[str] | None = None) -> int:
     command = command_line("kgqa bench soak", argv if argv is not None else sys.argv[1:])
 
     pool = question_pool(settings.graphs_dir)
-    stack, home, server = ExitStack(), None, None
+    stack = ExitStack()
     kill: dict = {}
     try:
         redis_url = stack.enter_context(redis_server())
         home = scratch_home(settings.graphs_dir, prefix="kgqa-soak-")
+        stack.callback(remove_home, home)
         print(f"starting kgqa serve --workers {args.workers} (home {home}, redis {redis_url}) ...", flush=True)
         server = ServerProcess(home, workers=args.workers, redis_url=redis_url)
+        stack.callback(server.stop)  # closed first: the server, then its home, then Redis
         url = server.url
         warm_up(url, REPEATS)
         warm_up(url, REPEATS * args.workers)
@@ -225,10 +227,6 @@ def main(argv: list[str] | None = None) -> int:
         after = committed_plans(home / "state")
         check = integrity(home / "state")
     finally:
-        if server is not None:
-            server.stop()
-        if home is not None:
-            remove_home(home)
         stack.close()
 
     lost = [i for i in kill["plans"] if after.get(i) != kill["plans"][i]]
