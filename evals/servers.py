@@ -41,7 +41,8 @@ def _wait_port(port: int, proc: subprocess.Popen, timeout_s: float, log: Path, r
     raise RuntimeError(f"server not listening on {port} after {timeout_s:.0f} s: {log.read_text()[-2000:]}")
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def stop_process(proc: subprocess.Popen) -> None:
+    """Terminates ``proc`` and waits for it (15 s, then kill)."""
     if proc.poll() is None:
         proc.terminate()
         try:
@@ -103,7 +104,7 @@ def arcadedb_server(database: str = "kgqa", *, heap_mb: int = 512) -> Iterator[A
         _wait_port(bolt, proc, 90, log, ready="ArcadeDB Server started")
         yield Arcade(f"bolt://127.0.0.1:{bolt}", "root", ARCADEDB_PASSWORD, database, proc.pid)
     finally:
-        _stop(proc)
+        stop_process(proc)
         shutil.rmtree(root, ignore_errors=True)
 
 
@@ -124,6 +125,6 @@ def redis_server() -> Iterator[str]:
         _wait_port(port, proc, 20, log)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
-        _stop(proc)
+        stop_process(proc)
         shutil.rmtree(root, ignore_errors=True)
 

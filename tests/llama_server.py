@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from kgqa.evals.servers import stop_process
 from kgqa.planner.llm import default_model_path
 
 SERVER_MODULES = ("uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")
@@ -55,10 +56,5 @@ def llama_server(log_dir: Path, *, n_threads: int, n_ctx: int, wait_s: float = 9
             time.sleep(0.5)
         yield url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc)
         log.close()
