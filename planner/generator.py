@@ -98,7 +98,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         f.anchors = [m for m in f.anchors if m is not a]
     elif (not f.rel_prop and not rel_conds and _one_entity(same, v, target)
           and (co := _co_pattern(f, v, same[0])) is not None):
-        # "Who directed the movies Tom Hanks acted in?": the anchor is another node of the target's label,
+        # "Who directed the films Tom Hanks acted in?": the anchor is another node of the target's label,
         # joined through a label between them (each end along the relationship named nearest it)
         (rel_t, dir_t), mid, (rel_a, dir_a) = co
         a = same[0]

@@ -324,7 +324,7 @@ class Lexicon:
         words = []
         for s, e, phrase, target in self.scan(low, blocked):
             if self._used(target, cypher) or phrase in STOP:
-                continue  # "Name the movies ...": an imperative, not the name property
+                continue  # "Name the films ...": an imperative, not the name property
             if phrase in OPERATORS and (f.order or f.agg):
                 continue  # "the oldest movie": the superlative the frame orders by, whatever it names
             if GRAPH_NAME.match(low, e):

@@ -1,6 +1,6 @@
 """Nobel laureates (``nobel.json``) as a graph of laureates, prizes, institutions and places.
 
-Design notes live in ``kg/NOBEL_SCHEMA.md``. In short: places are keyed by their *current* names
+Design notes live in ``kg/domains/NOBEL_SCHEMA.md``. In short: places are keyed by their *current* names
 (``cityNow``/``countryNow``) so one city is one node; the names a laureate's birthplace had at the time
 of birth stay on the ``BORN_IN`` relationship. Dates keep the source's strings ('1943-00-00' is not a
 valid DATE) beside integer years. Duplicate laureate records are merged by id.
