@@ -10,7 +10,7 @@ what a repeated question costs. Pass 1 is scored: execution accuracy (lenient an
 deterministic judge (:mod:`kgqa.evals.judge`); ``--llm-judge`` also grades the answers with the LLM backend
 and reports where the two judges disagree. Per set and per question shape (the gold lines' ``shape``, issue
 17's shapes; ``other`` for lines without one) it counts the questions answered right, wrong (answered but
-hallucinated, or with rows that do not match) and declined (:func:`kgqa.evals.scorer.outcome`). Stage timings
+with rows that do not match the gold) and declined (:func:`kgqa.evals.scorer.outcome`). Stage timings
 come from ``Result.timings_ms``: per stage, the share of questions in which it ran, the mean over all
 questions (0 where it did not run, so the means add up to the mean total) and p50/p99 over the questions in
 which it ran.
@@ -23,8 +23,8 @@ without their annotations files into the scratch home): the figure a new user ge
 ``both`` measures the two in one run. The last line printed is
 ``accuracy-bench ex_<set>=<x> hallucination_<set>=<x> truthfulness_<set>=<x> ... hallucination=<x>
 truthfulness=<x> crag_truthfulness=<x> ... hallucinated=<x> ...``: per set and over all, ``hallucination`` is
-issue 17's "answered but wrong" (the share of questions whose outcome is ``wrong``: rows that do not match the
-gold, or an answer the judge finds hallucinated), ``truthfulness`` is execution accuracy - hallucination;
+issue 17's "answered but wrong" (the share of questions whose outcome is ``wrong``: answered with rows that do
+not match the gold by the strict rule), ``truthfulness`` is execution accuracy - hallucination;
 ``crag_truthfulness`` and ``hallucinated`` are the judge's CRAG figures (T = A - H). With ``both``, the same
 figures of the derived run follow with a ``derived_`` prefix.
 """
@@ -309,8 +309,8 @@ def markdown(runs: list[SetRun], all_report: Report, command: str, png: str | No
             out += [md_table(["type", *ACC_HEADERS[1:]], rows), ""]
     out += ["### Per question shape", "",
             "Questions per set and shape (issue 17; `other`: lines without a shape) answered **right** (the rows "
-            "match the gold, its columns mapped onto the returned ones, and the judge finds the answer "
-            "accurate), **wrong** (answered but hallucinated, or rows that do not match) or **declined** "
+            "match the gold, its columns mapped onto the returned ones; order only where the gold orders, ties "
+            "free), **wrong** (answered, rows that do not match: the hallucination rate) or **declined** "
             "(don't know).", "",
             md_table(SHAPE_HEADERS, _shape_rows(runs)), ""]
     out += ["### Latency by stage (ms)", "",
@@ -419,8 +419,8 @@ def measure(settings: Settings, sets: dict[str, Path], *, annotated: bool, limit
 
 
 def wrong_rate(report: Report) -> float:
-    """Returns the share of questions answered but wrong (:func:`kgqa.evals.scorer.outcome` ``wrong``: the
-    rows do not match the gold, or the judge finds the answer hallucinated): issue 17's hallucination."""
+    """Returns the share of questions answered but wrong (:func:`kgqa.evals.scorer.outcome` ``wrong``: answered
+    with rows that do not match the gold): issue 17's hallucination."""
     return sum(outcome(item) == "wrong" for item in report.items) / len(report.items) if report.items else 0.0
 
 

@@ -4,8 +4,8 @@ Rows are compared by :func:`kgqa.kg.compare.rows_match` (its rules are in that m
 ``score_file`` joins prediction lines (from ``kgqa eval``) with gold lines by ``id`` and reports
 execution accuracy (lenient and strict), executable rate, don't-know rate, CRAG answer truthfulness
 (:mod:`kgqa.evals.judge`) and a per-``type`` breakdown. Each question also gets one :func:`outcome`:
-**right** (the rows match the gold and the judge finds the answer accurate), **wrong** (answered, but the
-judge finds it hallucinated or the rows do not match) or **declined** (the service said it does not know:
+**right** (the rows match the gold), **wrong** (answered, but the rows do not match: the hallucination rate)
+or **declined** (the service said it does not know:
 status ``dont_know``, or an answer the judge reads as missing); :func:`outcome_table` counts them per question
 ``shape`` (issue 17's question shapes; questions without one count as ``other``). "The rows match" is issue
 17's strict rule, the gold's columns mapped onto the returned columns (``ex``; ``ex_strict`` also wants the
@@ -117,12 +117,12 @@ NO_SHAPE = "other"
 
 def outcome(item: Item) -> str:
     """``declined`` when no answer was given (a don't-know status, or an answer the judge reads as missing),
-    else ``right`` when the rows match the gold (``ex``: gold columns mapped onto the returned ones) and the
-    judge finds the answer accurate, else ``wrong`` (answered but wrong: hallucinated, or rows that do not
-    match)."""
+    else ``right`` when the rows match the gold by the strict rule (``ex``: the gold's columns mapped onto the
+    returned ones, order only where the gold orders, ties free), else ``wrong`` (answered but wrong: issue 17's
+    hallucination). The judge's verdict on the answer text is reported apart, as the CRAG figures."""
     if item.status in DECLINED_STATUSES or item.judgement == "missing":
         return "declined"
-    return "right" if item.ex and item.judgement == "accurate" else "wrong"
+    return "right" if item.ex else "wrong"
 
 
 def outcome_table(items: list[Item], key: str = "shape") -> dict[str, dict[str, int]]:

@@ -304,8 +304,8 @@ def test_ablation_report_renders_variants_and_failures(tmp_path):
 
 
 def test_accuracy_report_counts_outcomes_per_shape():
-    """Right (rows that match the gold, extra columns allowed, and an accurate answer), wrong (hallucinated, or
-    rows that do not match) and declined (don't know) per set and question shape; no shape counts as ``other``."""
+    """Right (rows that match the gold, extra columns allowed), wrong (answered with rows that do not match,
+    whatever the text says) and declined (don't know) per set and question shape; no shape counts as ``other``."""
     from kgqa.evals.scorer import outcome, score_records
 
     golds = [{"id": f"q{i}", "question": f"question {i}", "gold_rows": [["Tom Hanks", 12]], "ordered": False,
@@ -319,7 +319,7 @@ def test_accuracy_report_counts_outcomes_per_shape():
                 "status": status, "answer": answer, "timings_ms": {"compile": 1.0}, "cache": {"llm_calls": 0}}
 
     preds = [pred(0, "Tom Hanks, with 12 movies.", [["Tom Hanks", 12]]),  # right
-             pred(1, "Keanu Reeves, with 7 movies.", [["Keanu Reeves", 7]]),  # wrong: hallucinated
+             pred(1, "Keanu Reeves, with 7 movies.", [["Keanu Reeves", 7]]),  # wrong: rows differ
              pred(2, "I don't know.", None, "dont_know"),  # declined
              pred(3, "Tom Hanks, with 12 movies.", [["Tom Hanks", 12], ["Meg Ryan", 5]]),  # wrong: rows differ
              pred(4, "Tom Hanks, with 12 movies.", [["Tom Hanks", 12]]),  # right, no shape
@@ -329,6 +329,9 @@ def test_accuracy_report_counts_outcomes_per_shape():
     assert report.to_dict()["by_shape"] == {"superlative": {"questions": 3, "right": 1, "wrong": 1, "declined": 1},
                                             "string": {"questions": 2, "right": 1, "wrong": 1, "declined": 0},
                                             "other": {"questions": 1, "right": 1, "wrong": 0, "declined": 0}}
+    # the rows decide, not the judge: a tie member the gold lacks, named in the text, is still right
+    tie = score_records([pred(0, "Tom Hanks and Meg Ryan, with 12 movies.", [["Tom Hanks", 12]])], golds[:1])
+    assert tie.items[0].judgement == "hallucinated" and outcome(tie.items[0]) == "right"
     sr = bench_accuracy.SetRun("movies", golds, preds, [dict(p) for p in preds], report)
     nw = _set_run("northwind_dev", [{"id": "n1", "gold_rows": [["a"]]}, {"id": "n2", "gold_rows": [["b"]]}])
     tables = bench_accuracy.shape_tables([sr, nw])
