@@ -317,7 +317,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         cypher = f"{match}{where_agg} RETURN {inner} AS value"
         return Compiled(cypher, params, f, description="aggregate")
 
-    cols = [disp] + [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
+    cols = [disp, *_key_column(v, target, t)] + [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
     if f.rel_prop and f.rel_prop[0] in rel_var:  # "what rating did X give Y": the relationship's property
         cols.append(f"{rel_var[f.rel_prop[0]]}.{ident(f.rel_prop[1])}")
     # a range on a relationship's property: its values ("reviews rated above 80")
@@ -405,6 +405,13 @@ def _co_pattern(f: Frame, v: SchemaView, anchor) -> tuple | None:
     others = [rel for pos, rel in f.rel_at if rel in steps and rel != near and steps[rel][0] == mid]
     rel_t = others[0] if others else near
     return (rel_t, steps[rel_t][1]), mid, (near, steps[near][1])
+
+
+def _key_column(v: SchemaView, label: str, variable: str) -> list[str]:
+    """The key column shown beside the display one when they differ (``[]`` otherwise): two nodes that share a
+    name stay two rows, and each row says which node it is."""
+    key = v.spec.primary_keys.get(label)
+    return [f"{variable}.{ident(key)}"] if key and key != v.display(label) and key in v.nodes.get(label, {}) else []
 
 
 def _one_entity(anchors: list, v: SchemaView, label: str) -> bool:

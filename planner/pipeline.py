@@ -442,7 +442,8 @@ class Pipeline:
             # anchors all linked, or a verified template whose slots all filled
             grounded = dispatcher.grounded(frame) or (frame is None and r.cache.get("plan_hit", False))
             answer, status = summarizer.summarize(question, r.columns, rows,
-                                                  empty_is_answer=grounded and error is None, subject=subject)
+                                                  empty_is_answer=grounded and error is None, subject=subject,
+                                                  keys=set(d.view.spec.primary_keys.values()))
             r.answer, r.status = answer, status
             r.evidence = "rows" if rows else ("subgraph" if r.subgraph else "none")
             if error:

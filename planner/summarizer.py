@@ -31,7 +31,22 @@ def _join(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 100) -> str:
+def beside_keys(columns: list[str], keys: set[str]) -> set[int]:
+    """Returns the positions of key columns shown beside their node's display column (``p.productID`` after
+    ``p.productName``): evidence in the rows, left out of the sentence."""
+    hidden = set()
+    for i in range(1, len(columns)):
+        var, _, prop = columns[i].partition(".")
+        if prop in keys and columns[i - 1].startswith(var + ".") and columns[i - 1] != columns[i]:
+            hidden.add(i)
+    return hidden
+
+
+def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 100, hide: set[int] = frozenset()) -> str:
+    """Returns the rows as one sentence or list, without the columns at the positions in ``hide``."""
+    if hide:
+        rows = [[x for i, x in enumerate(r) if i not in hide] for r in rows]
+        columns = [c for i, c in enumerate(columns) if i not in hide]
     if not rows:
         return ""
     if len(rows) == 1 and len(rows[0]) == 1:
@@ -49,11 +64,12 @@ def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 100) -> 
 
 
 def summarize(question: str, columns: list[str], rows: list[list[Any]], *, empty_is_answer: bool = False,
-              subject: str = "results") -> tuple[str, str]:
+              subject: str = "results", keys: set[str] = frozenset()) -> tuple[str, str]:
     """(answer, status) from the rows. Empty rows give 'I don't know' unless the query was fully grounded,
-    in which case 'none' is itself the answer."""
+    in which case 'none' is itself the answer. Key columns beside a display column (``keys``: the graph's
+    primary-key properties) stay out of the sentence."""
     if rows and not (len(rows) == 1 and all(v is None for v in rows[0])):
-        return render_rows(columns, rows), "answered"
+        return render_rows(columns, rows, hide=beside_keys(columns or [], keys)), "answered"
     if empty_is_answer:
         return f"None: the knowledge graph has no {subject} matching the question.", "answered"
     return DONT_KNOW, "dont_know"
