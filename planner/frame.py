@@ -71,6 +71,7 @@ class Frame:
     rel_at: list[tuple[int, str]] = field(default_factory=list)  # (start, relationship) of relationship words
     rel_prop: tuple[str, str] | None = None  # a relationship's property asked for ("what rating did X give Y")
     negated: list[str] = field(default_factory=list)  # relationships or labels the question negates ("never")
+    compare: tuple[str, str] | None = None  # yes/no: (property, op), the first anchor's value <op> the second's
     cycle: bool = False  # "the same movie", "also", "themselves": relationships named close on one node
     labels_mentioned: list[str] = field(default_factory=list)
     distinct: bool = True
@@ -78,6 +79,7 @@ class Frame:
     question: str = ""
     exemplar_rels: dict[str, float] = field(default_factory=dict)  # relationship -> weight from cached plans
     linked: list[tuple[int, int]] = field(default_factory=list)  # spans of the linked entity mentions
+    consumed: list[tuple[int, int]] = field(default_factory=list)  # spans of words a reader rule read
 
 
 @dataclass

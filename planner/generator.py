@@ -20,12 +20,14 @@ RANGE_OPS = frozenset({"<", ">", "<=", ">="})
 
 def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Compiled:
     """Returns the Cypher plan of the frame: every label the frame needs joined to the target along schema
-    paths, anchors and conditions as parameters, and one of five shapes (a property of the anchor, a
-    grouped aggregate, an aggregate, rows ordered by a property, a selection), which
+    paths, anchors and conditions as parameters, and one of six shapes (a property of the anchor, a
+    grouped aggregate, an aggregate, rows ordered by a property, a selection, a comparison of two entities), which
     ``Compiled.description`` names. Where schema paths tie, ``f.exemplar_rels`` and then ``chooser`` pick
     one. Drops from ``f.anchors`` an anchor it joins along a self-relationship ("Who follows Keanu Reeves?")."""
     v = view
     target = f.target
+    if f.compare and len(f.anchors) == 2:
+        return _comparison(f, v)
     params: dict[str, Any] = {}
     labels_needed: list[str] = [target]
     for m in f.anchors:
@@ -405,6 +407,16 @@ def _co_pattern(f: Frame, v: SchemaView, anchor) -> tuple | None:
     others = [rel for pos, rel in f.rel_at if rel in steps and rel != near and steps[rel][0] == mid]
     rel_t = others[0] if others else near
     return (rel_t, steps[rel_t][1]), mid, (near, steps[near][1])
+
+
+def _comparison(f: Frame, v: SchemaView) -> Compiled:
+    """Returns the yes/no plan comparing one property of the frame's two anchors ("Was The Matrix released
+    before Cast Away?"): the verdict, then each entity's name and value as evidence."""
+    (a, b), (prop, op) = f.anchors, f.compare
+    label, disp, p = ident(f.target), ident(v.display(f.target)), ident(prop)
+    cypher = (f"MATCH (a:{label}), (b:{label}) WHERE a.{ident(a.prop)} = $v0 AND b.{ident(b.prop)} = $v1 "
+              f"RETURN a.{p} {op} b.{p} AS answer, a.{disp}, a.{p}, b.{disp}, b.{p}")
+    return Compiled(cypher, {"v0": a.value, "v1": b.value}, f, description="comparison of two entities")
 
 
 def _key_column(v: SchemaView, label: str, variable: str) -> list[str]:

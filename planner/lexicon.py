@@ -356,7 +356,7 @@ class Lexicon:
         filler or light word. "Which laureates were born in Iceland?" leaves "iceland": a plan that ignores
         it answers another question, so the pipeline says "I don't know" instead of answering it."""
         low = f.question.lower()
-        covered = [(s, e) for s, e, _, _ in self.scan(low, [])] + [(m.start, m.end) for m in f.anchors] + f.linked
+        covered = [(s, e) for s, e, _, _ in self.scan(low, [])] + [(m.start, m.end) for m in f.anchors] + f.linked + f.consumed
         covered += [m.span() for m in re.finditer(r"'[^']*'|\"[^\"]*\"|\$?\d[\d,.]*", low)]
         for value in [m.value for m in f.anchors] + [c.value for c in f.conds]:  # values, wherever written
             if isinstance(value, str) and len(value) > 2:

@@ -461,8 +461,22 @@ def implicit_order(r: Reading) -> None:
               if not any(a <= m.start() < b for a, b in terms)), None)
     if m is None:
         return
+    cue = re.search(r"\b([a-z]+)\s+$", low[:m.start()])
+    cued = [p for p in view.nodes.get(f.target, {}) if cue and cue.group(1) in TIME_CUES
+            and TIME_CUES[cue.group(1)] & set(name_words(p))]
+    if cued:
+        # "Who was born first, A or B?", "born earliest": the time the verb names, of the target
+        f.order = ([p for p in cued if is_date_like(p)] or cued)[0]
+        cue_rels = {rel for s, rel in f.rel_at if s == cue.start(1)}  # "born" is no BORN_IN edge here
+        f.rel_hints = [rel for rel in f.rel_hints if rel not in cue_rels]
+        r.used.append(m.span())
+        f.desc = m.group(1) not in ("first", "earliest")
+        f.limit = f.limit or 1
+        return
     own = _timed(view, f.target)
-    anchored = {a.label for a in f.anchors}  # a named entity is not what is ordered
+    # a named entity is not what is ordered; a value of another property ("the physics prize") does not name one
+    anchored = {a.label for a in f.anchors if a.prop in (view.display(a.label), view.spec.primary_keys.get(a.label))
+                or a.label == f.target}
     others = {lb for lb in f.labels_mentioned if lb != f.target and lb not in anchored and _timed(view, lb)}
     others |= {rel for rel in f.rel_hints if any(is_time_like(p) for p in view.rel_props.get(rel, {}))}
     other = next(iter(others)) if len(others) == 1 else None
@@ -599,6 +613,50 @@ def relationship_property(r: Reading) -> None:
 UNIVERSAL = re.compile(r"\b(?:every|all|each)\s+(?:of\s+the\s+)?[a-z]+\s+(?:they|he|she|it|we|you|that\s+they)\b")
 
 
+# comparative -> (op of the first value against the second, kind): "birth" reads the birth property (an
+# earlier birth is older), "time" a time property, "number" a numeric one
+_COMPARATIVES = {"older": ("<", "birth"), "younger": (">", "birth"), "before": ("<", "time"),
+                 "after": (">", "time"), "earlier": ("<", "time"), "later": (">", "time"),
+                 "more": (">", "number"), "higher": (">", "number"), "larger": (">", "number"),
+                 "greater": (">", "number"), "bigger": (">", "number"), "less": ("<", "number"),
+                 "lower": ("<", "number"), "smaller": ("<", "number"), "cheaper": ("<", "number")}
+
+
+def entity_comparison(r: Reading) -> None:
+    """"Was The Matrix released before Cast Away?", "Is Hugo Weaving younger than Laurence Fishburne?": a
+    yes/no question comparing one property of two named entities of one label. The property is the one the
+    question names, else the label's birth or single time property the comparative implies."""
+    f = r.frame
+    if not re.match(r"\s*(?:is|was|were|are|did|does|do|has|have|had)\b", r.low) or len(f.anchors) != 2:
+        return
+    a, b = f.anchors
+    if a.label != b.label or a.label != f.target:
+        return
+    between = r.low[a.end:b.start]
+    m = re.search(r"\b(" + "|".join(_COMPARATIVES) + r")\b(?:\s+than)?\s*$", between)
+    if not m or (m.group(1) not in ("before", "after") and "than" not in m.group(0)):
+        return
+    op, kind = _COMPARATIVES[m.group(1)]
+    props = r.view.nodes.get(a.label, {})
+    named = [p for s, e, owner, p in r.props_at if owner == a.label and a.end <= s < b.start]
+    if kind == "birth":
+        named = [p for p in named if is_birth(p)] or [p for p in props if is_birth(p)]
+    elif kind == "time":
+        # the property the verb names ("released before"), when it holds numbers or dates, else the label's own
+        named = [p for p in named if is_time_like(p) or (r.view.prop_type(a.label, p) or "").startswith(
+            ("INT", "DATE", "TIMESTAMP"))] or _timed(r.view, a.label)
+    else:
+        named = [p for p in named if (r.view.prop_type(a.label, p) or "").startswith(("INT", "DOUBLE", "FLOAT"))]
+    named = list(dict.fromkeys(named))
+    if len(named) > 1:  # a date and a year of one event ("birthDate", "birthYear"): the date is finer
+        named = [p for p in named if is_date_like(p)] or named
+    if len(named) != 1:
+        return
+    f.compare = (named[0], op)
+    f.order, f.limit, f.target_prop, f.agg = None, None, None, None
+    r.used.append((a.end + m.start(), a.end + m.end()))
+
+
 def unsupported(r: Reading) -> None:
     """Shapes the generator has no form for make the plan unexplained, so the question is declined instead of
     answered as another: "returned every book they borrowed" (all of a relationship), "more books than the
@@ -633,7 +691,7 @@ Rule = Callable[[Reading], None]
 RULES: tuple[Rule, ...] = (schema_words, anchors, target, negations, owners, value_words, aggregate_comparisons,
                            comparisons, years,
                            string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property,
-                           relationship_property, negated_properties, unsupported)
+                           relationship_property, negated_properties, entity_comparison, unsupported)
 
 
 def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> Frame:
@@ -646,6 +704,7 @@ def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> 
     reading = Reading(lex.view, lex, q, q.lower(), Frame(question=q), mentions, blocked, lex.scan(q, blocked))
     for rule in RULES:
         rule(reading)
+    reading.frame.consumed = list(reading.used)
     return reading.frame
 
 

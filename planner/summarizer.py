@@ -55,6 +55,8 @@ def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 100, hid
         items = [_fmt(r[0]) for r in rows[:limit]]
         more = f" (and {len(rows) - limit} more)" if len(rows) > limit else ""
         return f"{_join(items)}{more} ({len(rows)} in all)." if len(rows) > 1 else f"{items[0]}."
+    if len(rows) == 1 and isinstance(rows[0][0], bool):  # a yes/no comparison, with its evidence
+        return f"{'Yes' if rows[0][0] else 'No'} ({', '.join(_fmt(x) for x in rows[0][1:])})."
     items = []
     for r in rows[:limit]:
         head, rest = _fmt(r[0]), [_fmt(x) for x in r[1:]]
