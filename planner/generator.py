@@ -236,7 +236,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             against.append((c, holder))
             continue
         if c.op in ("IS NULL", "IS NOT NULL"):
-            where.append(f"{holder}.{ident(c.prop)} {c.op}")
+            where.append(_missing(f"{holder}.{ident(c.prop)}", v.prop_type(c.label, c.prop), c.op == "IS NULL"))
             continue
         typ = v.prop_type(c.label, c.prop)
         value = c.value
@@ -417,6 +417,19 @@ def _comparison(f: Frame, v: SchemaView) -> Compiled:
     cypher = (f"MATCH (a:{label}), (b:{label}) WHERE a.{ident(a.prop)} = $v0 AND b.{ident(b.prop)} = $v1 "
               f"RETURN a.{p} {op} b.{p} AS answer, a.{disp}, a.{p}, b.{disp}, b.{p}")
     return Compiled(cypher, {"v0": a.value, "v1": b.value}, f, description="comparison of two entities")
+
+
+# how text data writes "no value" besides null (CSV exports write NULL or leave the field empty)
+MISSING_TEXT = ("", "NULL")
+
+
+def _missing(expr: str, typ: str | None, missing: bool) -> str:
+    """Returns the condition that ``expr`` holds no value (``missing``) or one; for text, an empty string
+    or the word NULL counts as no value."""
+    if typ != "STRING":
+        return f"{expr} IS NULL" if missing else f"{expr} IS NOT NULL"
+    words = ", ".join(f"'{w}'" for w in MISSING_TEXT)
+    return f"({expr} IS NULL OR {expr} IN [{words}])" if missing else f"NOT ({expr} IS NULL OR {expr} IN [{words}])"
 
 
 def _key_column(v: SchemaView, label: str, variable: str) -> list[str]:

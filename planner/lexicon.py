@@ -200,6 +200,17 @@ class Lexicon:
             entries.setdefault(split_camel(rel), f"rel:{rel}")
             for prop in props:
                 entries.setdefault(split_camel(prop), f"{rel}.{prop}")
+        for label, props in view.nodes.items():
+            # "birth year", "date of death": the label's property of that event, year or date as written
+            for event, words in (("birth", BIRTH_WORDS), ("death", _DEATH)):
+                held = [p for p in props if words & set(name_words(p))]
+                years = [p for p in held if is_year_like(p) or (props[p].startswith("INT") and not is_date_like(p))]
+                dates = [p for p in held if is_date_like(p)]
+                for phrases, cands in (((f"{event} year", f"year of {event}"), years or dates),
+                                       ((f"{event} date", f"date of {event}"), dates or years)):
+                    for phrase in phrases:
+                        if len(cands) == 1:
+                            entries.setdefault(phrase, f"{label}.{cands[0]}")
         for rel, ends in view.rels.items():
             if len(ends) == 1:  # a type between one pair of labels: its verb and nouns say which ends
                 for word, target in relationship_words(rel, *ends[0]).items():

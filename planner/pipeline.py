@@ -611,6 +611,9 @@ def unused_numbers(question: str, cypher: str, params: dict) -> list[str]:
     haystack = cypher + " " + " ".join(str(v) for v in params.values())
     values = [v for v in params.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
     out = []
+    # "the 90s" is read as a decade of years (1990 to 1999)
+    decades = {str(v % 100) for v in values if 1900 <= v < 2000 and v % 10 in (0, 9)}
+    question = re.sub(r"\b'?(\d0)'?s\b", lambda m: "" if m.group(1) in decades else m.group(0), question)
     for raw in _NUMBER.findall(question):
         text = raw.replace(",", "")
         if re.search(rf"(?<![\d.]){re.escape(text)}(?![\d])", haystack):

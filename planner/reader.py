@@ -143,7 +143,7 @@ def target(r: Reading) -> None:
     anchor_spans = [(m.start, m.end) for m in f.anchors]
     candidates = [(s, lb) for s, lb in r.labels_at if not any(a <= s < b for a, b in anchor_spans)]
     who = r.view.spec.who
-    if re.match(r"\s*(who|whom)\b", low):
+    if re.match(r"\s*(who|whom|whose)\b", low):
         named = next((lb for s, lb in candidates if s < 25 and lb == who), None)
         ends = {lb for rel in f.rel_hints for pair in r.view.rels.get(rel, []) for lb in pair}
         # "Who borrowed Kindred?": the person label is no end of the relationship named, its far end is
@@ -254,6 +254,8 @@ def years(r: Reading) -> None:
             claim(m, [(">=", lo), ("<=", hi)])
     for m in re.finditer(r"\b(?:the\s+)?((?:18|19|20)\d)0'?s\b", low):
         claim(m, [(">=", int(m.group(1)) * 10), ("<=", int(m.group(1)) * 10 + 9)])
+    for m in re.finditer(r"\bthe\s+'?([2-9])0'?s\b", low):  # "the 90s": the decade of the last century
+        claim(m, [(">=", 1900 + int(m.group(1)) * 10), ("<=", 1909 + int(m.group(1)) * 10)])
     for m in re.finditer(rf"\b(before|prior to|earlier than|until|after|later than|since)\s+(?:the\s+)?(?:year\s+)?"
                          rf"({YEAR})\b", low):
         op = {"before": "<", "prior to": "<", "earlier than": "<", "until": "<=", "after": ">",
@@ -350,8 +352,25 @@ def booleans(r: Reading) -> None:
                 op = "IS NULL" if life.group(1) in ("alive", "living", "still living") else "IS NOT NULL"
                 f.conds.append(Cond(label, sorted(death)[0], op, None))
                 break
-    for s, _e, owner, prop in r.props_at:
-        if view.prop_type(owner, prop) != "BOOL":
+    for s, e, owner, prop in r.props_at:
+        # "whose birth year is unknown", "a fax number listed", "with no fax": whether a value is recorded
+        after, typ = low[e:e + 30], view.prop_type(owner, prop)
+        noun = r"\s+(?:number|name|date|address|value)"  # "a fax number listed"
+        missing = re.match(rf"(?:{noun})?\s+(?:(?:is|are|was|were)\s+)?(?:unknown|missing|not (?:known|recorded|"
+                           rf"listed|given))\b", after)
+        present = re.match(rf"(?:{noun})?\s+(?:(?:is|are|was|were)\s+)?(?:listed|recorded|known|given|on file)\b",
+                           after)
+        if (missing or present) and owner in view.nodes and not any(c.prop == prop for c in f.conds):
+            # "no birth year listed" is none recorded
+            negated = re.search(r"\b(?:no|without|not)\s+(?:an?\s+)?$", low[:s])
+            f.conds.append(Cond(owner, prop, "IS NULL" if bool(missing) != bool(negated) else "IS NOT NULL", None))
+            r.used.append((e, e + (missing or present).end()))
+            continue
+        if (typ == "STRING" and owner in view.nodes and re.search(r"\b(?:no|without)\s+(?:an?\s+)?$", low[:s])
+                and not any(c.prop == prop for c in f.conds)):
+            f.conds.append(Cond(owner, prop, "IS NULL", None))
+            continue
+        if typ != "BOOL":
             continue
         before = low[max(0, s - 12):s]
         negated = bool(re.search(r"\b(not|non|never|n't)\b[\s-]*$", before))
@@ -887,8 +906,10 @@ def _year_prop(r: Reading, pos: int, with_target: bool = True) -> tuple[str, str
                 best = (dist, (owner, prop, typ))
     if best:
         return best[1]
-    # a year with no property named: the one year-like property of an anchored, mentioned or target label
-    labels = [m.label for m in f.anchors] + f.labels_mentioned + ([f.target] if with_target else [])
+    # a year with no property named: the one year-like property of the label just before it ("movies from the
+    # 90s"), else of an anchored, mentioned or target label
+    near = [lb for s, lb in r.labels_at if s < pos and len(re.findall(r"[a-z']+", r.masked[s:pos])) <= 4]
+    labels = near[-1:] + [m.label for m in f.anchors] + f.labels_mentioned + ([f.target] if with_target else [])
     for label in dict.fromkeys(lb for lb in labels if lb):
         props = r.view.nodes.get(label, {})
         ints = [(p, t) for p, t in props.items() if t.startswith("INT") and is_year_like(p)]
