@@ -168,7 +168,8 @@ who whom whose where when why many much does did has have had one two three four
 twenty""".split())
 # general verbs and adverbs that carry no condition of their own
 LIGHT = frozenset("""based located made came still among associated terms value values situated found listed
-belong belongs belonging include includes included specified described having being currently code live lives""".split())
+belong belongs belonging include includes included specified described having being currently code live lives
+alongside""".split())
 # words about a time a property holds, with the words of the property names that hold it
 _DEATH = frozenset({"death", "died"})
 TIME_CUES = {"born": BIRTH_WORDS, "birth": BIRTH_WORDS, "died": _DEATH, "death": _DEATH, "dead": _DEATH,
@@ -375,7 +376,7 @@ class Lexicon:
         labels = {f.target, *f.labels_mentioned, *(m.label for m in f.anchors)} - {None, ""}
         props = [p for lb in labels for p in self.view.nodes.get(lb, {})]
         words = []
-        for m in re.finditer(r"[a-z][a-z'-]*", low):
+        for m in re.finditer(r"[a-z][a-z']*", low):  # each part of a hyphenated word ("co-stars")
             if any(a <= m.start() < b for a, b in covered):
                 continue
             w = m.group(0).strip("'-")

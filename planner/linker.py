@@ -26,9 +26,19 @@ def link_mentions(question: str, compiler: Compiler, index=None) -> tuple[list[M
     taken = [(m.start, m.end) for m in mentions]
     spec = compiler.view.spec
     try:
-        found = _capitalized_runs(question, index) + index.find_mention_spans(question)
+        runs = _capitalized_runs(question, index)
+        found = runs + index.find_mention_spans(question)
     except Exception:  # noqa: BLE001 - linking must never break answering
-        found = []
+        runs, found = [], []
+    for start, end, text, cands in runs:
+        # "Richard Feynman": a given and a family name that matched exactly one by one, when the whole run
+        # names one node ("Richard P. Feynman"), is that node, not two conditions no node may meet together
+        inside = [m for m in mentions if start <= m.start and m.end <= end and m.label]
+        words = set(re.findall(r"\w+", text.lower()))
+        if (len(inside) > 1 and len({m.label for m in inside}) == 1 and len({m.prop for m in inside}) == len(inside)
+                and words <= set(re.findall(r"\w+", cands[0].name.lower()))):
+            mentions = [m for m in mentions if m not in inside]
+            taken = [(m.start, m.end) for m in mentions]
     for start, end, text, cands in found:
         # the span's own position: the first place its text occurs may be inside another word
         # ("th" inside "the" for a quoted 'th')
