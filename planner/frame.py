@@ -67,10 +67,12 @@ class Frame:
     order_label: str | None = None  # another label whose property orders ("who directed the oldest movie")
     desc: bool = True
     limit: int | None = None
+    unranked: bool = False  # "the top 5 X" with no measure: an answer only when no more than ``limit`` match
     rel_hints: list[str] = field(default_factory=list)
     rel_at: list[tuple[int, str]] = field(default_factory=list)  # (start, relationship) of relationship words
     rel_prop: tuple[str, str] | None = None  # a relationship's property asked for ("what rating did X give Y")
     negated: list[str] = field(default_factory=list)  # relationships or labels the question negates ("never")
+    shown: list[str] = field(default_factory=list)  # labels returned before the target ("where were X born")
     compare: tuple[str, str] | None = None  # yes/no: (property, op), the first anchor's value <op> the second's
     cycle: bool = False  # "the same movie", "also", "themselves": relationships named close on one node
     labels_mentioned: list[str] = field(default_factory=list)

@@ -39,6 +39,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         labels_needed.append(f.agg_label)
     if f.order_label:
         labels_needed.append(f.order_label)
+    labels_needed += f.shown
     # the other labels the question names with a relationship of theirs ("the institute where Einstein
     # worked"), joined right after the target: they say which way to go
     anchored = {m.label for m in f.anchors}
@@ -319,7 +320,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         cypher = f"{match}{where_agg} RETURN {inner} AS value"
         return Compiled(cypher, params, f, description="aggregate")
 
-    cols = [disp, *_key_column(v, target, t)] + [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
+    shown = [f"{var_of[lb]}.{ident(v.display(lb))}" for lb in f.shown if lb in var_of]
+    cols = [*shown, disp, *_key_column(v, target, t)] + [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
     if f.rel_prop and f.rel_prop[0] in rel_var:  # "what rating did X give Y": the relationship's property
         cols.append(f"{rel_var[f.rel_prop[0]]}.{ident(f.rel_prop[1])}")
     # a range on a relationship's property: its values ("reviews rated above 80")
@@ -351,8 +353,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         return Compiled(cypher, params, f, description="ordered by property")
     distinct = "DISTINCT " if len(patterns) > 0 and len(connected) > 1 else ""
     cypher = f"{match}{where_sql} RETURN {distinct}{', '.join(dict.fromkeys(cols))}"
-    if f.limit:
-        cypher += f" LIMIT {int(f.limit)}"
+    if f.limit:  # one more than asked when nothing ranks them: the pipeline can tell whether all fit
+        cypher += f" LIMIT {int(f.limit) + int(f.unranked)}"
     return Compiled(cypher, params, f, description="selection")
 
 

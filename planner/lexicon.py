@@ -375,6 +375,9 @@ class Lexicon:
                 covered += [m.span() for m in re.finditer(re.escape(value.lower()), low)]
         labels = {f.target, *f.labels_mentioned, *(m.label for m in f.anchors)} - {None, ""}
         props = [p for lb in labels for p in self.view.nodes.get(lb, {})]
+        # "companies located in 'London'": the noun of what names a label in the frame (companyName)
+        heads = {w for lb in labels for w in name_words(self.view.display(lb)) if w not in ("name", "title", "id")}
+        heads |= {plural(w) for w in heads}
         words = []
         for m in re.finditer(r"[a-z][a-z']*", low):  # each part of a hyphenated word ("co-stars")
             if any(a <= m.start() < b for a, b in covered):
@@ -383,7 +386,7 @@ class Lexicon:
             if w.endswith("'s"):
                 w = w[:-2]
             if (len(w) < 3 or w in STOP or w in FILLER or w in OPERATORS or w in LIGHT or w in NUMBER_WORDS
-                    or w in PRONOUNS
+                    or w in PRONOUNS or w in heads
                     or w in self.view.spec.name):
                 continue
             if w in TIME_CUES and any(TIME_CUES[w] & set(name_words(p)) for p in props):

@@ -393,7 +393,8 @@ class Pipeline:
         if cypher is None:
             r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
             return mentions, None
-        left_out = unused_numbers(question, cypher, params) + (
+        bound = {"limit": frame.limit} if frame is not None and frame.unranked else {}  # checked on the rows
+        left_out = unused_numbers(question, cypher, params | bound) + (
             d.compiler.unexplained(frame) + d.compiler.unused(frame, cypher) if frame else [])
         if left_out:
             # a plan that ignores a number the question states ("shared 3 prizes") answers another question
@@ -424,6 +425,12 @@ class Pipeline:
                 error = str(err)
             except QueryError as err:
                 error = str(err)
+        if frame is not None and frame.unranked and frame.limit and len(rows) > frame.limit:
+            # "the top 5 customers from the USA": more match and nothing says which five
+            r.status, r.answer, r.evidence, r.rows = "dont_know", summarizer.DONT_KNOW, "none", []
+            r.error = (f"the plan does not account for 'top {frame.limit}, with no measure to rank by' in the "
+                       f"question: more than {frame.limit} match")
+            return mentions, None
         r.rows = rows
         if r.attempts:
             r.attempts[-1]["rows"] = len(rows)
@@ -448,7 +455,8 @@ class Pipeline:
             r.evidence = "rows" if rows else ("subgraph" if r.subgraph else "none")
             if error:
                 r.error = error
-        if rows and cache_on and verdict.status == dispatcher.COMPLETE:
+        if rows and cache_on and verdict.status == dispatcher.COMPLETE and not (frame is not None and frame.unranked):
+            # an unranked "top 5" plan is right only after its rows are counted: never reused as a template
             return mentions, lambda: self._learn(question, isr, d, cypher, params, r)
         return mentions, None
 

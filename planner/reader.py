@@ -129,8 +129,10 @@ def anchors(r: Reading) -> None:
             # "suppliers from the city 'London'": of the labels with that property, one the question names
             options.sort(key=lambda o: (o[1] != near[1], o[0] not in context, o[0] != near[0]))
         else:
+            # of labels the question names, the one named nearest before the value ("customers from 'Berlin'")
+            before = {lb: m.start - s for s, lb in r.labels_at if s < m.start}
             options.sort(key=lambda o: (o[0] not in context and o[1] not in view.spec.name_props.get(o[0], []),
-                                        o[0] not in context, o[0] not in hinted))
+                                        o[0] not in context, before.get(o[0], 10**6), o[0] not in hinted))
         m.label, m.prop, m.value = options[0]
         f.anchors.append(m)
 
@@ -148,6 +150,11 @@ def target(r: Reading) -> None:
         ends = {lb for rel in f.rel_hints for pair in r.view.rels.get(rel, []) for lb in pair}
         # "Who borrowed Kindred?": the person label is no end of the relationship named, its far end is
         f.target = named or (_far_end(r) if f.anchors and ends and who not in ends else None) or who
+    elif re.match(r"\s*where\b", low) and candidates and _place_of(r, _head_label(r, *candidates[0])):
+        # "Where were the winners of the 1962 Peace Prize born?": the place the last relationship named leads
+        # to from the label asked about, shown beside each of them
+        subject = _head_label(r, *candidates[0])
+        f.target, f.shown = _place_of(r, subject), [subject]
     elif candidates:
         f.target = candidates[0][1]
         # "product categories": of two label words in a row, the second is the head noun, the first joined
@@ -312,7 +319,12 @@ def string_conditions(r: Reading) -> None:
     literals = [m for m in r.mentions if not m.label]
     for m in words.finditer(r.question):
         a, b = m.span(1)
-        if any(x < b and y > a for x, y in r.blocked) or m.group(1).lower() in r.lex.entries \
+        # "a family name starting with Mc": a fragment the fuzzy linker took for a whole name is the literal
+        fuzzy = [x for x in f.anchors if (x.start, x.end) == (a, b) and str(x.value).lower() != x.text.lower()]
+        for x in fuzzy:
+            f.anchors.remove(x)
+        if any(x < b and y > a for x, y in r.blocked if (x, y) != (a, b) or not fuzzy) \
+                or m.group(1).lower() in r.lex.entries \
                 or m.group(1).lower() in STOP_WORDS or m.group(1).lower() in OPERATORS or m.group(1)[0].isdigit():
             continue
         literals.append(Mention(a, b, m.group(1), "", "", m.group(1), score=0.0))
@@ -425,6 +437,11 @@ def superlatives(r: Reading) -> None:
         if s >= pos and lb != f.target:
             counted = _head_label(r, s, lb, counting_target=False)
             break
+    # "the top 5 products in the 'Grains/Cereals' category by units in stock": the property after "by" ranks
+    by = [(s, o, p) for s, e, o, p in props_at if s >= pos and re.search(r"\bby\s+(?:the\s+|their\s+|its\s+)?$",
+                                                                         low[:s])]
+    if by:
+        after, counted = by, None
     freq = re.search(r"\b(?:most|least) (?:frequently|often|commonly) (\w+)", low)
     common = re.search(r"\bmost (?:common|frequent|popular|frequently \w+) ([a-z ]+?)(?: for| of| in| by|$|\?)", low)
     number_of = re.search(r"\b(?:number of|count of|amount of)\s+(?:different |distinct |unique )?([a-z ]+)", low)
@@ -687,7 +704,9 @@ def unsupported(r: Reading) -> None:
     if UNIVERSAL.search(r.low):
         f.notes.append(f"unexplained: {UNIVERSAL.search(r.low).group(0)}")
     if f.limit and not f.order and not f.agg and re.search(r"\btop\s+(?:\d+|[a-z]+)\b", r.masked):
-        f.notes.append("unexplained: top, with no measure to rank by")  # "the top 5 customers from the USA"
+        # "the top 5 suppliers located in the UK": no measure to rank by, so an answer only when all that
+        # match fit in the number (the pipeline checks the rows)
+        f.unranked = True
     anchored = {a.label for a in f.anchors if a.prop == r.view.display(a.label)}
     if f.agg == "count" and f.order == "agg" and f.agg_label in anchored and f.agg_label != f.target:
         f.notes.append(f"unexplained: a ranking by the named {f.agg_label}")  # each counts it once
@@ -803,6 +822,16 @@ def _counted_by_verb(r: Reading, verb: str) -> str | None:
     ends = [lb for pair in r.view.rels.get(rel, []) for lb in pair if lb != r.frame.target]
     near = [lb for lb in ends if any({lb, r.frame.target} == set(p) for ps in r.view.rels.values() for p in ps)]
     return next(iter(near or ends), None)
+
+
+def _place_of(r: Reading, label: str) -> str | None:
+    """Returns the far end from ``label`` of the last relationship the question names that joins it to another
+    label, else None."""
+    for _s, rel in sorted(r.frame.rel_at, reverse=True):
+        for src, dst in r.view.rels.get(rel, []):
+            if label in (src, dst) and src != dst:
+                return dst if src == label else src
+    return None
 
 
 def _far_end(r: Reading) -> str | None:
