@@ -76,6 +76,7 @@ class Frame:
     compare: tuple[str, str] | None = None  # yes/no: (property, op), the first anchor's value <op> the second's
     cycle: bool = False  # "the same movie", "also", "themselves": relationships named close on one node
     labels_mentioned: list[str] = field(default_factory=list)
+    of_labels: list[str] = field(default_factory=list)  # labels named in "X of Y" ("the institutions of ...")
     distinct: bool = True
     notes: list[str] = field(default_factory=list)
     question: str = ""

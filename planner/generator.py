@@ -13,6 +13,7 @@ from typing import Any
 
 from kgqa.kg.schema import ident
 from kgqa.planner.frame import AggregateOf, Chooser, Compiled, Cond, Frame
+from kgqa.planner.lexicon import is_time_like
 from kgqa.planner.schema_view import SchemaView
 
 RANGE_OPS = frozenset({"<", ">", "<=", ">="})
@@ -45,6 +46,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     anchored = {m.label for m in f.anchors}
     touched = {lb for rel in f.rel_hints for pair in v.rels.get(rel, []) for lb in pair}
     mentioned = [lb for lb in f.labels_mentioned if lb not in anchored and lb != target and lb in touched]
+    # a label the question names in "X of Y" and nothing else joins ("the countries of the institutions of
+    # the 2020 physics laureates"): on the way
+    mentioned += [lb for lb in f.of_labels if lb not in anchored and lb != target and lb not in mentioned
+                  and lb in v.nodes]
     labels_needed[1:1] = mentioned
     rel_conds = [c for c in f.conds if c.rel] + ([Cond(f.agg_label, f.agg_prop or "", "", None, f.agg_label)]
                                                  if f.agg_label in v.rel_props else [])
@@ -261,9 +266,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         match = f"{match}{where_sql} WITH {c.value.fn}({holder}.{ident(c.prop)}) AS average {match}"
         where_sql = (where_sql + " AND " if where_sql else " WHERE ") + f"{holder}.{ident(c.prop)} {c.op} average"
     # a condition's values are shown only where the question leaves them open ("price above 50": which
-    # prices); "discontinued" or "in 1996" would repeat the question in every row
-    ret_props = [c for c in f.conds if c.label == target and c.rel is None and c.prop != v.display(target)
-                 and c.op in RANGE_OPS]
+    # prices); "discontinued" or "in 1996" would repeat the question in every row. Of another label, only a
+    # time ("won the physics prize in the 1920s": which year); its other values would multiply the rows
+    ret_props = [c for c in f.conds if c.label in var_of and c.rel is None and c.prop != v.display(c.label)
+                 and c.op in RANGE_OPS and (c.label == target or is_time_like(c.prop))]
 
     if f.target_prop:
         cypher = f"{match}{where_sql} RETURN DISTINCT {disp}, {t}.{ident(f.target_prop)}"

@@ -164,6 +164,17 @@ def target(r: Reading) -> None:
         f.target = _far_end(r) or f.anchors[0].label
 
 
+def of_labels(r: Reading) -> None:
+    """Labels named in "X of Y" ("the countries of the institutions of the 2020 laureates"): the generator
+    joins them on the way even where no relationship word names them."""
+    f = r.frame
+    for s, lb in r.labels_at:
+        word = re.match(r"[a-z]+", r.low[s:])
+        e = s + (word.end() if word else 0)
+        if re.search(r"\bof\s+(?:the\s+)?$", r.low[:s]) or re.match(r"\s+of\b", r.low[e:]):
+            f.of_labels.append(lb)
+
+
 def owners(r: Reading) -> None:
     """'supplier countries' is Supplier.country: a property belongs to the label named right before it,
     else to the target when the target has a property of that name."""
@@ -726,7 +737,7 @@ def negated_properties(r: Reading) -> None:
 
 
 Rule = Callable[[Reading], None]
-RULES: tuple[Rule, ...] = (schema_words, anchors, target, negations, owners, value_words, aggregate_comparisons,
+RULES: tuple[Rule, ...] = (schema_words, anchors, target, of_labels, negations, owners, value_words, aggregate_comparisons,
                            comparisons, years,
                            string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property,
                            relationship_property, negated_properties, entity_comparison, unsupported)
