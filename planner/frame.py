@@ -48,6 +48,7 @@ class Cond:
     value: Any
     rel: str | None = None  # set when the property lives on a relationship
     fold: bool = False  # compare case-insensitively (a string predicate written in another casing)
+    fn: str | None = None  # a function of the property compared instead of the value: "size" (text length)
 
 
 @dataclass

@@ -246,7 +246,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             continue
         typ = v.prop_type(c.label, c.prop)
         value = c.value
-        if typ == "STRING" and not isinstance(value, str):
+        if typ == "STRING" and not isinstance(value, str) and not c.fn:
             value = str(value)
         if typ in ("INT64", "INT32") and isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -254,6 +254,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         params[pname] = value
         if c.fold:
             where.append(f"lower({holder}.{ident(c.prop)}) {c.op} lower(${pname})")
+        elif c.fn:  # "titles longer than 20 characters": size(m.title) > 20
+            where.append(f"{c.fn}({holder}.{ident(c.prop)}) {c.op} ${pname}")
         else:
             where.append(f"{holder}.{ident(c.prop)} {c.op} ${pname}")
     t = var_of[target]
@@ -269,7 +271,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     # prices); "discontinued" or "in 1996" would repeat the question in every row. Of another label, only a
     # time ("won the physics prize in the 1920s": which year); its other values would multiply the rows
     ret_props = [c for c in f.conds if c.label in var_of and c.rel is None and c.prop != v.display(c.label)
-                 and c.op in RANGE_OPS and (c.label == target or is_time_like(c.prop))]
+                 and (c.op in RANGE_OPS or c.op.startswith("%")) and (c.label == target or is_time_like(c.prop))]
 
     if f.target_prop:
         cypher = f"{match}{where_sql} RETURN DISTINCT {disp}, {t}.{ident(f.target_prop)}"

@@ -137,9 +137,9 @@ def is_year_like(prop: str) -> bool:
 
 
 def is_date_like(prop: str) -> bool:
-    """Whether a property's name says it holds a date (``orderDate``, ``loan_date``)."""
+    """Whether a property's name says it holds a date (``orderDate``, ``loan_date``, ``dateAwarded``)."""
     words = name_words(prop)
-    return bool(words) and words[-1] == "date"
+    return bool(words) and "date" in (words[0], words[-1])
 
 
 def is_time_like(prop: str) -> bool:

@@ -213,6 +213,48 @@ def _consumed(r: Reading, pos: int) -> bool:
     return any(a <= pos < b for a, b in r.used)
 
 
+MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+          "november", "december")
+
+
+def arithmetic(r: Reading) -> None:
+    """Conditions on a function of a property: "a year divisible by 25" and "odd-numbered years" (modulo),
+    "titles longer than 20 characters" (text length), "awarded in November" (the month of a date written as
+    text, YYYY-MM-DD)."""
+    f, low = r.frame, r.low
+    for m in re.finditer(r"\b(?:divisible by|a multiple of)\s+(\d+)\b|\b(odd|even)(?:-|\s+)?(?:numbered\s+)?(?=years?\b)",
+                         low):
+        hit = _year_prop(r, m.start())
+        if hit is None or not hit[2].startswith("INT"):
+            continue
+        if m.group(1):
+            f.conds.append(Cond(hit[0], hit[1], f"% {int(m.group(1))} =", 0, _rel_of(r, hit[0])))
+        else:
+            f.conds.append(Cond(hit[0], hit[1], "% 2 =", 1 if m.group(2) == "odd" else 0, _rel_of(r, hit[0])))
+        r.used.append(m.span())
+    for m in re.finditer(r"\b(longer|more|shorter|fewer|less)\s+than\s+(\d+)\s+(?:characters|letters|chars)\b", low):
+        texts = [(s, o, p) for s, e, o, p in r.props_at if s < m.start() and r.view.prop_type(o, p) == "STRING"
+                 and not re.match(r"names?\b", low[s:])]
+        if re.search(r"\bnames?\s+$", low[:m.start()]) and f.target:
+            owner, prop = f.target, r.view.display(f.target)  # "a name longer than 30 characters"
+        elif texts:
+            _, owner, prop = texts[-1]
+        else:
+            continue
+        op = ">" if m.group(1) in ("longer", "more") else "<"
+        f.conds.append(Cond(owner, prop, op, int(m.group(2)), _rel_of(r, owner), fn="size"))
+        r.used.append(m.span())
+    for m in re.finditer(r"\b(?:in|during)\s+(?:the\s+month\s+of\s+)?(" + "|".join(MONTHS) + r")\b(?!\s+\d)", low):
+        verb = re.findall(r"[a-z]+", low[:m.start()])[-1:]
+        dates = [(lb, p) for lb in dict.fromkeys([f.target, *f.labels_mentioned]) if lb
+                 for p, t in r.view.nodes.get(lb, {}).items() if t == "STRING" and is_date_like(p)]
+        named = [d for d in dates if set(verb) & set(name_words(d[1]))] or (dates if len(dates) == 1 else [])
+        if len(named) == 1:
+            month = MONTHS.index(m.group(1)) + 1
+            f.conds.append(Cond(named[0][0], named[0][1], "CONTAINS", f"-{month:02d}-"))
+            r.used.append(m.span())
+
+
 def comparisons(r: Reading) -> None:
     """Numbers attached to properties ("more than 20 units") or to counted labels ("more than 3 films":
     a HAVING on a count); ranges ("between 10 and 20"); "zero units in stock"."""
@@ -598,7 +640,9 @@ def asked_time(r: Reading, *labels: str) -> bool:
         return False
     cues = {w for m in re.finditer(r"[a-z]+", r.low) for w in TIME_CUES.get(m.group(), ())}
     props = [(i, lb, p) for i, lb in enumerate(labels) for p in r.view.nodes.get(lb, {}) if is_time_like(p)]
-    props.sort(key=lambda x: (not cues & set(name_words(x[2])), x[0], not is_date_like(x[2])))
+    # a date before a year, unless the question asks for the year ("In what year did X win?")
+    finer = is_year_like if re.search(r"\byears?\b", r.low) else is_date_like
+    props.sort(key=lambda x: (not cues & set(name_words(x[2])), x[0], not finer(x[2])))
     props = [(lb, p) for _, lb, p in props]
     timed_rels = [(rel, p) for rel in f.rel_hints for p in r.view.rel_props.get(rel, {}) if is_time_like(p)]
     if timed_rels and len(f.anchors) > 1 and not (props and cues & set(name_words(props[0][1]))):
@@ -738,7 +782,7 @@ def negated_properties(r: Reading) -> None:
 
 Rule = Callable[[Reading], None]
 RULES: tuple[Rule, ...] = (schema_words, anchors, target, of_labels, negations, owners, value_words, aggregate_comparisons,
-                           comparisons, years,
+                           arithmetic, comparisons, years,
                            string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property,
                            relationship_property, negated_properties, entity_comparison, unsupported)
 
