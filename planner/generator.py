@@ -28,7 +28,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     v = view
     target = f.target
     if f.compare and len(f.anchors) == 2:
-        return _comparison(f, v)
+        return _count_comparison(f, v, chooser) if f.agg == "count" else _comparison(f, v)
     params: dict[str, Any] = {}
     labels_needed: list[str] = [target]
     for m in f.anchors:
@@ -440,6 +440,26 @@ def _missing(expr: str, typ: str | None, missing: bool) -> str:
         return f"{expr} IS NULL" if missing else f"{expr} IS NOT NULL"
     words = ", ".join(f"'{w}'" for w in MISSING_TEXT)
     return f"({expr} IS NULL OR {expr} IN [{words}])" if missing else f"NOT ({expr} IS NULL OR {expr} IN [{words}])"
+
+
+def _count_comparison(f: Frame, v: SchemaView, chooser: Chooser | None) -> Compiled:
+    """Returns the plan comparing the counts of ``f.agg_label`` for the two anchors' values ("Were more
+    laureates born in the USA than in the United Kingdom?"): the verdict (or the difference), then each count."""
+    (a, b), (_, op) = f.anchors, f.compare
+    prefer = set(f.rel_hints)
+    found = v.paths(a.label, f.agg_label, max_hops=3, prefer=prefer)
+    path = _pick_path(found, prefer, f.question, f.exemplar_rels, chooser, v.rel_counts) if found else []
+    pattern, cur, i = f"(x:{ident(a.label)})", "x", 0
+    for rel, direction, other in path:
+        i += 1
+        pattern += f"{_arrow(rel, direction)}(n{i}:{ident(other)})"
+        cur = f"n{i}"
+    value = f"x.{ident(a.prop)}"
+    answer = "first - second AS difference" if op == "-" else f"first {op} second AS answer"
+    cypher = (f"MATCH {pattern} WHERE {value} IN [$v0, $v1] WITH {value} AS k, count(DISTINCT {cur}) AS value "
+              f"WITH sum(CASE WHEN k = $v0 THEN value ELSE 0 END) AS first, "
+              f"sum(CASE WHEN k = $v1 THEN value ELSE 0 END) AS second RETURN {answer}, first, second")
+    return Compiled(cypher, {"v0": a.value, "v1": b.value}, f, description="comparison of two counts")
 
 
 def _key_column(v: SchemaView, label: str, variable: str) -> list[str]:

@@ -748,6 +748,35 @@ def entity_comparison(r: Reading) -> None:
     r.used.append((a.end + m.start(), a.end + m.end()))
 
 
+def count_comparison(r: Reading) -> None:
+    """"Were more laureates born in the USA than in the United Kingdom?" (yes/no), "How many more ... than"
+    (the difference), "Japan or Russia: which has more laureates born there?" (the top one): the counts of a
+    label for two named values of one property. Only with no other condition, which the form could not hold."""
+    f = r.frame
+    if len(f.anchors) != 2 or f.conds or f.compare:
+        return
+    a, b = f.anchors
+    if a.label != b.label or a.prop != b.prop:
+        return
+    m = re.search(r"\b(more|fewer|less)\s+(?:[a-z]+\s+)?[a-z]+", r.masked)  # "more (Nobel) laureates"
+    counted = next((lb for s, lb in r.labels_at if m and m.end(1) < s < m.end()), None)
+    if counted is None or counted == a.label:
+        return
+    between = r.low[a.end:b.start]
+    more = m.group(1) == "more"
+    if re.search(r"\bor\b", between) and re.search(r"\bwhich\b", r.low):
+        # the top one of the two: a grouped count over the two values
+        f.target, f.agg, f.agg_label, f.order, f.desc, f.limit = a.label, "count", counted, "agg", more, 1
+    elif re.search(r"\bthan\b", between) and re.match(r"\s*how many more\b", r.low):
+        f.target, f.agg, f.agg_label, f.compare = a.label, "count", counted, ("count", "-")
+    elif re.search(r"\bthan\b", between) and re.match(r"\s*(?:is|was|were|are|did|does|do|has|have|had)\b", r.low):
+        f.target, f.agg, f.agg_label, f.compare = a.label, "count", counted, ("count", ">" if more else "<")
+    else:
+        return
+    f.target_prop, f.group_prop, f.having = None, None, None
+    r.used.append(m.span(1))
+
+
 def unsupported(r: Reading) -> None:
     """Shapes the generator has no form for make the plan unexplained, so the question is declined instead of
     answered as another: "returned every book they borrowed" (all of a relationship), "more books than the
@@ -784,7 +813,8 @@ Rule = Callable[[Reading], None]
 RULES: tuple[Rule, ...] = (schema_words, anchors, target, of_labels, negations, owners, value_words, aggregate_comparisons,
                            arithmetic, comparisons, years,
                            string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property,
-                           relationship_property, negated_properties, entity_comparison, unsupported)
+                           relationship_property, negated_properties, entity_comparison, count_comparison,
+                           unsupported)
 
 
 def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> Frame:
