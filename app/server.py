@@ -338,7 +338,7 @@ def create_app(pipeline: Pipeline, compute: ComputeClient | None = None) -> Flas
                     result = Result.from_dict(remote(pool.ask, question, domain))
                     pipeline.keep(result, domain)
         _record(metrics, [result])
-        return jsonify(result.to_dict())
+        return jsonify(result.view())
 
     @app.post("/ask/batch")
     def ask_batch():
@@ -361,7 +361,7 @@ def create_app(pipeline: Pipeline, compute: ComputeClient | None = None) -> Flas
                 for r, (_, d) in zip(results, checked):
                     pipeline.keep(r, d)
         _record(metrics, results)
-        return jsonify(results=[r.to_dict() for r in results])
+        return jsonify(results=[r.view() for r in results])
 
     @app.post("/feedback")
     def feedback():

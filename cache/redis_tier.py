@@ -6,7 +6,10 @@ Redis are stored exactly as the LRU stores them (pruned rows, zlib-ng with the k
 :meth:`AnswerCache.pack`), expire after ``ttl_s``, and are keyed by domain, KG version and the normalized
 question, so a rebuilt graph never gets an old answer; :meth:`invalidate` also deletes the other versions'
 keys. Hits, misses and puts of every worker are counted in one Redis hash, so ``stats()`` (``/cache/stats``,
-``/metrics``) is the whole service's.
+``/metrics``) is the whole service's. A lookup does not wait for its count: counts are added to the hash by
+a thread of each process, batched while one write is in flight (a hit served from the process's LRU makes
+no Redis round trip; another process's counts reach the hash within that write's time, and ``stats()``
+writes its own process's first).
 
 When Redis is down or slow (connect timeout 0.2 s, command timeout 0.5 s) the request goes on with the
 in-process cache alone; the tier is retried after ``retry_s``; ``health()`` says so. No request fails
@@ -19,6 +22,7 @@ import hashlib
 import os
 import threading
 import time
+from collections import Counter
 from typing import Any
 
 from kgqa.cache.answer_cache import AnswerCache, normalize_question
@@ -43,6 +47,10 @@ class TieredAnswerCache:
         self._down_since: float | None = None
         self._last_error = ""
         self._failures = 0
+        self._pending: Counter[str] = Counter()  # counts not yet in the shared hash
+        self._counted = threading.Condition()
+        self._writing = threading.Lock()
+        self._counter_pid = 0  # the process whose counter thread runs (none crosses a fork)
 
     # -- the Redis side, never raising -----------------------------------------------------------------
     def _call(self, fn, default=None):
@@ -71,7 +79,32 @@ class TieredAnswerCache:
         return f"{self.prefix}{domain or ''}:{kg_version or ''}:{digest}"
 
     def _count(self, field: str) -> None:
-        self._call(lambda: self.redis.hincrby(self.stats_key, field, 1))
+        """Adds one to ``field`` of the shared counts, written by this process's counter thread."""
+        with self._counted:
+            self._pending[field] += 1
+            if self._counter_pid != os.getpid():
+                self._counter_pid = os.getpid()
+                threading.Thread(target=self._count_loop, name="kgqa-answer-counts", daemon=True).start()
+            self._counted.notify()
+
+    def _count_loop(self) -> None:
+        while True:
+            with self._counted:
+                self._counted.wait_for(lambda: self._pending)
+            self.flush_counts()
+
+    def flush_counts(self) -> None:
+        """Writes this process's pending counts to the shared hash (dropped while the tier is down)."""
+        with self._writing:  # a caller returns after any write in flight (stats() then reads all of ours)
+            with self._counted:
+                counts, self._pending = self._pending, Counter()
+            if counts:
+                def write() -> None:
+                    pipe = self.redis.pipeline(transaction=False)
+                    for field, n in counts.items():
+                        pipe.hincrby(self.stats_key, field, n)
+                    pipe.execute()
+                self._call(write)
 
     # -- AnswerCache API ---------------------------------------------------------------------------------
     def get(self, question: str, domain: str | None, kg_version: str | None) -> dict | None:
@@ -183,6 +216,7 @@ class TieredAnswerCache:
         out = dict(self.local.stats())
         out["process"] = {k: out[k] for k in ("entries", "hits", "misses", "puts", "stored_bytes") if k in out}
         out["process"]["pid"] = os.getpid()
+        self.flush_counts()
 
         def shared() -> dict[str, Any]:
             counts = {k.decode(): int(v) for k, v in self.redis.hgetall(self.stats_key).items()}

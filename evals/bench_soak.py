@@ -1,8 +1,9 @@
-"""Soak benchmark (issue 18, item 4): the load of ``kgqa bench load`` for minutes against gunicorn workers
+"""Soak benchmark (issue 18, item 4): ``kgqa bench load``'s clients for minutes against gunicorn workers
 sharing Redis, with one worker and one compute process killed with SIGKILL halfway.
 
 Starts a private ``redis-server`` and ``kgqa serve --workers N`` on a scratch KGQA home, warms it, then runs
-the load clients of :mod:`kgqa.evals.bench_load` for ``--duration`` seconds. Halfway it reads the plan
+the load clients of :mod:`kgqa.evals.bench_load` for ``--duration`` seconds (each client mixing repeats and
+new questions half and half, back to back: the issue-6 workload). Halfway it reads the plan
 cache's committed entries from its SQLite file, kills one gunicorn worker and one compute process with
 SIGKILL, and keeps loading. Reported:
 
@@ -249,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
         "## Soak: workers, Redis, SIGKILL under load",
         "",
         f"`kgqa serve --workers {args.workers}` with a private Redis, {args.clients} load clients "
-        f"(`kgqa bench load`'s) for {result.seconds:.0f} s; at {kill_at:.0f} s one worker "
+        f"(`kgqa bench load`'s, each mixing repeats and new questions) for {result.seconds:.0f} s; at {kill_at:.0f} s one worker "
         f"({kill.get('worker')}) and one compute process ({kill.get('compute')}) were killed with SIGKILL.",
         "",
         f"    {command}",

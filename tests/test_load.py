@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from kgqa.app.server import BackgroundServer, create_app, warm
-from kgqa.evals.bench_load import REPEATS, question_pool, run_load, scrape_metrics, server_figures, warm_up
+from kgqa.evals.bench_load import (
+    REPEATS,
+    LoadResult,
+    Sample,
+    question_pool,
+    run_load,
+    scrape_metrics,
+    server_figures,
+    warm_up,
+)
 from kgqa.planner.pipeline import build_pipeline
 from kgqa.settings import Settings
 
@@ -40,6 +49,35 @@ def test_short_load_run_has_no_errors(served):
     figures = server_figures(scrape_metrics(url))
     assert figures["ask_requests"] >= len(result.samples) and figures["ask_non_200"] == 0
     assert figures["questions_error"] == 0 and 0 < figures["answer_cache_hit_ratio"] <= 1
+
+
+def test_popular_users_and_new_question_users_in_one_run(served):
+    """The default workload's shape: paced users re-asking repeats (all answer-cache hits), others asking new
+    questions back to back; hits are counted while uncached work was in flight."""
+    url, pool = served
+    warm_up(url)
+    result = run_load(url, clients=6, duration_s=4, pool=pool[200:], cached_share=0.0, cached_only=4, think_s=0.05)
+    assert result.errors == 0 and result.window == 4
+    repeats = set(REPEATS)
+    hits = [s for s in result.samples if s.cached]
+    assert hits and all(s.question in repeats for s in hits)
+    assert all(s.question not in repeats for s in result.samples if s.cached is False)
+    assert result.pool_used > 0 and any(s.cached is False for s in result.samples)
+    during = result.during_uncached()
+    assert during and set(map(id, during)) <= set(map(id, hits))
+    assert 0 < result.throughput(True) <= len(hits) / 4
+
+
+def test_throughput_and_overlap_are_counted_on_the_window():
+    r = LoadResult(clients=2, seconds=12.0, window=10.0, samples=[
+        Sample(3000.0, False, True, "answered", at=1.0),  # uncached in flight over [1, 4]
+        Sample(5.0, True, True, "answered", at=2.0),  # during it
+        Sample(5.0, True, True, "answered", at=3.999),  # answered after it ended: not during
+        Sample(5.0, True, True, "answered", at=6.0),  # no uncached request in flight
+        Sample(4000.0, False, True, "answered", at=7.0),  # answered after the window: not in req/s
+        Sample(10.0, True, True, "answered", at=7.5)])
+    assert [s.at for s in r.during_uncached()] == [2.0, 7.5]
+    assert r.throughput(True) == 0.4 and r.throughput(False) == 0.1 and r.rps == 0.5
 
 
 def test_load_refuses_non_loopback_targets():

@@ -57,6 +57,21 @@ def test_repeated_question_is_served_by_the_answer_cache(client):
     assert again["answer"] == first["answer"] and "Cast Away" in again["answer"]
 
 
+def test_response_is_the_results_json_field_for_field(client, pipeline):
+    """/ask writes Result.view() (no deep copy): the same JSON, in the same field order, as to_dict()."""
+    q = {"question": "Which movies did Keanu Reeves act in?", "domain": "movies"}
+    computed = pipeline.ask(q["question"], q["domain"])
+    assert json.dumps(computed.view()) == json.dumps(computed.to_dict()) and computed.rows
+    client.post("/ask", json=q)
+    hit = pipeline.cached(q["question"], q["domain"])
+    body = client.post("/ask", json=q).get_data()
+    assert body.startswith(b'{"question":')  # the fields in the dataclass's order, as before
+    got, want = json.loads(body), json.loads(json.dumps(hit.to_dict()))
+    assert list(got) == list(want) and got["cache"]["answer_hit"] is True
+    got.pop("timings_ms"), want.pop("timings_ms")  # the lookup's own time
+    assert got == want
+
+
 def test_domain_auto_and_empty_mean_routed(client):
     for domain in ("auto", "", None):
         r = client.post("/ask", json={"question": "Who directed The Matrix?", "domain": domain}).get_json()
