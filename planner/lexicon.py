@@ -170,6 +170,8 @@ twenty""".split())
 LIGHT = frozenset("""based located made came still among associated terms value values situated found listed
 belong belongs belonging include includes included specified described having being currently code live lives
 alongside""".split())
+# nouns that, right after a property word, only say what kind of value it is ("discontinued status")
+TRAILING_NOUNS = frozenset({"description", "status", "value", "number", "option", "cost", "field", "flag"})
 # words about a time a property holds, with the words of the property names that hold it
 _DEATH = frozenset({"death", "died"})
 TIME_CUES = {"born": BIRTH_WORDS, "birth": BIRTH_WORDS, "died": _DEATH, "death": _DEATH, "dead": _DEATH,
@@ -249,7 +251,16 @@ class Lexicon:
                 found.append((s, e, phrase, self.entries[phrase]))
         if self.near:
             found += self.near_words(low, taken)
-        return sorted(found)
+        merged: list[tuple[int, int, str, str]] = []
+        for s, e, phrase, target in sorted(found):
+            prev = merged[-1] if merged else None
+            if (prev and phrase in TRAILING_NOUNS and "." in prev[3] and not prev[3].startswith("rel:")
+                    and not low[prev[1]:s].strip()):
+                # "a quantity per unit description", "a discontinued status": one property, its noun after it
+                merged[-1] = (prev[0], e, f"{prev[2]} {phrase}", prev[3])
+                continue
+            merged.append((s, e, phrase, target))
+        return merged
 
     def near_words(self, low: str, taken: list[tuple[int, int]]) -> list[tuple[int, int, str, str]]:
         """Returns (start, end, word, target) for the content words outside ``taken`` whose embedding is near
@@ -389,6 +400,8 @@ class Lexicon:
                     or w in PRONOUNS or w in heads
                     or w in self.view.spec.name):
                 continue
+            if w in TRAILING_NOUNS and any(not low[b:m.start()].strip() for a, b in covered if b <= m.start()):
+                continue  # "a discontinued status": the noun of the property word before it
             if w in TIME_CUES and any(TIME_CUES[w] & set(name_words(p)) for p in props):
                 continue  # "born", "released", "died": a property of a label in the frame holds that time
             words.append(w)

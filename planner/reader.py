@@ -267,6 +267,13 @@ def comparisons(r: Reading) -> None:
             f.conds.append(Cond(owner, prop, ">=", number_value(m.group(1)), _rel_of(r, owner)))
             f.conds.append(Cond(owner, prop, "<=", number_value(m.group(2)), _rel_of(r, owner)))
             r.used.append((m.start(), m.end()))
+    # "a minimum unitsInStock of 50": a bound on the property named between
+    for m in re.finditer(rf"\b(minimum|maximum)\s+([a-z][\w ]{{0,40}}?)\s+of\s+({NUMBER})\b", low):
+        prop = next(((o, p) for s, e, o, p in r.props_at if (s, e) == m.span(2)), None)
+        if prop and (r.view.prop_type(*prop) or "").startswith(("INT", "DOUBLE", "FLOAT")):
+            op = ">=" if m.group(1) == "minimum" else "<="
+            f.conds.append(Cond(prop[0], prop[1], op, number_value(m.group(3)), _rel_of(r, prop[0])))
+            r.used.append(m.span())
     for pattern, op in COMPARATORS:
         for m in re.finditer(rf"\b{pattern}\s+({NUMBER})\b", low):
             if any(a <= m.start() < b for a, b in r.used) or any(a <= m.start() < b for a, b in r.blocked):
@@ -455,9 +462,10 @@ def superlatives(r: Reading) -> None:
         f.limit = int(number_value(m.group(m.lastindex)))
     # "Who is older, Keanu Reeves or Tom Hanks?": between alternatives a comparative picks the top one
     comparative = r"|more|higher|larger|greater|bigger|less|lower|smaller|fewer|cheaper|older|younger|earlier|later|newer"
-    sup = re.search(r"(?<!at )\b(most|highest|largest|greatest|biggest|maximum|least|lowest|smallest|fewest|"
-                    r"minimum|cheapest|oldest|youngest|earliest|latest|newest"
-                    + (comparative if alternatives(f) else "") + r")\b", low)
+    sup = next((m for m in re.finditer(r"(?<!at )\b(most|highest|largest|greatest|biggest|maximum|least|lowest|"
+                                       r"smallest|fewest|minimum|cheapest|oldest|youngest|earliest|latest|newest"
+                                       + (comparative if alternatives(f) else "") + r")\b", low)
+                if not _consumed(r, m.start())), None)  # "a minimum unitsInStock of 50" is a bound
     if not sup and not re.search(r"\btop\b", low):
         return
     desc = True
