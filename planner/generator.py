@@ -269,9 +269,11 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         where_sql = (where_sql + " AND " if where_sql else " WHERE ") + f"{holder}.{ident(c.prop)} {c.op} average"
     # a condition's values are shown only where the question leaves them open ("price above 50": which
     # prices); "discontinued" or "in 1996" would repeat the question in every row. Of another label, only a
-    # time ("won the physics prize in the 1920s": which year); its other values would multiply the rows
+    # time, of a label with few nodes per target ("won the physics prize in the 1920s": which year); other
+    # values, or those of a product's many orders, would multiply the rows
     ret_props = [c for c in f.conds if c.label in var_of and c.rel is None and c.prop != v.display(c.label)
-                 and (c.op in RANGE_OPS or c.op.startswith("%")) and (c.label == target or is_time_like(c.prop))]
+                 and (c.op in RANGE_OPS or c.op.startswith("%"))
+                 and (c.label == target or (is_time_like(c.prop) and v.few_per(target, c.label)))]
 
     if f.target_prop:
         cypher = f"{match}{where_sql} RETURN DISTINCT {disp}, {t}.{ident(f.target_prop)}"

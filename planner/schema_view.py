@@ -30,6 +30,7 @@ class SchemaView:
     rel_props: dict[str, dict[str, str]] = field(default_factory=dict)
     values: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)  # folded -> [(label, prop, value)]
     rel_counts: dict[str, int] = field(default_factory=dict)  # type -> number of edges
+    node_counts: dict[str, int] = field(default_factory=dict)  # label -> number of nodes
 
     @classmethod
     def from_graph(cls, graph: Graph, spec: DomainSpec) -> SchemaView:
@@ -40,6 +41,8 @@ class SchemaView:
         view.rel_props = {name: dict(cat.rel_props.get(name, [])) for name in cat.rels}
         for name in view.rels:  # edges per relationship type: which reading of a path is the commonest
             view.rel_counts[name] = graph.execute_unchecked(f"MATCH ()-[e:`{name}`]->() RETURN count(e)").rows[0][0]
+        for label in view.nodes:
+            view.node_counts[label] = graph.execute_unchecked(f"MATCH (n:`{label}`) RETURN count(n)").rows[0][0]
         view._index_values(graph)
         return view
 
@@ -56,6 +59,13 @@ class SchemaView:
         self.values = dict(index)
 
     # -- queries over the schema ------------------------------------------------------------
+    def few_per(self, label: str, other: str, most: float = 2.0) -> bool:
+        """Whether a node of ``label`` has at most ``most`` edges to ``other`` on average, along a relationship
+        that joins the two directly (a laureate's prizes, not a product's orders)."""
+        edges = [self.rel_counts.get(rel, 0) for rel, pairs in self.rels.items()
+                 if (label, other) in pairs or (other, label) in pairs]
+        return bool(edges) and min(edges) <= most * max(self.node_counts.get(label, 0), 1)
+
     def prop_type(self, label: str, prop: str) -> str | None:
         return self.nodes.get(label, {}).get(prop) or self.rel_props.get(label, {}).get(prop)
 
