@@ -74,6 +74,8 @@ class Frame:
     rel_prop: tuple[str, str] | None = None  # a relationship's property asked for ("what rating did X give Y")
     negated: list[str] = field(default_factory=list)  # relationships or labels the question negates ("never")
     shown: list[str] = field(default_factory=list)  # labels returned before the target ("where were X born")
+    age: tuple[str, str, str] | None = None  # (label, year property, target's birth year): an age at that year
+    age_cond: tuple[str, int] | None = None  # (op, years): a condition on the age ("lived to be 100 or older")
     compare: tuple[str, str] | None = None  # yes/no: (property, op), the first anchor's value <op> the second's
     cycle: bool = False  # "the same movie", "also", "themselves": relationships named close on one node
     labels_mentioned: list[str] = field(default_factory=list)

@@ -40,6 +40,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         labels_needed.append(f.agg_label)
     if f.order_label:
         labels_needed.append(f.order_label)
+    if f.age:
+        labels_needed.append(f.age[0])
     labels_needed += f.shown
     # the other labels the question names with a relationship of theirs ("the institute where Einstein
     # worked"), joined right after the target: they say which way to go
@@ -342,6 +344,22 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             and not f.limit and f.anchors[0].prop in (v.display(target), v.spec.primary_keys.get(target))):
         # "Tell me about Cloud Atlas": the entity itself, every property
         cols += [f"{t}.{ident(p)}" for p in v.nodes[target] if p != v.display(target)]
+    if f.age and f.age[0] in var_of:
+        # "lived to be 100 or older", "how old were they": the age, a year minus the birth year
+        age = f"{var_of[f.age[0]]}.{ident(f.age[1])} - {t}.{ident(f.age[2])}"
+        cols.append(age)
+        alive = f"{var_of[f.age[0]]}.{ident(f.age[1])} IS NOT NULL AND {t}.{ident(f.age[2])} IS NOT NULL"
+        where_sql = (where_sql + " AND " if where_sql else " WHERE ") + alive
+        if f.age_cond:
+            params["age"] = f.age_cond[1]
+            where_sql += f" AND {age} {f.age_cond[0]} $age"
+        if f.order == "age":
+            best = "max" if f.desc else "min"
+            cypher = (f"{match}{where_sql} WITH {best}({age}) AS top {match}{where_sql} AND {age} = top "
+                      f"RETURN {', '.join(dict.fromkeys(cols))}")
+            return Compiled(cypher, params, f, description="top group by age")
+        cypher = f"{match}{where_sql} RETURN DISTINCT {', '.join(dict.fromkeys(cols))}"
+        return Compiled(cypher, params, f, description="age")
     olabel = f.order_label or target
     if f.order and f.order in v.nodes.get(olabel, {}) and olabel in var_of:
         ocol = f"{var_of[olabel]}.{ident(f.order)}"

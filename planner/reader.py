@@ -756,6 +756,48 @@ def entity_comparison(r: Reading) -> None:
     r.used.append((a.end + m.start(), a.end + m.end()))
 
 
+def ages(r: Reading) -> None:
+    """An age: "lived to be 100 or older", "lived the longest, and to what age" (the death year minus the birth
+    year), "the youngest physics laureate, and how old were they", "How old was Tom Hanks when Cast Away came
+    out?" (the year of the prize won or the film named, minus the birth year). Years only (integers)."""
+    f, low, view = r.frame, r.low, r.view
+    asked = re.search(r"\bhow old\b|\bwhat age\b|\bages?\b|\blived\b", low)
+    if not asked or not f.target:
+        return
+    years = {p: t for p, t in view.nodes.get(f.target, {}).items() if t.startswith("INT")}
+    birth = [p for p in years if is_birth(p)]
+    if len(birth) != 1:
+        return
+    if re.search(r"\blived\b|\bdied\b|\bdie\b", low):
+        death = [p for p in years if {"death", "died"} & set(name_words(p))]
+        if len(death) != 1:
+            return
+        f.age = (f.target, death[0], birth[0])
+    else:
+        # the event: a label the question joins with one year of its own (the prize won, the film named)
+        others = [m.label for m in f.anchors if m.label != f.target]
+        others += [lb for rel in f.rel_hints for pair in view.rels.get(rel, []) for lb in pair if lb != f.target]
+        others += [c.label for c in f.conds if c.label != f.target]
+        event = next((lb for lb in dict.fromkeys(others) if len(_timed(view, lb)) == 1
+                      and view.prop_type(lb, _timed(view, lb)[0]).startswith("INT")), None)
+        if event is None:
+            return
+        f.age = (event, _timed(view, event)[0], birth[0])
+    bound = re.search(r"\b(?:lived to be|lived to|aged?|at least)\s+(\d+)(\s+or\s+(?:older|more))?", low)
+    if bound:
+        f.age_cond = (">=" if bound.group(2) or "least" in bound.group(0) else "=", int(bound.group(1)))
+        r.used.append(bound.span())
+    sup = re.search(r"\b(longest|youngest|oldest|shortest)\b", low)
+    if sup:
+        f.order, f.desc = "age", sup.group(1) in ("longest", "oldest")
+        f.limit = f.limit or 1
+        f.order_label, f.agg = None, None
+        r.used.append(sup.span())
+    f.target_prop = None
+    r.used += [m.span() for m in re.finditer(r"\bhow old\b|\b(?:to |at )?what age\b|\bages?\b|\blived\b|\bold\b",
+                                             low)]
+
+
 def count_comparison(r: Reading) -> None:
     """"Were more laureates born in the USA than in the United Kingdom?" (yes/no), "How many more ... than"
     (the difference), "Japan or Russia: which has more laureates born there?" (the top one): the counts of a
@@ -822,7 +864,7 @@ RULES: tuple[Rule, ...] = (schema_words, anchors, target, of_labels, negations, 
                            arithmetic, comparisons, years,
                            string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property,
                            relationship_property, negated_properties, entity_comparison, count_comparison,
-                           unsupported)
+                           ages, unsupported)
 
 
 def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> Frame:
