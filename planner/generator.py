@@ -444,8 +444,11 @@ def _comparison(f: Frame, v: SchemaView) -> Compiled:
     before Cast Away?"): the verdict, then each entity's name and value as evidence."""
     (a, b), (prop, op) = f.anchors, f.compare
     label, disp, p = ident(f.target), ident(v.display(f.target)), ident(prop)
+    # "-<": how much earlier the first value is (older by), "->": how much later
+    verdict = {"-<": f"b.{p} - a.{p} AS difference", "->": f"a.{p} - b.{p} AS difference"}.get(
+        op, f"a.{p} {op} b.{p} AS answer")
     cypher = (f"MATCH (a:{label}), (b:{label}) WHERE a.{ident(a.prop)} = $v0 AND b.{ident(b.prop)} = $v1 "
-              f"RETURN a.{p} {op} b.{p} AS answer, a.{disp}, a.{p}, b.{disp}, b.{p}")
+              f"RETURN {verdict}, a.{disp}, a.{p}, b.{disp}, b.{p}")
     return Compiled(cypher, {"v0": a.value, "v1": b.value}, f, description="comparison of two entities")
 
 

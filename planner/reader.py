@@ -726,10 +726,25 @@ def entity_comparison(r: Reading) -> None:
     yes/no question comparing one property of two named entities of one label. The property is the one the
     question names, else the label's birth or single time property the comparative implies."""
     f = r.frame
-    if not re.match(r"\s*(?:is|was|were|are|did|does|do|has|have|had)\b", r.low) or len(f.anchors) != 2:
+    difference = re.match(r"\s*how many years\b", r.low)  # "How many years older is X than Y?"
+    if not (re.match(r"\s*(?:is|was|were|are|did|does|do|has|have|had)\b", r.low) or difference) \
+            or len(f.anchors) != 2:
         return
     a, b = f.anchors
     if a.label != b.label or a.label != f.target:
+        return
+    if difference:
+        between = r.low[:b.start]
+        m = re.search(r"\b(older|younger|earlier|later)\b.*\bthan\s*$", between)
+        if not m:
+            return
+        op, kind = _COMPARATIVES[m.group(1)]
+        props = [p for p in r.view.nodes.get(a.label, {}) if (is_birth(p) if kind == "birth" else is_time_like(p))
+                 and r.view.prop_type(a.label, p).startswith("INT")]
+        if len(props) == 1:
+            f.compare = (props[0], "-" + op)  # the difference in years, counted the way the comparative reads
+            f.order, f.limit, f.target_prop, f.agg = None, None, None, None
+            r.used.append((m.start(1), m.end(1)))
         return
     between = r.low[a.end:b.start]
     m = re.search(r"\b(" + "|".join(_COMPARATIVES) + r")\b(?:\s+than)?\s*$", between)
