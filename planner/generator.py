@@ -188,7 +188,9 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         step = _negated_step(v, target, name)
         if step is not None:
             rel, direction, other = step
-            where.append(f"NOT EXISTS {{ MATCH ({var_of[target]}){_arrow(rel, direction)}(:{ident(other)}) }}")
+            clause = f"NOT EXISTS {{ MATCH ({var_of[target]}){_arrow(rel, direction)}(:{ident(other)}) }}"
+            if clause not in where:  # "no institutional affiliation": the label and the relationship, one edge
+                where.append(clause)
     # anchors and conditions; anchors naming values of one property: "Apollo 13 or Twister" is either,
     # "Tom Hanks and Meg Ryan" both (the path to the second anchor joined again), "more in Germany than in
     # France" a comparison the generator has no shape for
@@ -288,13 +290,14 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         dedupe = ""
         if f.agg == "count":
             inner = f"count(DISTINCT {agg_holder})" if f.agg_label != target or f.group_prop else f"count(DISTINCT {t})"
-            if (f.agg_label not in (None, target) and edges.count(f.agg_label) > 1
+            if (f.agg_label not in (None, target) and edges.count(f.agg_label) > 1 and not f.group_prop
                     and not re.search(r"\b(?:distinct|different|unique|separate)\b", f.question.lower())):
                 # "customers who bought the most Seafood products": the label counted lies inside the path,
                 # each path through it is one event (an order line), counted as such
                 inner = f"count({agg_holder})"
-            if f.group_prop:
-                inner = f"count(DISTINCT {t})"
+            if f.group_prop and f.agg_label in (None, target):
+                inner = f"count(DISTINCT {t})"  # per value of a property: how many nodes, or how many of
+                # another label ("how many laureates in each category"), each counted once
             if f.agg_prop:  # "how many different categories": distinct values
                 inner = f"count(DISTINCT {agg_holder}.{ident(f.agg_prop)})"
         else:

@@ -192,6 +192,8 @@ class Lexicon:
         for label in view.nodes:  # label names first: "countries" is the Country label before City.country
             low = label.lower()
             entries.setdefault(low, label)
+            if low.endswith(("ion", "ent", "ic")):
+                entries.setdefault(low + "al", label)  # "institutional": of an institution
             entries.setdefault(low + "s", label)
             entries.setdefault(low[:-1] + "ies" if low.endswith("y") else low + "es", label)
         for label, props in view.nodes.items():
@@ -345,7 +347,12 @@ class Lexicon:
         used_props = set(re.findall(r"\.`?(\w+)", cypher))
         timed = {w for p in used_props if is_time_like(p) for w in name_words(p)}
         words = []
-        for s, e, phrase, target in self.scan(low, blocked):
+        terms = self.scan(low, blocked)
+        for i, (s, e, phrase, target) in enumerate(terms):
+            after = terms[i + 1] if i + 1 < len(terms) else None
+            if (phrase in self.view.spec.name.lower() and after and not low[e:after[0]].strip()
+                    and "." not in after[3] and self._used(after[3], cypher)):
+                continue  # "Nobel laureates" in the nobel graph: the graph's name before a label it uses
             if self._used(target, cypher) or phrase in STOP:
                 continue  # "Name the films ...": an imperative, not the name property
             if phrase in OPERATORS and (f.order or f.agg):

@@ -509,6 +509,15 @@ def superlatives(r: Reading) -> None:
     avg = next((a for a in re.finditer(r"\baverage\b|\bmean\b", low) if a.start() >= (pos if sup else 0)
                 and not _consumed(r, a.start())), None)
     total = re.search(r"\btotal\b|\bsum\b", low[pos:] if sup else low)
+    # "Top 3 prize categories by number of prizes awarded": a plural property named after its label, ranked by
+    # a count, groups by that property
+    by_count = re.search(r"\bby\s+(?:the\s+)?(?:number|count) of\b", low)
+    plural_prop = next(((s, o, p) for s, e, o, p in props_at if by_count and e <= by_count.start()
+                        and o == f.target and view.prop_type(o, p) == "STRING" and low[e - 1] == "s"), None)
+    if plural_prop:
+        f.group_prop, f.agg, f.agg_label, f.order = plural_prop[2], "count", counted or f.target, "agg"
+        f.limit = f.limit or 1
+        return
     if common and not counted:
         # "most common ship cities" -> group by that property of the target
         prop_hit = next(((o, p) for s, e, o, p in props_at if s >= common.start(1) - 1), None)
@@ -612,6 +621,15 @@ def aggregates(r: Reading) -> None:
         f.agg, f.agg_label = "count", counted or f.target
         if counted:
             f.target = counted
+        # "In which categories did laureates from MIT win, and how many laureates in each?": a count per value
+        # of the property the question asks for
+        which = re.match(r"\s*(?:in\s+|for\s+)?(?:which|what)\s+([a-z]+)", low)
+        asked = r.lex.entries.get(which.group(1), "") if which else ""
+        if (re.search(r"\b(?:in|for)\s+each\s*(?:[?.!]|$)|\bper\s+(?:one|each)\b", low) and "." in asked
+                and "=" not in asked and asked.split(".")[0] in r.view.nodes and which.group(1).endswith("s")):
+            owner, prop = asked.split(".", 1)
+            f.agg_label, f.target, f.group_prop = counted or f.agg_label, owner, prop
+            return
         # "how many books were published each year": a count per value of the target's property
         per = re.search(r"\b(?:each|every|per)\s+([a-z]+(?: [a-z]+)?)", low)
         target = r.lex.entries.get(per.group(1)) or r.lex.entries.get(per.group(1).split()[0]) if per else None
