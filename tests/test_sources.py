@@ -213,7 +213,7 @@ def test_a_running_server_picks_up_a_new_graph_and_answers_on_it(tmp_path):
     build_graph("stacks", csv_source(FIXTURE / "schema.cypher", FIXTURE / "csv"), settings.graphs_dir, progress=False)
     assert [d["name"] for d in client.get("/domains").get_json()["domains"]] == ["shelf", "stacks"]
     r = client.post("/ask", json={"question": "Which books did Toni Morrison write?", "domain": "stacks"}).get_json()
-    assert r["status"] == "answered" and sorted(v for row in r["rows"] for v in row) == ["Beloved", "Song of Solomon"]
+    assert r["status"] == "answered" and sorted(row[0] for row in r["rows"]) == ["Beloved", "Song of Solomon"]
     remove_domain(settings.graphs_dir, "shelf")
     assert client.post("/domains/reload").get_json() == {"added": [], "updated": [], "removed": ["shelf"]}
     assert client.post("/ask", json={"question": "Who wrote Beloved?", "domain": "shelf"}).status_code == 400
@@ -300,4 +300,5 @@ def test_first_and_latest_order_by_the_targets_own_time(graphs, question, status
 
     pipe = Pipeline(Settings(home=graphs.parent, vector_memory=False), domains=["library"])
     r = pipe.ask(question, "library")
-    assert r.status == status and (r.rows == rows or status != "answered"), (r.cypher, r.rows)
+    shown = [[row[0], row[-1]] for row in r.rows]  # title and year; the key between them
+    assert r.status == status and (shown == rows or status != "answered"), (r.cypher, r.rows)
