@@ -169,7 +169,7 @@ twenty""".split())
 # general verbs and adverbs that carry no condition of their own
 LIGHT = frozenset("""based located made came still among associated terms value values situated found listed
 belong belongs belonging include includes included specified described having being currently code live lives
-alongside""".split())
+alongside gives gave got word phrase""".split())
 # nouns that, right after a property word, only say what kind of value it is ("discontinued status")
 TRAILING_NOUNS = frozenset({"description", "status", "value", "number", "option", "cost", "field", "flag"})
 # words about a time a property holds, with the words of the property names that hold it
@@ -221,6 +221,9 @@ class Lexicon:
                 for word, target in relationship_words(rel, *ends[0]).items():
                     entries.setdefault(word, target)
         entries.update(view.spec.words)
+        for word, target in view.spec.words.items():  # "screenwriters", "casts": the plural of a noun annotated
+            if " " not in word and not word.endswith("s") and (target in view.nodes or ">" in target):
+                entries.setdefault(plural(word), target)
         # keep only targets that exist in this schema
         self.entries = {p: t for p, t in entries.items() if self._exists(t)}
         self.phrases = sorted(self.entries, key=lambda p: -len(p))

@@ -274,6 +274,16 @@ def comparisons(r: Reading) -> None:
             op = ">=" if m.group(1) == "minimum" else "<="
             f.conds.append(Cond(prop[0], prop[1], op, number_value(m.group(3)), _rel_of(r, prop[0])))
             r.used.append(m.span())
+    # "65 or higher", "100 or more": a bound written after the number
+    for m in re.finditer(rf"\b({NUMBER})\s+or\s+(higher|more|above|greater|over|lower|less|fewer|below|under)\b",
+                         low):
+        if any(a <= m.start() < b for a, b in r.used + r.blocked):
+            continue
+        hit = _closest_numeric_prop(r, m.start(), m.end(), strings=False)
+        if hit:
+            op = ">=" if m.group(2) in ("higher", "more", "above", "greater", "over") else "<="
+            f.conds.append(Cond(hit[0], hit[1], op, number_value(m.group(1)), _rel_of(r, hit[0])))
+            r.used.append(m.span())
     for pattern, op in COMPARATORS:
         for m in re.finditer(rf"\b{pattern}\s+({NUMBER})\b", low):
             if any(a <= m.start() < b for a, b in r.used) or any(a <= m.start() < b for a, b in r.blocked):
@@ -388,11 +398,13 @@ def string_conditions(r: Reading) -> None:
                 or m.group(1).lower() in STOP_WORDS or m.group(1).lower() in OPERATORS or m.group(1)[0].isdigit():
             continue
         literals.append(Mention(a, b, m.group(1), "", "", m.group(1), score=0.0))
+        r.used.append((m.start(), a))  # "containing the word": the operator's words
     for lit in literals:
         before = low[max(0, lit.start - 30):lit.start]
         op = "="
         for pat, o in ops:
-            if re.search(pat + r"\s*$", before.strip() + " ") or re.search(pat + r"\W*$", before):
+            said = r"(?:\s+the\s+(?:word|phrase|text|letters?))?"  # "containing the word FREEDOM"
+            if re.search(pat + said + r"\s*$", before.strip() + " ") or re.search(pat + said + r"\W*$", before):
                 op = o
                 break
         if op == "=" and re.match(r"\W*\s+in (?:the|its|their|his|her) \w+", low[lit.end:]):

@@ -113,3 +113,20 @@ def test_ranking_by_the_property_after_by(pipe):
     r = ask(pipe, "What are the top 5 products in the 'Grains/Cereals' category by units in stock?", "northwind")
     stock = [row[-1] for row in r.rows]
     assert len(stock) == 5 and stock == sorted(stock, reverse=True)
+
+
+def test_bounds_after_the_number_and_annotated_plurals(pipe):
+    r = ask(pipe, "Who rated The Replacements 65 or higher, and what score did they give?", "movies")
+    assert sorted(r.rows) == [["James Thompson", 100], ["Jessica Thompson", 65]]
+    r = ask(pipe, "Which 3 movies have the largest casts?", "movies")  # "casts": the annotated "cast"
+    assert r.rows[0] == ["A Few Good Men", 12] and len(r.rows) == 3
+
+
+def test_containing_the_word_is_a_substring_in_any_case(pipe):
+    r = ask(pipe, "Which movies have a tagline containing the word FREEDOM?", "movies")
+    assert {row[0] for row in r.rows} == {"RescueDawn", "V for Vendetta"} and "CONTAINS" in r.cypher
+
+
+def test_counts_per_value_of_a_named_property(pipe):
+    r = ask(pipe, "Top 3 prize categories by number of prizes awarded", "nobel")
+    assert [row[0] for row in r.rows] == ["Physics", "Chemistry", "Physiology or Medicine"]
