@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kgqa.kg.cypher import literal
 from kgqa.kg.schema import ident
 from kgqa.planner.frame import AggregateOf, Chooser, Compiled, Cond, Frame
 from kgqa.planner.lexicon import is_time_like
@@ -27,6 +28,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     one. Drops from ``f.anchors`` an anchor it joins along a self-relationship ("Who follows Keanu Reeves?")."""
     v = view
     target = f.target
+    if f.connections is not None and len(f.anchors) == 1:
+        return _connections(f, v)
     if f.compare and len(f.anchors) == 2:
         return _count_comparison(f, v, chooser) if f.agg == "count" else _comparison(f, v)
     params: dict[str, Any] = {}
@@ -466,6 +469,21 @@ def _missing(expr: str, typ: str | None, missing: bool) -> str:
         return f"{expr} IS NULL" if missing else f"{expr} IS NOT NULL"
     words = ", ".join(f"'{w}'" for w in MISSING_TEXT)
     return f"({expr} IS NULL OR {expr} IN [{words}])" if missing else f"NOT ({expr} IS NULL OR {expr} IN [{words}])"
+
+
+def _connections(f: Frame, v: SchemaView) -> Compiled:
+    """Returns the plan listing every relationship of the anchor ("In what ways is Tom Hanks connected to
+    movies?"): its type and the node at the other end, by that node's display property (and its label when any
+    label may be at the other end)."""
+    a = f.anchors[0]
+    far = f"(b:{ident(f.connections)})" if f.connections else "(b)"
+    labels = [f.connections] if f.connections else sorted(v.nodes)
+    name = ("CASE label(b) " + " ".join(f"WHEN {literal(lb)} THEN b.{ident(v.display(lb))}" for lb in labels) + " END"
+            if len(labels) > 1 else f"b.{ident(v.display(labels[0]))}")
+    cols = ["label(r) AS relationship", f"{name} AS node"] + ([] if f.connections else ["label(b) AS label"])
+    cypher = (f"MATCH (a:{ident(a.label)})-[r]-{far} WHERE a.{ident(a.prop)} = $v0 "
+              f"RETURN DISTINCT {', '.join(cols)}")
+    return Compiled(cypher, {"v0": a.value}, f, description="connections of one entity")
 
 
 def _count_comparison(f: Frame, v: SchemaView, chooser: Chooser | None) -> Compiled:

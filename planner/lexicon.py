@@ -169,7 +169,7 @@ twenty""".split())
 # general verbs and adverbs that carry no condition of their own
 LIGHT = frozenset("""based located made came still among associated terms value values situated found listed
 belong belongs belonging include includes included specified described having being currently code live lives
-alongside gives gave got word phrase""".split())
+alongside gives gave got went word phrase""".split())
 # nouns that, right after a property word, only say what kind of value it is ("discontinued status")
 TRAILING_NOUNS = frozenset({"description", "status", "value", "number", "option", "cost", "field", "flag"})
 # words about a time a property holds, with the words of the property names that hold it

@@ -387,6 +387,17 @@ def string_conditions(r: Reading) -> None:
     words = re.compile(r"\b(?:mention(?:s|ing)?|contain(?:s|ing)?|includ(?:es|ing)|(?:start|begin)(?:s|ning|ing)?"
                        r"\s+with|end(?:s|ing)?\s+(?:in|with))\s+(?:the\s+(?:word|phrase|text)\s+)?([A-Za-z0-9][\w'-]*)")
     literals = [m for m in r.mentions if not m.label]
+    unquoted: list[Mention] = []
+    # "for work on insulin", "work involving the LASER": a word about what a text property says
+    about = [(e, o, p) for s, e, o, p in r.props_at if r.view.prop_type(o, p) == "STRING"]
+    for e, owner, prop in about:
+        m = re.match(r"\s+(?:on|about|involving|concerning|regarding)\s+(?:the\s+)?([A-Za-z][\w'-]*)", r.question[e:])
+        a, b = (e + m.start(1), e + m.end(1)) if m else (0, 0)
+        if (m and m.group(1).lower() not in STOP_WORDS and m.group(1).lower() not in r.lex.entries
+                and not any(x < b and y > a for x, y in r.blocked)):  # "about Cloud Atlas": a named entity
+            lit = m.group(1)
+            f.conds.append(Cond(owner, prop, "CONTAINS", lit, _rel_of(r, owner), fold=True))
+            r.used.append((e, b))
     for m in words.finditer(r.question):
         a, b = m.span(1)
         # "a family name starting with Mc": a fragment the fuzzy linker took for a whole name is the literal
@@ -398,6 +409,7 @@ def string_conditions(r: Reading) -> None:
                 or m.group(1).lower() in STOP_WORDS or m.group(1).lower() in OPERATORS or m.group(1)[0].isdigit():
             continue
         literals.append(Mention(a, b, m.group(1), "", "", m.group(1), score=0.0))
+        unquoted.append(literals[-1])
         r.used.append((m.start(), a))  # "containing the word": the operator's words
     for lit in literals:
         before = low[max(0, lit.start - 30):lit.start]
@@ -410,18 +422,23 @@ def string_conditions(r: Reading) -> None:
         if op == "=" and re.match(r"\W*\s+in (?:the|its|their|his|her) \w+", low[lit.end:]):
             op = "CONTAINS"  # "'Matrix' in the title"
         best = None
+        substring = op in ("CONTAINS", "STARTS WITH", "ENDS WITH")
         for ps, pe, owner, prop in r.props_at:
-            if view.prop_type(owner, prop) != "STRING" or owner in view.rel_props:
+            # a relationship's text ("work mentioning DNA": the prize's motivation) only for a substring
+            if view.prop_type(owner, prop) != "STRING" or (owner in view.rel_props and not substring):
                 continue
             dist = lit.start - pe if pe <= lit.start else ps - lit.end + 20
             if best is None or dist < best[0]:
                 best = (dist, owner, prop)
-        if best is None and f.target:
+        if best is None and f.target and (lit not in unquoted or re.search(r"\b(?:names?|titles?|called)\b", low)):
+            # no text property named: what names the target, when quoted or when the question says so ("whose
+            # names end in son"); "work mentioning DNA" is no name
             best = (0, f.target, view.display(f.target))
         if best:
             # a substring written all in one case ('FREEDOM', 'burg') matches whatever the data's casing is
             fold = op in ("CONTAINS", "STARTS WITH", "ENDS WITH") and (lit.text.islower() or lit.text.isupper())
-            f.conds.append(Cond(best[1], best[2], op, lit.text, fold=fold))
+            rel = best[1] if best[1] in view.rel_props and best[1] not in view.nodes else None
+            f.conds.append(Cond(best[1], best[2], op, lit.text, rel, fold=fold))
 
 
 def booleans(r: Reading) -> None:
@@ -843,6 +860,23 @@ def ages(r: Reading) -> None:
                                              low)]
 
 
+def connections(r: Reading) -> None:
+    """"In what ways is Tom Hanks connected to movies?", "How is Marie Curie connected to the rest of the
+    graph?": every relationship of the one named entity (to nodes of the label named, or to any), with the node
+    at the other end."""
+    f = r.frame
+    m = re.search(r"\b(?:how|what ways?|which ways?)\b.*\b(?:connected|related|linked)\s+to\s+(?:the\s+rest\s+of\s+"
+                  r"the\s+(?:graph|database|data)|(?:the\s+|other\s+)?([a-z]+))", r.low)
+    if not m or len(f.anchors) != 1:
+        return
+    far = next((lb for s, lb in r.labels_at if m.group(1) and s == m.start(1)), None)
+    if m.group(1) and far is None:
+        return
+    f.connections, f.target = far or "", f.anchors[0].label
+    f.rel_hints, f.agg, f.order, f.limit, f.target_prop = [], None, None, None, None
+    r.used += [(m.start(), m.end()), *[w.span() for w in re.finditer(r"\bways?\b", r.low)]]
+
+
 def count_comparison(r: Reading) -> None:
     """"Were more laureates born in the USA than in the United Kingdom?" (yes/no), "How many more ... than"
     (the difference), "Japan or Russia: which has more laureates born there?" (the top one): the counts of a
@@ -909,7 +943,7 @@ RULES: tuple[Rule, ...] = (schema_words, anchors, target, of_labels, negations, 
                            arithmetic, comparisons, years,
                            string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property,
                            relationship_property, negated_properties, entity_comparison, count_comparison,
-                           ages, unsupported)
+                           ages, connections, unsupported)
 
 
 def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> Frame:
