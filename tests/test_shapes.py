@@ -130,3 +130,23 @@ def test_containing_the_word_is_a_substring_in_any_case(pipe):
 def test_counts_per_value_of_a_named_property(pipe):
     r = ask(pipe, "Top 3 prize categories by number of prizes awarded", "nobel")
     assert [row[0] for row in r.rows] == ["Physics", "Chemistry", "Physiology or Medicine"]
+
+
+def test_every_connection_of_one_entity(pipe):
+    r = ask(pipe, "How is Marie Curie connected to the rest of the graph?", "nobel")
+    assert {tuple(row[:2]) for row in r.rows} == {("AFFILIATED_WITH", "Sorbonne University"), ("BORN_IN", "Warsaw"),
+                                                  ("WON", "chemistry-1911"), ("WON", "physics-1903")}
+    r = ask(pipe, "In what ways is Tom Hanks connected to movies?", "movies")
+    assert ("DIRECTED", "That Thing You Do") in {tuple(row) for row in r.rows}
+
+
+def test_a_word_about_a_named_entity_is_no_substring(pipe):
+    r = ask(pipe, "What did Jessica Thompson say about Cloud Atlas?", "movies")
+    assert r.rows and "CONTAINS" not in r.cypher and "An amazing journey" in r.answer
+
+
+def test_an_unquoted_substring_needs_a_text_property_or_a_name(pipe):
+    r = pipe.ask("Which laureates were honoured for work mentioning DNA?", "nobel", use_answer_cache=False)
+    assert r.status == "dont_know"  # no text property named: not a substring of the laureates' names
+    r = ask(pipe, "whose names end in son", "movies")
+    assert "Jack Nicholson" in {row[0] for row in r.rows}
