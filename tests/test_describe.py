@@ -210,3 +210,12 @@ def test_after_the_shared_prefix_a_question_evaluates_only_its_own_turn(pipe, ll
     assert all(f in prefix for f in facts) and not any(f.strip() in suffix for f in facts)
     assert r.question in suffix
     assert len(llm.tokenize(suffix)) <= len(llm.tokenize(r.question)) + 12  # the question turn and the template
+
+
+def test_a_cached_subgraph_without_compact_lines_still_gives_facts(pipe):
+    r = pipe.ask("Who is Marie Curie?", "nobel", use_answer_cache=False)
+    old = copy.deepcopy(r.subgraph)  # as a result cached before compact lines were stored
+    for item in [*old["nodes"].values(), *old["edges"]]:
+        item.pop("_fact", None)
+    lines = describe.from_subgraph(old).facts
+    assert lines[0] == next(iter(old["nodes"].values()))["_text"] and any("physics-1903" in x for x in lines)
