@@ -204,7 +204,8 @@ def run(settings, args, sizes: list[int], labels: list[str], out_dir: Path, comm
                     size_rows.append(base_row)
                     continue
                 rep = summarize_batch(copy.deepcopy(results[:size]), llm, n_clusters=int(label),
-                                      describe_tokens=args.max_tokens, apply=False, describe_chars=chars)
+                                      describe_tokens=args.max_tokens, apply=False, describe_chars=chars,
+                                      prefix_tokens=settings.batch_prefix_tokens)
                 size_rows.append(_row(size, label, rep, descs, answers))
                 print(f"batch {size} clusters {label}: TTFT {size_rows[-1].ttft_ms:.0f} ms vs "
                       f"{base_row.ttft_ms:.0f} ms, {rep.n_groups} prefixes", flush=True)
@@ -229,7 +230,8 @@ def run(settings, args, sizes: list[int], labels: list[str], out_dir: Path, comm
     lines = ["## SubGCache on descriptive answers (issue 19)", "",
              f"Command: `{command}` — {elapsed / 60:.1f} min, load average {load}; {len(results)} descriptions of "
              f"related entities (movies, nobel, northwind; seed {args.seed}), embedded SmolLM2-135M, {args.threads} "
-             f"thread(s), n_ctx {args.ctx}, flash attention, {chars} characters of compact facts per entity, "
+             f"thread(s), n_ctx {args.ctx}, shared prefixes of at most {settings.batch_prefix_tokens} tokens, flash "
+             f"attention, {chars} characters of compact facts per entity, "
              f"{args.max_tokens} generated tokens per rewrite; {base_note}. No GPU was available for this run.", "",
              "TTFT = the group's shared-prefix evaluation divided among its members + restore (if needed) + the "
              "question's own prefill + first token; PFTT = the same without the prefix share; tokens/q = prompt tokens "

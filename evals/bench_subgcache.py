@@ -205,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
                     "prefixes grow with it)")
     ap.add_argument("--describe-chars", type=int, default=None,
                     help="describe: characters of compact facts per entity (default Settings.describe_prompt_chars)")
+    ap.add_argument("--prefix-tokens", type=int, default=None,
+                    help="describe: longest shared prefix in tokens (default Settings.batch_prefix_tokens; 0 = n_ctx)")
     ap.add_argument("--baseline-sample", type=int, default=0,
                     help="describe: run the per-question baseline on a seeded sample of this many questions (0 = all)")
     args = ap.parse_args(argv)
@@ -213,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
 
         if args.describe_chars is None:
             args.describe_chars = settings.describe_prompt_chars
+        if args.prefix_tokens is not None:
+            settings = settings.with_(batch_prefix_tokens=args.prefix_tokens)
         sizes = sorted(int(x) for x in (args.sizes or ("24" if args.quick else "50,100")).split(","))
         labels = [x.strip() for x in (args.clusters or ("1,3,per" if args.quick else "1,3,5,10,per")).split(",")]
         return run(settings, args, sizes, labels + ([] if "per" in labels else ["per"]), args.out,

@@ -90,6 +90,8 @@ class Settings:
     # batches: subgraph clustering and prefix reuse (SubGCache)
     batch_clusters: int = 0  # 0 = cut the dendrogram at batch_distance
     batch_distance: float = 0.35  # cosine distance threshold for AgglomerativeClustering
+    batch_prefix_tokens: int = 2048  # longest shared prefix (0 = the context): on CPU a token's attention cost grows
+    # with its position, and past ~2k tokens SmolLM2-135M pays more for attention than for its weights
 
     # descriptions ("Who is X?", "Tell me about X"): X's bounded subgraph, verbalized (planner/describe.py)
     describe: bool = True  # False: such questions compile like any other (a lookup of X's properties)

@@ -390,20 +390,24 @@ def _groups(items: list[Item], labels: list[int], fits) -> list[tuple[int, list[
     return out
 
 
-def _budget(llm, max_tokens: int) -> int:
+def _budget(llm, max_tokens: int, prefix_tokens: int = 0) -> int:
+    """Tokens a group's shared prefix may take: the context less the answer and the question turn, and at most
+    ``prefix_tokens`` (> 0)."""
     n_ctx = getattr(llm, "n_ctx", None) or 4096
-    return max(256, n_ctx - max_tokens - QUESTION_RESERVE)
+    room = max(256, n_ctx - max_tokens - QUESTION_RESERVE)
+    return min(room, max(256, prefix_tokens)) if prefix_tokens > 0 else room
 
 
 def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None, distance: float = 0.35,
                     max_tokens: int = MAX_TOKENS, message_passing: bool = True, apply: bool = True,
                     base_url: str | None = None, max_calls: int = 0, deadline_s: float = 0.0,
                     describe_tokens: int | None = None, descriptions: bool = True,
-                    describe_chars: int | None = None) -> BatchReport:
+                    describe_chars: int | None = None, prefix_tokens: int = 0) -> BatchReport:
     """SubGCache over the summarization stage of ``results`` (already retrieved). ``n_clusters``:
     that many clusters (``>= len`` = one per question); None/0: cut at cosine ``distance``. Descriptions
     (prose from an entity's subgraph within ``describe_chars`` of compact facts, ``describe_tokens`` tokens) and value answers (``max_tokens``) are
-    clustered apart: their prompts differ (``descriptions`` False: descriptions keep their verbalized text). With
+    clustered apart: their prompts differ (``descriptions`` False: descriptions keep their verbalized text). A
+    group's shared prefix takes at most ``prefix_tokens`` (> 0) tokens: a cluster whose union is longer is split. With
     ``apply`` the kept phrasings replace the answers and ``r.cache['batch']`` records what happened.
     ``max_calls`` (> 0) phrases only the first that many candidates and ``deadline_s`` (> 0) stops phrasing
     once that many seconds have passed; the others keep their deterministic answers (``batch.skipped``)."""
@@ -442,7 +446,7 @@ def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None
         offset = max(labels) + 1 if groups else 0
         for i, lab in zip(idx, own):
             labels[i] = lab + offset
-        budget = _budget(llm, describe_tokens if kind == "describe" else max_tokens)
+        budget = _budget(llm, describe_tokens if kind == "describe" else max_tokens, prefix_tokens)
         render = (lambda f: describe.messages(f, "")[0]["content"]) if kind == "describe" else system_prompt
 
         def fits(facts, render=render, budget=budget):
@@ -553,7 +557,8 @@ def answer_batch(pipe, questions: list[dict | str], *, llm=None, n_clusters: int
                         distance=s.batch_distance if distance is None else distance, max_tokens=max_tokens,
                         base_url=s.llm_base_url if s.llm_backend == "openai" else None,
                         max_calls=s.batch_llm_calls, deadline_s=s.batch_llm_s,
-                        descriptions=s.describe_rewrite != "off", describe_chars=s.describe_prompt_chars)
+                        descriptions=s.describe_rewrite != "off", describe_chars=s.describe_prompt_chars,
+                        prefix_tokens=s.batch_prefix_tokens)
     except Exception as err:  # noqa: BLE001 - phrasing is optional; the answers are already there
         for r in results:
             r.cache["batch"] = {"error": f"{type(err).__name__}: {err}"}

@@ -219,3 +219,19 @@ def test_a_cached_subgraph_without_compact_lines_still_gives_facts(pipe):
         item.pop("_fact", None)
     lines = describe.from_subgraph(old).facts
     assert lines[0] == next(iter(old["nodes"].values()))["_text"] and any("physics-1903" in x for x in lines)
+
+
+@pytest.mark.llm
+def test_a_cluster_longer_than_the_prefix_cap_is_split(pipe, llm):
+    from kgqa.planner.batch import retrieve, summarize_batch
+
+    questions = [{"question": f"Who is {n}?", "domain": "movies"}
+                 for n in ("Keanu Reeves", "Carrie-Anne Moss", "Laurence Fishburne")]
+    results = retrieve(pipe, questions)
+    whole = summarize_batch(copy.deepcopy(results), llm, n_clusters=1, describe_tokens=4, apply=False,
+                            describe_chars=600)
+    capped = summarize_batch(copy.deepcopy(results), llm, n_clusters=1, describe_tokens=4, apply=False,
+                             describe_chars=600, prefix_tokens=256)
+    assert whole.n_groups == 1 and capped.n_groups > 1
+    assert max(p.prefix_tokens for p in capped.phrases) <= 256 + 8  # the cap, plus the chat template's opening
+    assert max(p.prefix_tokens for p in whole.phrases) > 256
