@@ -7,8 +7,13 @@ caches): its answer is the verbalized description of the entity's bounded subgra
 runs per question (the baseline: the question's own facts as its prefix, evaluated for it alone) and for each
 cluster count (:func:`kgqa.planner.batch.summarize_batch`: one shared prefix per group, its KV state reused).
 
-Reported per setting: TTFT (prefix evaluation amortized over its group + restore + own prefill + first token),
-PFTT, prompt tokens evaluated per question, the mean shared-prefix length, **faithful** (share of raw LLM
+Each question's prompt states its entity's compact facts (one node per line with its outgoing edges under it,
+importance-ranked within ``--describe-chars`` characters: :func:`kgqa.planner.describe.select`); a group's shared
+prefix is the union of its members' facts, the suffix only the question turn.
+
+Reported per setting: **TTFT** (the group's prefix evaluation divided among its members + restore + own prefill
++ first token: the honest per-question cost, the headline), **PFTT** (restore + own prefill + first token, once the
+prefix is cached), prompt tokens evaluated per question, the token bound, the mean shared-prefix length, **faithful** (share of raw LLM
 rewrites in which every name, number and date occurs in the question's own subgraph, with each number beside
 its name: :func:`kgqa.planner.describe.problems`), **kept** (rewrites that replaced the verbalized paragraph),
 and **final faithful** (of the answers returned). The headline is the best TTFT ratio at the largest batch
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import random
 import re
 import time
@@ -47,6 +53,8 @@ class Row:
     final_faithful: float  # % of answers returned
     ttft_ratio: float = 1.0
     faithful_delta: float = 0.0
+    pftt_ratio: float = 1.0
+    token_bound: float = 1.0  # baseline tokens/q over the setting's: the TTFT ratio if time were linear in tokens
 
 
 def draw_questions(settings, n: int, seed: int) -> list[dict]:
@@ -88,15 +96,18 @@ def draw_questions(settings, n: int, seed: int) -> list[dict]:
     return out[:n]
 
 
-def _row(size: int, label: str, rep, descs: dict, answers: dict) -> Row:
+def _row(size: int, label: str, rep, descs: dict, answers: dict, only: set[int] | None = None) -> Row:
+    """Metrics of one setting on the first ``size`` questions (``only``: the baseline's sample of them)."""
     from kgqa.planner import describe
 
-    ph = [p for p in rep.phrases if p.index < size]
+    ph = [p for p in rep.phrases if p.index < size and (only is None or p.index in only)]
     n = max(len(ph), 1)
     faithful = [not describe.problems(p.text, descs[p.index].contexts, descs[p.index].values, descs[p.index].own)
                 for p in ph if p.text]
     final = []
-    for i in range(size):
+    for i in (sorted(only) if only is not None else range(size)):
+        if i >= size:
+            continue
         p = next((x for x in ph if x.index == i), None)
         text = p.text if p is not None and p.kept else answers[i]
         final.append(not describe.problems(text, descs[i].contexts, descs[i].values, descs[i].own))
@@ -105,17 +116,20 @@ def _row(size: int, label: str, rep, descs: dict, answers: dict) -> Row:
     return Row(size, label, len(ph), len(groups), sum(p.prefix_ms + p.ttft_ms for p in ph) / n,
                sum(p.ttft_ms for p in ph) / n, sum(p.evaluated_tokens for p in ph) / n, sum(prefix) / n,
                rep.cluster_ms, (rep.cluster_ms + sum(p.prefix_ms + p.wall_ms for p in ph)) / 1000,
-               100 * sum(faithful) / max(len(ph), 1), 100 * sum(p.kept for p in ph) / n, 100 * sum(final) / max(size, 1))
+               100 * sum(faithful) / max(len(ph), 1), 100 * sum(p.kept for p in ph) / n,
+               100 * sum(final) / max(len(final), 1))
 
 
 def table(rows: list[Row]) -> list[str]:
     """The markdown table of the settings."""
     out = ["| batch | clusters | rewrites | prefixes | prefix tokens | TTFT ms | PFTT ms | tokens/q | clustering ms | "
-           "total s | TTFT ratio | faithful % (Δ) | kept % | final faithful % |", "|" + "---|" * 14]
+           "total s | TTFT ratio | PFTT ratio | token bound | faithful % (Δ) | kept % | final faithful % |",
+           "|" + "---|" * 16]
     for r in rows:
         out.append(f"| {r.size} | {r.clusters} | {r.questions} | {r.groups} | {r.prefix_tokens:.0f} | {r.ttft_ms:.0f} | "
                    f"{r.pftt_ms:.0f} | {r.tokens_q:.0f} | {r.cluster_ms:.0f} | {r.total_s:.1f} | {r.ttft_ratio:.2f}x | "
-                   f"{r.faithful:.1f} ({r.faithful_delta:+.1f}) | {r.kept:.1f} | {r.final_faithful:.1f} |")
+                   f"{r.pftt_ratio:.2f}x | {r.token_bound:.2f}x | {r.faithful:.1f} ({r.faithful_delta:+.1f}) | "
+                   f"{r.kept:.1f} | {r.final_faithful:.1f} |")
     return out
 
 
@@ -130,7 +144,9 @@ def plot(rows: list[Row], sizes: list[int], path: Path) -> None:
     for ax, size in zip(axes[0], sizes):
         rs = [r for r in rows if r.size == size]
         ax.bar(range(len(rs)), [r.ttft_ms / 1000 for r in rs],
-               color=["#c44e52" if r.clusters == "per" else "#4c72b0" for r in rs])
+               color=["#c44e52" if r.clusters == "per" else "#4c72b0" for r in rs], label="TTFT (prefix amortized)")
+        ax.plot(range(len(rs)), [r.pftt_ms / 1000 for r in rs], "k^", label="PFTT (prefix cached)")
+        ax.legend(loc="upper left", fontsize=8)
         ax.set_xticks(range(len(rs)), [r.clusters for r in rs])
         ax.set_xlabel("cluster number (per = per-question baseline)")
         ax.set_ylabel("TTFT (s)")
@@ -154,37 +170,49 @@ def run(settings, args, sizes: list[int], labels: list[str], out_dir: Path, comm
     from kgqa.planner.pipeline import build_pipeline
 
     t_start = time.perf_counter()
-    settings = settings.with_(llm_threads=args.threads, llm_ctx=args.ctx, describe_rewrite="batch")
-    drawn = draw_questions(settings, max(sizes), args.seed)
+    settings = settings.with_(llm_threads=args.threads, llm_ctx=args.ctx, describe_rewrite="batch",
+                              describe_prompt_chars=args.describe_chars)
+    drawn = draw_questions(settings, max(sizes) * 3 // 2, args.seed)  # some names are not described (ambiguous)
     home = scratch_home(settings.graphs_dir, prefix="kgqa-describe-")
     try:
         pipe = build_pipeline(settings.with_(home=home))
         embed(["warm-up"])
         t0 = time.perf_counter()
-        results = [r for r in retrieve(pipe, drawn) if "describe" in r.operators]
+        results = [r for r in retrieve(pipe, drawn) if "describe" in r.operators][:max(sizes)]
         retrieval_s = time.perf_counter() - t0
         sizes = sorted({min(s, len(results)) for s in sizes})
         print(f"retrieval: {len(results)} of {len(drawn)} drawn questions described in {retrieval_s:.0f} s", flush=True)
-        descs = {i: describe.from_subgraph(r.subgraph) for i, r in enumerate(results)}
+        chars = args.describe_chars
+        descs = {i: describe.from_subgraph(r.subgraph, chars) for i, r in enumerate(results)}
         answers = {i: r.answer for i, r in enumerate(results)}
         llm = pipe.llm
-        base = summarize_each(copy.deepcopy(results), llm, describe_tokens=args.max_tokens, apply=False)
+        # the per-question baseline, on every question or on a seeded sample of them (same run, same model)
+        sample = sorted(random.Random(args.seed).sample(range(len(results)), args.baseline_sample)) \
+            if 0 < args.baseline_sample < len(results) else list(range(len(results)))
+        base = summarize_each(copy.deepcopy([results[i] for i in sample]), llm, describe_tokens=args.max_tokens,
+                              apply=False, describe_chars=chars)
+        for p in base.phrases:
+            p.index = sample[p.index]
+        only = set(sample) if len(sample) < len(results) else None
         print(f"baseline: {len(base.phrases)} rewrites, mean TTFT {base.mean_ttft_ms:.0f} ms", flush=True)
         rows: list[Row] = []
         for size in sizes:
-            base_row = _row(size, "per", base, descs, answers)
+            base_row = _row(size, "per", base, descs, answers, only)
             size_rows = []
             for label in labels:
                 if label == "per":
                     size_rows.append(base_row)
                     continue
                 rep = summarize_batch(copy.deepcopy(results[:size]), llm, n_clusters=int(label),
-                                      describe_tokens=args.max_tokens, apply=False)
+                                      describe_tokens=args.max_tokens, apply=False, describe_chars=chars,
+                                      prefix_tokens=settings.batch_prefix_tokens)
                 size_rows.append(_row(size, label, rep, descs, answers))
                 print(f"batch {size} clusters {label}: TTFT {size_rows[-1].ttft_ms:.0f} ms vs "
                       f"{base_row.ttft_ms:.0f} ms, {rep.n_groups} prefixes", flush=True)
             for r in size_rows:
                 r.ttft_ratio = base_row.ttft_ms / r.ttft_ms if r.ttft_ms > 0 else 0.0
+                r.pftt_ratio = base_row.pftt_ms / r.pftt_ms if r.pftt_ms > 0 else 0.0
+                r.token_bound = base_row.tokens_q / r.tokens_q if r.tokens_q > 0 else 0.0
                 r.faithful_delta = r.faithful - base_row.faithful
             rows += size_rows
     finally:
@@ -193,15 +221,26 @@ def run(settings, args, sizes: list[int], labels: list[str], out_dir: Path, comm
     ok = [r for r in top if r.clusters != "per" and r.faithful_delta >= -1.0]
     best = max(ok, key=lambda r: r.ttft_ratio) if ok else next(r for r in top if r.clusters == "per")
     elapsed = time.perf_counter() - t_start
+    load = " / ".join(f"{x:.1f}" for x in os.getloadavg())
     out_dir.mkdir(parents=True, exist_ok=True)
     plot(rows, sizes, out_dir / "subgcache_describe.png")
+    base_note = (f"the per-question baseline ran on a seeded random sample of {len(sample)} of the {len(results)} "
+                 "questions (its rows are means over that sample; the settings' over all)" if only is not None
+                 else f"the per-question baseline ran on all {len(results)} questions")
     lines = ["## SubGCache on descriptive answers (issue 19)", "",
-             f"Command: `{command}` — {elapsed / 60:.1f} min; {len(results)} descriptions of related entities "
-             f"(movies, nobel, northwind; seed {args.seed}), embedded SmolLM2-135M, {args.threads} thread(s), "
-             f"n_ctx {args.ctx}, {args.max_tokens} generated tokens per rewrite. No GPU was available for this run.",
+             f"Command: `{command}` — {elapsed / 60:.1f} min, load average {load}; {len(results)} descriptions of "
+             f"related entities (movies, nobel, northwind; seed {args.seed}), embedded SmolLM2-135M, {args.threads} "
+             f"thread(s), n_ctx {args.ctx}, shared prefixes of at most {settings.batch_prefix_tokens} tokens, flash "
+             f"attention, {chars} characters of compact facts per entity, "
+             f"{args.max_tokens} generated tokens per rewrite; {base_note}. No GPU was available for this run.", "",
+             "TTFT = the group's shared-prefix evaluation divided among its members + restore (if needed) + the "
+             "question's own prefill + first token; PFTT = the same without the prefix share; tokens/q = prompt tokens "
+             "evaluated per question (prefixes amortized); token bound = the baseline's tokens/q over the setting's. "
+             "Faithful = raw LLM rewrites in which every name, number and date is in the question's own subgraph.",
              "", *table(rows), "",
-             f"Headline: batch {best.size}, clusters {best.clusters}: TTFT {best.ttft_ratio:.2f}x lower, faithful "
-             f"rewrites {best.faithful_delta:+.1f} points, shared prefix {best.prefix_tokens:.0f} tokens.", "",
+             f"Headline: batch {best.size}, clusters {best.clusters}: TTFT {best.ttft_ratio:.2f}x lower (PFTT "
+             f"{best.pftt_ratio:.2f}x, token bound {best.token_bound:.2f}x), faithful rewrites "
+             f"{best.faithful_delta:+.1f} points, shared prefix {best.prefix_tokens:.0f} tokens.", "",
              "![SubGCache on descriptions](subgcache_describe.png)", ""]
     (out_dir / "subgcache_describe.md").write_text("\n".join(lines), encoding="utf-8")
     (out_dir / "subgcache_describe.json").write_text(json.dumps({"rows": [r.__dict__ for r in rows],
@@ -210,5 +249,6 @@ def run(settings, args, sizes: list[int], labels: list[str], out_dir: Path, comm
     print(f"report: {out_dir / 'subgcache_describe.md'} ({elapsed / 60:.1f} min)")
     clusters = best.clusters if best.clusters != "per" else "per-question"
     print(f"subgcache-bench kind=describe ttft_ratio={best.ttft_ratio:.2f} faithfulness_delta={best.faithful_delta:+.1f} "
-          f"clusters={clusters} prefix_tokens={best.prefix_tokens:.0f}", flush=True)
+          f"clusters={clusters} prefix_tokens={best.prefix_tokens:.0f} pftt_ratio={best.pftt_ratio:.2f} "
+          f"baseline_sample={len(sample)}", flush=True)
     return 0

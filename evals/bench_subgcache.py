@@ -201,11 +201,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=settings.reports_dir)
     ap.add_argument("--kind", choices=("answers", "describe"), default="answers",
                     help="answers: value answers of the question sets; describe: descriptions of related entities")
-    ap.add_argument("--ctx", type=int, default=4096, help="describe: the model's context (shared prefixes grow with it)")
+    ap.add_argument("--ctx", type=int, default=8192, help="describe: the model's context (SmolLM2: 8192; shared "
+                    "prefixes grow with it)")
+    ap.add_argument("--describe-chars", type=int, default=None,
+                    help="describe: characters of compact facts per entity (default Settings.describe_prompt_chars)")
+    ap.add_argument("--prefix-tokens", type=int, default=None,
+                    help="describe: longest shared prefix in tokens (default Settings.batch_prefix_tokens; 0 = n_ctx)")
+    ap.add_argument("--baseline-sample", type=int, default=0,
+                    help="describe: run the per-question baseline on a seeded sample of this many questions (0 = all)")
     args = ap.parse_args(argv)
     if args.kind == "describe":
         from kgqa.evals.bench_describe import run
 
+        if args.describe_chars is None:
+            args.describe_chars = settings.describe_prompt_chars
+        if args.prefix_tokens is not None:
+            settings = settings.with_(batch_prefix_tokens=args.prefix_tokens)
         sizes = sorted(int(x) for x in (args.sizes or ("24" if args.quick else "50,100")).split(","))
         labels = [x.strip() for x in (args.clusters or ("1,3,per" if args.quick else "1,3,5,10,per")).split(",")]
         return run(settings, args, sizes, labels + ([] if "per" in labels else ["per"]), args.out,

@@ -250,6 +250,7 @@ class Item:
     evidence: str  # the question's own evidence text (what faithful() checks against)
     values: list[str]
     desc: Any = None  # a description's checkable parts (planner/describe.py): prose, not a list of values
+    facts: Any = None  # a description's budgeted compact facts (describe.Facts): its part of a shared prefix
 
     @property
     def kind(self) -> str:
@@ -315,18 +316,20 @@ class BatchReport:
         return out
 
 
-def candidates(results: list[Result], *, max_rows: int = MAX_ROWS) -> list[Item]:
+def candidates(results: list[Result], *, max_rows: int = MAX_ROWS, describe_chars: int | None = None) -> list[Item]:
     """The answered questions whose rows a short phrasing can state in full, and the descriptions (rewritten
-    into prose from their subgraph)."""
+    into prose from their subgraph; ``describe_chars`` bounds each one's compact facts)."""
     from kgqa.planner import describe
 
+    chars = describe.PROMPT_CHARS if describe_chars is None else describe_chars
     out = []
     for i, r in enumerate(results):
         if r.status == "answered" and "describe" in r.operators and r.subgraph:
-            desc = describe.from_subgraph(r.subgraph)
+            desc = describe.from_subgraph(r.subgraph, chars)
             if desc.facts:
-                sub = Subgraph(dict(r.subgraph["nodes"]), list(r.subgraph.get("edges") or []))
-                out.append(Item(i, r.question, sub, "\n".join(desc.contexts), desc.values, desc))
+                facts = describe.select(r.subgraph, chars)
+                sub = Subgraph(dict(facts.nodes), list(facts.edges.values()))  # what the prompt states
+                out.append(Item(i, r.question, sub, "\n".join(desc.contexts), desc.values, desc, facts))
             continue
         if r.status != "answered" or not r.rows or len(r.rows) > max_rows:
             continue
@@ -343,15 +346,16 @@ def candidates(results: list[Result], *, max_rows: int = MAX_ROWS) -> list[Item]
 
 def _extend(acc, it: Item):
     """The group's representative with ``it`` added (a new object; ``acc`` None starts one): the union
-    subgraph for values, for descriptions the members' facts nearest first, shared facts once."""
-    if it.desc is not None:
-        return list(dict.fromkeys([*(acc or []), *it.desc.facts]))
+    subgraph for values, for descriptions the union of the members' budgeted compact facts (a shared node or
+    edge stated once, in the members' rank order)."""
+    if it.facts is not None:
+        return it.facts if acc is None else acc.union(it.facts)
     return representative([acc or Subgraph(), it.subgraph])
 
 
 def group_facts(acc) -> list[str]:
     """The prompt facts of a group's representative (see :func:`_extend`)."""
-    return list(acc) if isinstance(acc, list) else subgraph_texts(acc)
+    return acc.lines() if hasattr(acc, "lines") else subgraph_texts(acc)
 
 
 def _trim(facts: list[str], fits) -> list[str]:
@@ -386,19 +390,24 @@ def _groups(items: list[Item], labels: list[int], fits) -> list[tuple[int, list[
     return out
 
 
-def _budget(llm, max_tokens: int) -> int:
+def _budget(llm, max_tokens: int, prefix_tokens: int = 0) -> int:
+    """Tokens a group's shared prefix may take: the context less the answer and the question turn, and at most
+    ``prefix_tokens`` (> 0)."""
     n_ctx = getattr(llm, "n_ctx", None) or 4096
-    return max(256, n_ctx - max_tokens - QUESTION_RESERVE)
+    room = max(256, n_ctx - max_tokens - QUESTION_RESERVE)
+    return min(room, max(256, prefix_tokens)) if prefix_tokens > 0 else room
 
 
 def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None, distance: float = 0.35,
                     max_tokens: int = MAX_TOKENS, message_passing: bool = True, apply: bool = True,
                     base_url: str | None = None, max_calls: int = 0, deadline_s: float = 0.0,
-                    describe_tokens: int | None = None, descriptions: bool = True) -> BatchReport:
+                    describe_tokens: int | None = None, descriptions: bool = True,
+                    describe_chars: int | None = None, prefix_tokens: int = 0) -> BatchReport:
     """SubGCache over the summarization stage of ``results`` (already retrieved). ``n_clusters``:
     that many clusters (``>= len`` = one per question); None/0: cut at cosine ``distance``. Descriptions
-    (prose from an entity's subgraph, ``describe_tokens`` tokens) and value answers (``max_tokens``) are
-    clustered apart: their prompts differ (``descriptions`` False: descriptions keep their verbalized text). With
+    (prose from an entity's subgraph within ``describe_chars`` of compact facts, ``describe_tokens`` tokens) and value answers (``max_tokens``) are
+    clustered apart: their prompts differ (``descriptions`` False: descriptions keep their verbalized text). A
+    group's shared prefix takes at most ``prefix_tokens`` (> 0) tokens: a cluster whose union is longer is split. With
     ``apply`` the kept phrasings replace the answers and ``r.cache['batch']`` records what happened.
     ``max_calls`` (> 0) phrases only the first that many candidates and ``deadline_s`` (> 0) stops phrasing
     once that many seconds have passed; the others keep their deterministic answers (``batch.skipped``)."""
@@ -408,7 +417,7 @@ def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None
     describe_tokens = describe_tokens or describe.MAX_TOKENS
     t_start = time.perf_counter()
     rep = BatchReport(n_questions=len(results))
-    items = [it for it in candidates(results) if descriptions or it.desc is None]
+    items = [it for it in candidates(results, describe_chars=describe_chars) if descriptions or it.desc is None]
     rep.n_candidates = len(items)
     if max_calls > 0 and len(items) > max_calls:
         for it in items[max_calls:]:
@@ -437,7 +446,7 @@ def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None
         offset = max(labels) + 1 if groups else 0
         for i, lab in zip(idx, own):
             labels[i] = lab + offset
-        budget = _budget(llm, describe_tokens if kind == "describe" else max_tokens)
+        budget = _budget(llm, describe_tokens if kind == "describe" else max_tokens, prefix_tokens)
         render = (lambda f: describe.messages(f, "")[0]["content"]) if kind == "describe" else system_prompt
 
         def fits(facts, render=render, budget=budget):
@@ -548,7 +557,8 @@ def answer_batch(pipe, questions: list[dict | str], *, llm=None, n_clusters: int
                         distance=s.batch_distance if distance is None else distance, max_tokens=max_tokens,
                         base_url=s.llm_base_url if s.llm_backend == "openai" else None,
                         max_calls=s.batch_llm_calls, deadline_s=s.batch_llm_s,
-                        descriptions=s.describe_rewrite != "off")
+                        descriptions=s.describe_rewrite != "off", describe_chars=s.describe_prompt_chars,
+                        prefix_tokens=s.batch_prefix_tokens)
     except Exception as err:  # noqa: BLE001 - phrasing is optional; the answers are already there
         for r in results:
             r.cache["batch"] = {"error": f"{type(err).__name__}: {err}"}

@@ -47,6 +47,8 @@ MAX_SECOND = 2  # hop-1 neighbours whose own neighbours the paragraph mentions
 MAX_VALUE = 100  # characters of a property value in the paragraph
 MAX_FACT = 200  # characters per prompt fact line
 SHORT = 40  # longest value stated inside a listed neighbour
+NEIGHBOUR_PROPS = 3  # properties a neighbour's compact prompt line states (the entity's: all)
+PROMPT_CHARS = 1200  # one entity's compact prompt facts by default (Settings.describe_prompt_chars)
 OPENERS = frozenset(("he she it they his her its their this these there in as with also after before both "
                      "and a an the together during from on at for of to by was is has had which who while "
                      "among including later its").split()) | STOPWORDS
@@ -196,9 +198,13 @@ def verbalize(hood: Neighbourhood, spec) -> Description:
             if isinstance(v, list):
                 values += [fmt(x) for x in v]
         show = spec.display_prop(label)
+        compact = shown if nid == hood.centre else _shown_props(spec, label, props, SHORT)[:NEIGHBOUR_PROPS]
         nodes_out[nid] = {"_label": label, **({show: props[show]} if show in props else {}),
                           **{k: v for k, v in props.items() if k not in ("_label", show)},
-                          "_name": names[nid], "_text": line}
+                          "_name": names[nid], "_text": line,
+                          "_fact": _clip(f"{names[nid]} ({humanize(label)})"
+                                         + (f": {_details(compact, MAX_VALUE if nid == hood.centre else SHORT)}"
+                                            if compact else ""), MAX_FACT)}
     centre = hood.centre
     name = names[centre]
     for k, v in _shown_props(spec, sub.nodes[centre]["_label"], sub.nodes[centre]):
@@ -215,14 +221,16 @@ def verbalize(hood: Neighbourhood, spec) -> Description:
                      + (f" ({_details(pairs)})" if pairs else ""), MAX_FACT)
         facts.append(line)
         rows.append([names[e["src"]], e["rel"], names[e["dst"]], _details(pairs) or None])
-        edges_out.append({**e, "_text": line})
+        short = [(k, v) for k, v in pairs if len(v) <= SHORT]
+        edges_out.append({**e, "_text": line, "_fact": _clip(f"{humanize(e['rel'])} {names[e['dst']]}"
+                                                               + (f" ({_details(short)})" if short else ""), MAX_FACT)})
     neighbours = [n for n in sub.nodes if hood.hops.get(n) == 1]
     text = _paragraph(hood, spec, names)
     values = list(dict.fromkeys(v for v in values if v.strip()))
     stored = {"nodes": nodes_out, "edges": edges_out}
     ctx, own = contexts(stored)
-    return Description(name, text, ordered_facts(stored), ctx, own, values, [names[n] for n in neighbours], rows=rows,
-                       subgraph=stored)
+    return Description(name, text, select(stored).lines(), ctx, own, values, [names[n] for n in neighbours],
+                       rows=rows, subgraph=stored)
 
 
 def _item(hood: Neighbourhood, spec, names: dict[str, str], edge: dict, other: str, props_shown: int) -> str:
@@ -306,36 +314,98 @@ def contexts(subgraph: dict) -> tuple[list[str], list[str]]:
     return out, [t for t in own if t]
 
 
-def ordered_facts(subgraph: dict) -> list[str]:
-    """The fact lines of a description's subgraph, nearest first: the centre, each of its edges followed by the
-    neighbour it reaches, then the farther edges and nodes (a prompt cut to a budget keeps the nearest)."""
+def _units(subgraph: dict) -> list[tuple[list[str], list[int]]]:
+    """A subgraph's facts as units, most important first: (node ids, edge indices) -- the centre alone, then
+    each of its edges with the neighbour it reaches, then the farther edges with any node not yet stated. The
+    neighbourhood stores nodes and edges in rank order (hop, then degree or PageRank)."""
     nodes, edges = subgraph.get("nodes") or {}, subgraph.get("edges") or []
     centre = next(iter(nodes), "")
-    out, seen = [], set()
-
-    def node(nid: str) -> None:
-        if nid in nodes and nid not in seen:
-            seen.add(nid)
-            out.append(nodes[nid].get("_text", ""))
-
-    node(centre)
-    near = [e for e in edges if centre in (e["src"], e["dst"])]
-    for e in near + [e for e in edges if centre not in (e["src"], e["dst"])]:
-        out.append(e.get("_text", ""))
-        node(e["src"])
-        node(e["dst"])
-    for nid in nodes:
-        node(nid)
-    return [f for f in out if f]
+    out: list[tuple[list[str], list[int]]] = [([centre], [])] if centre else []
+    seen = {centre}
+    near = [i for i, e in enumerate(edges) if centre in (e["src"], e["dst"])]
+    for i in near + [i for i, e in enumerate(edges) if centre not in (e["src"], e["dst"])]:
+        new = [n for n in (edges[i]["src"], edges[i]["dst"]) if n in nodes and n not in seen]
+        seen.update(new)
+        out.append((new, [i]))
+    out += [([n], []) for n in nodes if n not in seen]
+    return out
 
 
-def from_subgraph(subgraph: dict) -> Description:
-    """The description's checkable parts (name, facts, contexts, values, neighbours) from its stored subgraph:
-    the batch path reads it from a result, possibly a cached one. The centre is the first node."""
+def _edge_key(e: dict) -> tuple[str, str, str]:
+    return e["src"], e["rel"], e["dst"]
+
+
+@dataclass
+class Facts:
+    """The compact prompt facts of one or more subgraphs: the selected nodes and edges, in rank order.
+
+    :meth:`lines` writes each node once (``name (label): property value; ...``) followed by its outgoing edges,
+    one per line, without repeating its name (``  - acted in Frost/Nixon (roles Bob Zelnick)``). The union of
+    several members' facts (:meth:`union`, SubGCache's representative subgraph) states a shared node or edge
+    once."""
+
+    nodes: dict[str, dict] = field(default_factory=dict)
+    edges: dict[tuple[str, str, str], dict] = field(default_factory=dict)
+
+    def union(self, other: Facts) -> Facts:
+        """Returns a new Facts with ``other``'s nodes and edges added after this one's (shared ones once)."""
+        return Facts({**self.nodes, **{k: v for k, v in other.nodes.items() if k not in self.nodes}},
+                     {**self.edges, **{k: v for k, v in other.edges.items() if k not in self.edges}})
+
+    def lines(self) -> list[str]:
+        """The prompt's fact lines (see the class docstring)."""
+        out_edges: dict[str, list[dict]] = {}
+        for (src, _, _), e in self.edges.items():
+            out_edges.setdefault(src, []).append(e)
+        out = []
+        for nid, node in self.nodes.items():
+            out.append(_node_fact(node))
+            out += [f"  - {_edge_fact(e, self.nodes)}" for e in out_edges.get(nid, [])]
+        return out
+
+    def __len__(self) -> int:
+        return len(self.nodes) + len(self.edges)
+
+
+def _node_fact(node: dict) -> str:
+    return node.get("_fact") or node.get("_text", "")
+
+
+def _edge_fact(edge: dict, nodes: dict[str, dict]) -> str:
+    if edge.get("_fact"):
+        return edge["_fact"]
+    dst = nodes.get(edge["dst"], {}).get("_name") or edge["dst"].split(":", 1)[-1]
+    return f"{humanize(edge['rel'])} {dst}"
+
+
+def select(subgraph: dict, chars: int = PROMPT_CHARS) -> Facts:
+    """Returns the compact facts of a description's subgraph within ``chars`` characters of fact lines, the most
+    important first (:func:`_units`); the entity itself is always stated. ``chars`` <= 0: no budget."""
+    nodes, edges = subgraph.get("nodes") or {}, subgraph.get("edges") or []
+    out = Facts()
+    used = 0
+    for ids, idx in _units(subgraph):
+        ends = [n for i in idx for n in (edges[i]["src"], edges[i]["dst"])]
+        ids = [n for n in dict.fromkeys([*ids, *ends]) if n in nodes and n not in out.nodes]  # both ends stated
+        cost = sum(len(_node_fact(nodes[n])) + 1 for n in ids) + sum(len(_edge_fact(edges[i], nodes)) + 5 for i in idx)
+        if out.nodes and chars > 0 and used + cost > chars:
+            continue  # a smaller unit further down may still fit
+        used += cost
+        for n in ids:
+            out.nodes[n] = nodes[n]
+        for i in idx:
+            out.edges[_edge_key(edges[i])] = edges[i]
+    return out
+
+
+def from_subgraph(subgraph: dict, chars: int = PROMPT_CHARS) -> Description:
+    """The description's checkable parts (name, compact facts within ``chars``, contexts, values, neighbours) from
+    its stored subgraph: the batch path reads it from a result, possibly a cached one. The centre is the first
+    node."""
     nodes, edges = subgraph.get("nodes") or {}, subgraph.get("edges") or []
     centre = next(iter(nodes), "")
     name = str(nodes.get(centre, {}).get("_name", ""))
-    facts = ordered_facts(subgraph)
+    facts = select(subgraph, chars).lines()
     hop1 = [e["dst"] if e["src"] == centre else e["src"] for e in edges if centre in (e["src"], e["dst"])]
     values: list[str] = []
     for props in [*nodes.values(), *(e.get("props") or {} for e in edges)]:
@@ -487,6 +557,7 @@ def answer(question: str, graph, spec, mention, result, settings, llm=None) -> b
     if found is None:
         return False
     hood, desc = found
+    desc.facts = select(desc.subgraph, settings.describe_prompt_chars).lines()
     result.status, result.answer, result.evidence = "answered", desc.text, "subgraph"
     result.columns, result.rows, result.subgraph = desc.columns, desc.rows, desc.subgraph
     result.operators = ["describe"]

@@ -177,8 +177,9 @@ class EmbeddedLLM(_Counter):
     """
 
     def __init__(self, model_path: str | Path | None = None, *, n_threads: int = 2, n_ctx: int = 2048,
-                 seed: int = 7, n_batch: int = 512, wait_s: float | None = None):
+                 seed: int = 7, n_batch: int = 512, wait_s: float | None = None, flash_attn: bool = True):
         super().__init__()
+        self.flash_attn = flash_attn
         self.wait_s = wait_s
         self.model_path = Path(model_path) if model_path else default_model_path()
         self.n_threads, self.n_ctx, self.seed, self.n_batch = n_threads, n_ctx, seed, n_batch
@@ -205,7 +206,7 @@ class EmbeddedLLM(_Counter):
 
         t0 = time.perf_counter()
         m = Llama(model_path=str(self.model_path), n_threads=self.n_threads, n_threads_batch=self.n_threads,
-                  n_ctx=self.n_ctx, n_batch=self.n_batch, seed=self.seed, verbose=False)
+                  n_ctx=self.n_ctx, n_batch=self.n_batch, seed=self.seed, flash_attn=self.flash_attn, verbose=False)
         template = m.metadata.get("tokenizer.chat_template")
         if not template:
             raise LLMError(f"{self.model_path.name} has no chat template")
@@ -323,7 +324,8 @@ class EmbeddedLLM(_Counter):
             size = llama_cpp.llama_state_get_size(m._ctx.ctx)
             buf = (llama_cpp.ctypes.c_uint8 * size)()
             n = llama_cpp.llama_state_get_data(m._ctx.ctx, buf, size)
-            return PrefixState(text=text, tokens=tuple(tokens), kv=bytes(buf[:n]))
+            # string_at is one memcpy; bytes(buf[:n]) built a list of n Python ints first (seconds for ~100 MB)
+            return PrefixState(text=text, tokens=tuple(tokens), kv=llama_cpp.ctypes.string_at(buf, n))
 
     def _restore(self, state: PrefixState) -> None:
         import llama_cpp
@@ -506,7 +508,8 @@ def make_llm(settings) -> LLM:
     """The backend ``settings.llm_backend`` names ("embedded" or "openai")."""
     if settings.llm_backend == "embedded":
         return EmbeddedLLM(settings.llm_model_path or None, n_threads=settings.llm_threads,
-                           n_ctx=settings.llm_ctx, seed=settings.llm_seed, wait_s=settings.llm_wait_s or None)
+                           n_ctx=settings.llm_ctx, seed=settings.llm_seed, wait_s=settings.llm_wait_s or None,
+                           flash_attn=settings.llm_flash_attn)
     if settings.llm_backend == "openai":
         return OpenAICompatLLM(settings.llm_base_url, settings.llm_model, settings.llm_api_key,
                                timeout_s=settings.llm_timeout_s)

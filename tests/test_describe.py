@@ -163,3 +163,75 @@ def test_the_prose_grammar_admits_only_own_values(llm):
     caps = re.findall(r"\b[A-Z]\w*", out.text)
     assert all(c in ("Marie", "Curie", "Physics") or c in describe.CAPITALISED for c in caps), out.text
     assert all(n == "1903" for n in re.findall(r"\d+", out.text.replace("physics-1903", ""))), out.text
+
+
+# -- compact prompt facts and the shared prefix ------------------------------------------------------------
+
+def test_compact_facts_state_each_node_once_within_the_budget(pipe):
+    r = pipe.ask("Tell me about Tom Hanks", "movies", use_answer_cache=False)
+    whole = describe.select(r.subgraph, 0)
+    facts = describe.select(r.subgraph, 900)
+    assert len(whole) == len(r.subgraph["nodes"]) + len(r.subgraph["edges"])  # no budget: everything
+    lines = facts.lines()
+    assert 0 < len(facts) < len(whole) and sum(len(x) + 1 for x in lines) <= 900 + 40
+    assert lines[0].startswith("Tom Hanks (person)") and "1956" in lines[0]  # the entity first, with its props
+    centre = next(iter(r.subgraph["nodes"]))
+    own = [e for e in facts.edges.values() if centre in (e["src"], e["dst"])]
+    # his direct connections come before the farther ones, and his own edges do not repeat his name
+    assert len(own) == len([e for e in r.subgraph["edges"][:len(own)] if centre in (e["src"], e["dst"])])
+    under = lines[1:1 + sum(1 for e in own if e["src"] == centre)]
+    assert under and all(x.startswith("  - ") and "Tom Hanks" not in x for x in under)
+    names = [n["_name"] for n in facts.nodes.values()]
+    assert len(names) == len(set(names))
+    assert sum(1 for x in lines if not x.startswith("  - ")) == len(facts.nodes)  # one line per node
+    for e in facts.edges.values():  # every edge stated with both of its ends
+        assert e["src"] in facts.nodes and e["dst"] in facts.nodes
+
+
+def test_a_clusters_prefix_is_the_union_of_its_members_facts(pipe):
+    rs = [pipe.ask(f"Who is {n}?", "movies", use_answer_cache=False) for n in ("Keanu Reeves", "Carrie-Anne Moss")]
+    a, b = (describe.select(r.subgraph, 1500) for r in rs)
+    union = a.union(b)
+    assert set(union.nodes) == set(a.nodes) | set(b.nodes) and set(union.edges) == set(a.edges) | set(b.edges)
+    assert len(union) < len(a) + len(b)  # shared nodes and edges (The Matrix, its cast) stated once
+    assert union.lines()[:len(a.nodes)] != [] and union.lines()[0] == a.lines()[0]
+    text = "\n".join(union.lines())
+    for n in [*a.nodes.values(), *b.nodes.values()]:
+        assert text.count(f"{n['_fact']}\n") + text.endswith(n["_fact"]) == 1
+
+
+@pytest.mark.llm
+def test_after_the_shared_prefix_a_question_evaluates_only_its_own_turn(pipe, llm):
+    from kgqa.cache.prefix import split_prompt
+
+    r = pipe.ask("Who is Keanu Reeves?", "movies", use_answer_cache=False)
+    facts = describe.select(r.subgraph, 1500).lines()
+    prefix, suffix = split_prompt(llm, describe.messages(facts, r.question))
+    assert all(f in prefix for f in facts) and not any(f.strip() in suffix for f in facts)
+    assert r.question in suffix
+    assert len(llm.tokenize(suffix)) <= len(llm.tokenize(r.question)) + 12  # the question turn and the template
+
+
+def test_a_cached_subgraph_without_compact_lines_still_gives_facts(pipe):
+    r = pipe.ask("Who is Marie Curie?", "nobel", use_answer_cache=False)
+    old = copy.deepcopy(r.subgraph)  # as a result cached before compact lines were stored
+    for item in [*old["nodes"].values(), *old["edges"]]:
+        item.pop("_fact", None)
+    lines = describe.from_subgraph(old).facts
+    assert lines[0] == next(iter(old["nodes"].values()))["_text"] and any("physics-1903" in x for x in lines)
+
+
+@pytest.mark.llm
+def test_a_cluster_longer_than_the_prefix_cap_is_split(pipe, llm):
+    from kgqa.planner.batch import retrieve, summarize_batch
+
+    questions = [{"question": f"Who is {n}?", "domain": "movies"}
+                 for n in ("Keanu Reeves", "Carrie-Anne Moss", "Laurence Fishburne")]
+    results = retrieve(pipe, questions)
+    whole = summarize_batch(copy.deepcopy(results), llm, n_clusters=1, describe_tokens=4, apply=False,
+                            describe_chars=600)
+    capped = summarize_batch(copy.deepcopy(results), llm, n_clusters=1, describe_tokens=4, apply=False,
+                             describe_chars=600, prefix_tokens=256)
+    assert whole.n_groups == 1 and capped.n_groups > 1
+    assert max(p.prefix_tokens for p in capped.phrases) <= 256 + 8  # the cap, plus the chat template's opening
+    assert max(p.prefix_tokens for p in whole.phrases) > 256
