@@ -279,7 +279,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     # time, of a label with few nodes per target ("won the physics prize in the 1920s": which year); other
     # values, or those of a product's many orders, would multiply the rows
     ret_props = [c for c in f.conds if c.label in var_of and c.rel is None and c.prop != v.display(c.label)
-                 and (c.op in RANGE_OPS or c.op.startswith("%"))
+                 and (c.op in RANGE_OPS or c.op.startswith("%") or c.op == "IN")
                  and (c.label == target or (is_time_like(c.prop) and v.few_per(target, c.label)))]
 
     if f.target_prop:

@@ -349,9 +349,15 @@ def years(r: Reading) -> None:
         if hit:
             picked.append((hit, bounds))
     singles = [hit for hit, bounds in picked if bounds[0][0] == "="]
+    alts = [y for hit, bounds in picked if bounds[0][0] == "=" and singles.count(hit) == 2 and hit[2] != "STRING"
+            for _, y in bounds]
+    if len(alts) == 2 and re.search(rf"\b{alts[0]}\s+or\s+{alts[1]}\b", low) and re.search(r"\bwhich\b", low):
+        # "Which physics prize was worth more, 1901 or 2001?": the two years are alternatives to pick from
+        hit = next(hit for hit, bounds in picked if bounds[0][0] == "=" and singles.count(hit) == 2)
+        f.conds.append(Cond(hit[0], hit[1], "IN", alts, _rel_of(r, hit[0])))
     for hit, bounds in picked:
         if bounds[0][0] == "=" and singles.count(hit) > 1:
-            continue  # "1901 or 2001": not a conjunction; left unbound, the plan is declined
+            continue  # "1901 and 2001": not a conjunction; left unbound, the plan is declined
         owner, prop, typ = hit
         for op, year in bounds:
             if typ != "STRING":
@@ -991,9 +997,10 @@ def _role_order(r: Reading, word: str, pos: int) -> bool:
 
 
 def alternatives(f: Frame) -> bool:
-    """Whether two anchors name values of one property joined by "or" ("Apollo 13 or Twister")."""
+    """Whether two anchors name values of one property joined by "or" ("Apollo 13 or Twister"), or two years
+    are alternatives ("1901 or 2001")."""
     return any(a.label == b.label and a.prop == b.prop and re.search(r"\bor\b", f.question[a.end:b.start].lower())
-               for a, b in zip(f.anchors, f.anchors[1:]))
+               for a, b in zip(f.anchors, f.anchors[1:])) or any(c.op == "IN" for c in f.conds)
 
 
 def _head_label(r: Reading, s: int, label: str, *, counting_target: bool = True) -> str:
