@@ -22,10 +22,10 @@ RANGE_OPS = frozenset({"<", ">", "<=", ">="})
 
 def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Compiled:
     """Returns the Cypher plan of the frame: every label the frame needs joined to the target along schema
-    paths, anchors and conditions as parameters, and one of six shapes (a property of the anchor, a
-    grouped aggregate, an aggregate, rows ordered by a property, a selection, a comparison of two entities), which
-    ``Compiled.description`` names. Where schema paths tie, ``f.exemplar_rels`` and then ``chooser`` pick
-    one. Drops from ``f.anchors`` an anchor it joins along a self-relationship ("Who follows Keanu Reeves?")."""
+    paths, anchors and conditions as parameters, and one shape, which ``Compiled.description`` names: a property
+    of the anchor, a grouped aggregate, an aggregate, rows ordered by a property, ages, a selection; or, on their
+    own forms, a comparison of two entities or of two counts, and the connections of one entity. Where schema
+    paths tie, ``f.exemplar_rels`` and then ``chooser`` pick one. Drops from ``f.anchors`` an anchor it joins along a self-relationship ("Who follows Keanu Reeves?")."""
     v = view
     target = f.target
     if f.connections is not None and len(f.anchors) == 1:
