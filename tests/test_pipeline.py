@@ -182,7 +182,6 @@ def test_unused_numbers(question, cypher, params, left):
 
 @pytest.mark.parametrize("question", ["Which laureates were born in Iceland?", "Which laureates shared 3 prizes?",
                                       "Who won a Nobel Prize for work on insulin?",
-                                      "Which physics prize was worth more in today's money, 1901 or 2001?",
                                       "Which physics prizes were awarded in 1901 and 2001?"])
 def test_a_plan_that_ignores_part_of_the_question_says_dont_know(pipe, question):
     r = pipe.ask(question, "nobel")

@@ -150,3 +150,8 @@ def test_an_unquoted_substring_needs_a_text_property_or_a_name(pipe):
     assert r.status == "dont_know"  # no text property named: not a substring of the laureates' names
     r = ask(pipe, "whose names end in son", "movies")
     assert "Jack Nicholson" in {row[0] for row in r.rows}
+
+
+def test_two_years_as_alternatives(pipe):
+    r = ask(pipe, "Which physics prize was worth more in today's money, 1901 or 2001?", "nobel")
+    assert [row[1] for row in r.rows] == [2001] and "IN" in r.cypher
