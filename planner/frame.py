@@ -76,7 +76,7 @@ class Frame:
     shown: list[str] = field(default_factory=list)  # labels returned before the target ("where were X born")
     age: tuple[str, str, str] | None = None  # (label, year property, target's birth year): an age at that year
     age_cond: tuple[str, int] | None = None  # (op, years): a condition on the age ("lived to be 100 or older")
-    connections: str | None = None  # "how is X connected to movies": the far label ("" for any), every edge
+    connections: str | None = None  # "how is X connected to films": the far label ("" for any), every edge
     compare: tuple[str, str] | None = None  # yes/no: (property, op), the first anchor's value <op> the second's
     cycle: bool = False  # "the same movie", "also", "themselves": relationships named close on one node
     labels_mentioned: list[str] = field(default_factory=list)

@@ -473,7 +473,7 @@ def _missing(expr: str, typ: str | None, missing: bool) -> str:
 
 def _connections(f: Frame, v: SchemaView) -> Compiled:
     """Returns the plan listing every relationship of the anchor ("In what ways is Tom Hanks connected to
-    movies?"): its type and the node at the other end, by that node's display property (and its label when any
+    films?"): its type and the node at the other end, by that node's display property (and its label when any
     label may be at the other end)."""
     a = f.anchors[0]
     far = f"(b:{ident(f.connections)})" if f.connections else "(b)"

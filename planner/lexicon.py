@@ -355,7 +355,7 @@ class Lexicon:
             after = terms[i + 1] if i + 1 < len(terms) else None
             if (phrase in self.view.spec.name.lower() and after and not low[e:after[0]].strip()
                     and "." not in after[3] and self._used(after[3], cypher)):
-                continue  # "Nobel laureates" in the nobel graph: the graph's name before a label it uses
+                continue  # "Nobel laureates" in a graph named after the prize: its name before a label it uses
             if self._used(target, cypher) or phrase in STOP:
                 continue  # "Name the films ...": an imperative, not the name property
             if phrase in OPERATORS and (f.order or f.agg):

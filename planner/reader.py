@@ -867,7 +867,7 @@ def ages(r: Reading) -> None:
 
 
 def connections(r: Reading) -> None:
-    """"In what ways is Tom Hanks connected to movies?", "How is Marie Curie connected to the rest of the
+    """"In what ways is Tom Hanks connected to films?", "How is Marie Curie connected to the rest of the
     graph?": every relationship of the one named entity (to nodes of the label named, or to any), with the node
     at the other end."""
     f = r.frame
@@ -1156,7 +1156,7 @@ def _year_prop(r: Reading, pos: int, with_target: bool = True) -> tuple[str, str
                 best = (dist, (owner, prop, typ))
     if best:
         return best[1]
-    # a year with no property named: the one year-like property of the label just before it ("movies from the
+    # a year with no property named: the one year-like property of the label just before it ("films from the
     # 90s"), else of an anchored, mentioned or target label
     near = [lb for s, lb in r.labels_at if s < pos and len(re.findall(r"[a-z']+", r.masked[s:pos])) <= 4]
     labels = near[-1:] + [m.label for m in f.anchors] + f.labels_mentioned + ([f.target] if with_target else [])
