@@ -63,7 +63,7 @@ class Frame:
     agg_label: str | None = None
     agg_prop: str | None = None
     group_prop: str | None = None  # group by a property of the target instead of the node
-    having: tuple[str, float] | None = None
+    having: tuple[str, float | AggregateOf] | None = None  # a bound on the grouped count: a number or the average
     order: str | None = None  # "agg" or a property of the target (or of ``order_label``)
     order_label: str | None = None  # another label whose property orders ("who directed the oldest movie")
     desc: bool = True

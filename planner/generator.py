@@ -318,6 +318,12 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             key = disp
         if grouped:
             cypher = f"{match}{where_agg} WITH {key} AS {_alias(key)}, {inner} AS value"
+            if f.having and isinstance(f.having[1], AggregateOf):
+                # "more laureates born there than the average country": each group's count against their average
+                again = f"{match}{where_agg} WITH average, {key} AS {_alias(key)}, {inner} AS value"
+                cypher += f" WITH avg(value) AS average {again} WHERE value {f.having[0]} average"
+                cypher += f" RETURN {_alias(key)}, value ORDER BY value DESC, {_alias(key)}"
+                return Compiled(cypher, params, f, description="grouped aggregate against its average")
             if f.having:
                 params["h"] = f.having[1]
                 cypher += f" WHERE value {f.having[0]} $h"

@@ -883,6 +883,22 @@ def connections(r: Reading) -> None:
     r.used += [(m.start(), m.end()), *[w.span() for w in re.finditer(r"\bways?\b", r.low)]]
 
 
+def count_against_average(r: Reading) -> None:
+    """"Which countries have more laureates born there than the average country?": the count of a label per
+    node of the target, against the average of those counts."""
+    f = r.frame
+    m = re.search(r"\b(more|fewer|less)\s+([a-z]+)\b.*\bthan\s+(?:the\s+|an?\s+)?(?:average|mean|typical)\s+([a-z]+)",
+                  r.low)
+    if not m or f.target is None:
+        return
+    counted, per = r.lex.entries.get(m.group(2)), r.lex.entries.get(m.group(3))
+    if counted not in r.view.nodes or per != f.target or counted == per:
+        return
+    f.agg, f.agg_label, f.agg_prop, f.group_prop = "count", counted, None, None
+    f.having, f.order, f.limit = (">" if m.group(1) == "more" else "<", AggregateOf("avg")), None, None
+    r.used.append(m.span())
+
+
 def count_comparison(r: Reading) -> None:
     """"Were more laureates born in the USA than in the United Kingdom?" (yes/no), "How many more ... than"
     (the difference), "Japan or Russia: which has more laureates born there?" (the top one): the counts of a
@@ -930,7 +946,7 @@ def unsupported(r: Reading) -> None:
     if f.agg == "count" and f.order == "agg" and f.agg_label in anchored and f.agg_label != f.target:
         f.notes.append(f"unexplained: a ranking by the named {f.agg_label}")  # each counts it once
     if re.search(r"\bthan\s+(?:the|an?)\s+(?:average|mean)\b", r.low) and not any(
-            isinstance(c.value, AggregateOf) for c in f.conds):
+            isinstance(c.value, AggregateOf) for c in f.conds) and not (f.having and isinstance(f.having[1], AggregateOf)):
         f.notes.append("unexplained: a comparison with an average")
 
 
@@ -949,7 +965,7 @@ RULES: tuple[Rule, ...] = (schema_words, anchors, target, of_labels, negations, 
                            arithmetic, comparisons, years,
                            string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property,
                            relationship_property, negated_properties, entity_comparison, count_comparison,
-                           ages, connections, unsupported)
+                           count_against_average, ages, connections, unsupported)
 
 
 def read(question: str, lex: Lexicon, mentions: list[Mention] | None = None) -> Frame:

@@ -155,3 +155,9 @@ def test_an_unquoted_substring_needs_a_text_property_or_a_name(pipe):
 def test_two_years_as_alternatives(pipe):
     r = ask(pipe, "Which physics prize was worth more in today's money, 1901 or 2001?", "nobel")
     assert [row[1] for row in r.rows] == [2001] and "IN" in r.cypher
+
+
+def test_a_count_per_node_against_the_average_count(pipe):
+    r = ask(pipe, "Which countries have more laureates born there than the average country?", "nobel")
+    counts = {row[0]: row[1] for row in r.rows}
+    assert counts["USA"] > counts["France"] > 0 and "Iceland" not in counts and "avg(value)" in r.cypher
