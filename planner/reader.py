@@ -930,8 +930,9 @@ def count_comparison(r: Reading) -> None:
 
 def unsupported(r: Reading) -> None:
     """Shapes the generator has no form for make the plan unexplained, so the question is declined instead of
-    answered as another: "returned every book they borrowed" (all of a relationship), "more books than the
-    average member" (a count against an average of counts)."""
+    answered as another: "returned every book they borrowed" (all of a relationship), "two different books by
+    the same author" (a count within one row), a comparison with an average that no condition or count reads.
+    "The top 5 X" with nothing to rank by is marked unranked: answered only when no more than 5 match."""
     f = r.frame
     if re.search(r"\b(?:two|three|several)\s+different\s+[a-z]+\s+(?:by|of|from|in)\s+the\s+same\b", r.low):
         # "two different books by the same author"
