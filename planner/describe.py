@@ -29,6 +29,8 @@ from typing import Any
 
 from kgqa.kg.neighbourhood import Neighbourhood, entity_neighbourhood
 from kgqa.kg.operators import humanize
+from kgqa.planner.lexicon import plural
+from kgqa.planner.summarizer import join_words
 from kgqa.text import STOPWORDS
 
 INTENT = re.compile(
@@ -69,15 +71,6 @@ def fmt(value: Any) -> str:
 
 def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1].rstrip() + "…"
-
-
-def plural(words: str) -> str:
-    """English plural of a humanized label ("category" -> "categories")."""
-    if re.search(r"[^aeiou]y$", words):
-        return words[:-1] + "ies"
-    if re.search(r"(s|x|z|ch|sh)$", words):
-        return words + "es"
-    return words + "s"
 
 
 # -- detection -------------------------------------------------------------------------------------
@@ -173,10 +166,6 @@ def _details(pairs: list[tuple[str, str]], limit: int = MAX_VALUE) -> str:
     return "; ".join(f"{k} {_clip(v, limit)}" for k, v in pairs)
 
 
-def _join(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
-
-
 def verbalize(hood: Neighbourhood, spec) -> Description:
     """The paragraph, fact lines, values and evidence rows of a neighbourhood, in the schema's own names."""
     sub = hood.subgraph
@@ -259,9 +248,9 @@ def _sentences_about(hood: Neighbourhood, spec, names: dict[str, str], nid: str,
         more = ", among others" if len(members) > limit else ""
         kind = humanize(label) if len(members) == 1 else plural(humanize(label))
         if d == "out":
-            out.append(f"{names[nid]} {humanize(rel)} the {kind} {_join(items)}{more}.")
+            out.append(f"{names[nid]} {humanize(rel)} the {kind} {join_words(items)}{more}.")
         else:
-            out.append(f"{names[nid]} has the {kind} that {humanize(rel)} it: {_join(items)}{more}.")
+            out.append(f"{names[nid]} has the {kind} that {humanize(rel)} it: {join_words(items)}{more}.")
     return out
 
 

@@ -14,7 +14,7 @@ from typing import Any
 from kgqa.kg.cypher import literal
 from kgqa.kg.schema import ident
 from kgqa.planner.frame import AggregateOf, Chooser, Compiled, Cond, Frame
-from kgqa.planner.lexicon import is_time_like
+from kgqa.planner.lexicon import YES_NO, is_time_like
 from kgqa.planner.schema_view import SchemaView
 
 RANGE_OPS = frozenset({"<", ">", "<=", ">="})
@@ -207,7 +207,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             # "Marie Curie ... Einstein": two entities of one label cannot be one node
             f.notes.append(f"unexplained: {m.text} beside {other.text}")
         prev = next((a for a in f.anchors[:i] if a.label == m.label and a.prop == m.prop), None)
-        if prev is not None and re.match(r"\s*(?:is|was|were|are|did|does|do|has|have|had)\b", f.question.lower()):
+        if prev is not None and YES_NO.match(f.question.lower()):
             # "Was The Matrix released before Cast Away?": a yes/no comparison of two entities
             f.notes.append(f"unexplained: {m.text} compared with {prev.text}")
         if prev is not None:

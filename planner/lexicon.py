@@ -73,7 +73,7 @@ def plural(word: str) -> str:
     """Returns an English plural of a noun (regular rules)."""
     if word.endswith("y") and word[-2:-1] not in tuple("aeiou"):
         return word[:-1] + "ies"
-    return word + ("es" if word.endswith(("s", "x", "ch", "sh")) else "s")
+    return word + ("es" if word.endswith(("s", "x", "z", "ch", "sh")) else "s")
 
 
 def relationship_words(rel: str, src: str, dst: str) -> dict[str, str]:
@@ -147,6 +147,8 @@ def is_time_like(prop: str) -> bool:
     return is_year_like(prop) or is_date_like(prop)
 
 
+# a yes/no question: it opens with an auxiliary verb ("Was The Matrix released before Cast Away?")
+YES_NO = re.compile(r"\s*(?:is|was|were|are|did|does|do|has|have|had)\b")
 # after a label word, words that make it the graph's name ("the movie graph"), not the label
 GRAPH_NAME = re.compile(r"\s+(?:graph|database|dataset|data|db)\b")
 

@@ -28,6 +28,7 @@ from kgqa.planner.lexicon import (
     OPERATORS,
     TIME_CUES,
     YEAR,
+    YES_NO,
     Lexicon,
     is_birth,
     is_date_like,
@@ -780,7 +781,7 @@ def entity_comparison(r: Reading) -> None:
     question names, else the label's birth or single time property the comparative implies."""
     f = r.frame
     difference = re.match(r"\s*how many years\b", r.low)  # "How many years older is X than Y?"
-    if not (re.match(r"\s*(?:is|was|were|are|did|does|do|has|have|had)\b", r.low) or difference) \
+    if not (YES_NO.match(r.low) or difference) \
             or len(f.anchors) != 2:
         return
     a, b = f.anchors
@@ -920,7 +921,7 @@ def count_comparison(r: Reading) -> None:
         f.target, f.agg, f.agg_label, f.order, f.desc, f.limit = a.label, "count", counted, "agg", more, 1
     elif re.search(r"\bthan\b", between) and re.match(r"\s*how many more\b", r.low):
         f.target, f.agg, f.agg_label, f.compare = a.label, "count", counted, ("count", "-")
-    elif re.search(r"\bthan\b", between) and re.match(r"\s*(?:is|was|were|are|did|does|do|has|have|had)\b", r.low):
+    elif re.search(r"\bthan\b", between) and YES_NO.match(r.low):
         f.target, f.agg, f.agg_label, f.compare = a.label, "count", counted, ("count", ">" if more else "<")
     else:
         return

@@ -25,7 +25,8 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
-def _join(items: list[str]) -> str:
+def join_words(items: list[str]) -> str:
+    """Returns the items as English lists them ("a, b and c")."""
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
@@ -54,7 +55,7 @@ def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 100, hid
     if all(len(r) == 1 for r in rows):
         items = [_fmt(r[0]) for r in rows[:limit]]
         more = f" (and {len(rows) - limit} more)" if len(rows) > limit else ""
-        return f"{_join(items)}{more} ({len(rows)} in all)." if len(rows) > 1 else f"{items[0]}."
+        return f"{join_words(items)}{more} ({len(rows)} in all)." if len(rows) > 1 else f"{items[0]}."
     if len(rows) == 1 and isinstance(rows[0][0], bool):  # a yes/no comparison, with its evidence
         return f"{'Yes' if rows[0][0] else 'No'} ({', '.join(_fmt(x) for x in rows[0][1:])})."
     items = []
