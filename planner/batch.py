@@ -325,9 +325,9 @@ def candidates(results: list[Result], *, max_rows: int = MAX_ROWS, describe_char
     out = []
     for i, r in enumerate(results):
         if r.status == "answered" and "describe" in r.operators and r.subgraph:
-            desc = describe.from_subgraph(r.subgraph, chars)
+            facts = describe.select(r.subgraph, chars)
+            desc = describe.from_subgraph(r.subgraph, chars, facts)
             if desc.facts:
-                facts = describe.select(r.subgraph, chars)
                 sub = Subgraph(dict(facts.nodes), list(facts.edges.values()))  # what the prompt states
                 out.append(Item(i, r.question, sub, "\n".join(desc.contexts), desc.values, desc, facts))
             continue

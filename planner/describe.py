@@ -387,14 +387,14 @@ def select(subgraph: dict, chars: int = PROMPT_CHARS) -> Facts:
     return out
 
 
-def from_subgraph(subgraph: dict, chars: int = PROMPT_CHARS) -> Description:
+def from_subgraph(subgraph: dict, chars: int = PROMPT_CHARS, selected: Facts | None = None) -> Description:
     """The description's checkable parts (name, compact facts within ``chars``, contexts, values, neighbours) from
     its stored subgraph: the batch path reads it from a result, possibly a cached one. The centre is the first
-    node."""
+    node. ``selected``: the facts :func:`select` already chose from it (not chosen again)."""
     nodes, edges = subgraph.get("nodes") or {}, subgraph.get("edges") or []
     centre = next(iter(nodes), "")
     name = str(nodes.get(centre, {}).get("_name", ""))
-    facts = select(subgraph, chars).lines()
+    facts = (selected if selected is not None else select(subgraph, chars)).lines()
     hop1 = [e["dst"] if e["src"] == centre else e["src"] for e in edges if centre in (e["src"], e["dst"])]
     values: list[str] = []
     for props in [*nodes.values(), *(e.get("props") or {} for e in edges)]:
