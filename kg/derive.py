@@ -4,11 +4,12 @@
 title-like string with a high distinct ratio, else the key); the name-like properties the entity index
 links against (short strings, mostly distinct); which label a bare "who" asks for (a person-like label, if
 there is one); and a description for the router (labels, relationship types, property names, a few sampled
-values). Nothing here knows any particular graph.
+values); the properties a text key is composed of, when there is no name to show. Nothing here knows any particular graph.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from kgqa.kg.cypher import quote
@@ -78,6 +79,31 @@ def choose_names(display: str, pk: str, strings: dict[str, PropStats]) -> list[s
     return out
 
 
+def slug(value: object) -> str:
+    """Returns ``value`` as lower-case words joined by hyphens ("Physiology or Medicine" ->
+    "physiology-or-medicine")."""
+    return "-".join(re.findall(r"[^\W_]+", str(value).lower()))
+
+
+def key_parts(graph: Graph, label: str, pk: str, props: list[str], sample: int = 50) -> list[str]:
+    """Returns the properties a text key is composed of (a prize keyed "physics-1903" by its category and
+    year), in key order: each one's value, as words, is part of the key on every sampled node. A key so
+    composed says less than its parts, which are shown beside it."""
+    others = [p for p in props if p != pk]
+    if not others:
+        return []
+    cols = ", ".join(f"n.{quote(p)}" for p in [pk, *others])
+    rows = graph.query(f"MATCH (n:{quote(label)}) RETURN {cols} LIMIT {sample}", row_cap=sample).rows
+    keys = [slug(r[0]) for r in rows]
+    found = []
+    for i, prop in enumerate(others, start=1):
+        values = [(k, slug(r[i])) for k, r in zip(keys, rows) if r[i] is not None and not isinstance(r[i], bool)]
+        if len(values) >= max(3, len(rows) // 2) and all(
+                len(x) >= 3 and re.search(rf"(?:^|-){re.escape(x)}(?:-|$)", k) for k, x in values):
+            found.append((min(k.find(x) for k, x in values), prop))
+    return [p for _, p in sorted(found)]
+
+
 def person_label(schema: GraphSchema) -> str | None:
     """Returns the label a bare "who" asks for: the one whose name is a person noun, or failing that the one
     with the most person-like properties (birth, gender, first/last name); None when no label looks so."""
@@ -105,11 +131,15 @@ def describe(schema: GraphSchema, display: dict[str, str]) -> str:
 def derive_spec(graph: Graph, name: str | None = None) -> DomainSpec:
     """Returns the spec of ``graph`` derived from its catalogue and data alone (no annotations)."""
     schema = GraphSchema.from_graph(graph, samples=3)
-    keys, display, names = {}, {}, {}
+    keys, display, names, parts = {}, {}, {}, {}
     for label, node in schema.nodes.items():
         keys[label] = node.primary_key
         strings = string_stats(graph, label, [p for p, t in node.properties if t == "STRING"])
         display[label] = choose_display(node.primary_key, strings)
         names[label] = choose_names(display[label], node.primary_key, strings)
+        if display[label] == node.primary_key and node.primary_key in strings:
+            found = key_parts(graph, label, node.primary_key, [p for p, _ in node.properties])
+            if found:
+                parts[label] = found
     return DomainSpec(name=name or graph.domain, description=describe(schema, display), primary_keys=keys,
-                      display=display, name_props=names, who=person_label(schema))
+                      display=display, name_props=names, who=person_label(schema), key_parts=parts)

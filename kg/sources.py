@@ -17,7 +17,7 @@ from kgqa.kg.dataset import Dataset
 from kgqa.kg.ddl import SourceError
 from kgqa.kg.domains import BUNDLED
 
-LOADER_VERSION = "kg-loader-2"
+LOADER_VERSION = "kg-loader-3"  # 3: the spec derives key_parts
 
 
 @dataclass

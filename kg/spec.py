@@ -18,7 +18,8 @@ SPEC_FILE = "spec.json"  # the derived spec, written beside the graph when it is
 class DomainSpec:
     """A graph's naming: keys, display and name properties per label, the router's description, the words
     people use for its schema (word -> ``Label``, ``Label.prop``, ``rel:TYPE[>Label]`` or
-    ``Label.prop=value``) and the label a bare "who" asks for."""
+    ``Label.prop=value``), the label a bare "who" asks for and the properties a key without a name is
+    composed of."""
 
     name: str
     description: str
@@ -28,6 +29,7 @@ class DomainSpec:
     words: dict[str, str] = field(default_factory=dict)
     who: str | None = None
     phrases: dict[str, Any] = field(default_factory=dict)  # how questions are phrased (pre-warm synthesis)
+    key_parts: dict[str, list[str]] = field(default_factory=dict)  # label -> props its text key is made of
 
     def display_prop(self, label: str) -> str:
         """Returns the property that renders a node of ``label`` (its key when none is set)."""

@@ -513,10 +513,13 @@ def _count_comparison(f: Frame, v: SchemaView, chooser: Chooser | None) -> Compi
 
 
 def _key_column(v: SchemaView, label: str, variable: str) -> list[str]:
-    """The key column shown beside the display one when they differ (``[]`` otherwise): two nodes that share a
-    name stay two rows, and each row says which node it is."""
+    """The key column shown beside the display one when they differ: two nodes that share a name stay two rows,
+    and each row says which node it is. A text key shown for want of a name gets the properties it is made
+    of beside it instead ("physics-1903": the category and the year); ``[]`` otherwise."""
     key = v.spec.primary_keys.get(label)
-    return [f"{variable}.{ident(key)}"] if key and key != v.display(label) and key in v.nodes.get(label, {}) else []
+    if key and key == v.display(label):
+        return [f"{variable}.{ident(p)}" for p in v.spec.key_parts.get(label, []) if p in v.nodes.get(label, {})]
+    return [f"{variable}.{ident(key)}"] if key and key in v.nodes.get(label, {}) else []
 
 
 def _one_entity(anchors: list, v: SchemaView, label: str) -> bool:

@@ -450,7 +450,8 @@ class Pipeline:
             grounded = dispatcher.grounded(frame) or (frame is None and r.cache.get("plan_hit", False))
             answer, status = summarizer.summarize(question, r.columns, rows,
                                                   empty_is_answer=grounded and error is None, subject=subject,
-                                                  keys=set(d.view.spec.primary_keys.values()))
+                                                  keys=set(d.view.spec.primary_keys.values()),
+                                                  parts={p for ps in d.view.spec.key_parts.values() for p in ps})
             r.answer, r.status = answer, status
             r.evidence = "rows" if rows else ("subgraph" if r.subgraph else "none")
             if error:

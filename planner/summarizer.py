@@ -32,13 +32,18 @@ def join_words(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def beside_keys(columns: list[str], keys: set[str]) -> set[int]:
+def beside_keys(columns: list[str], keys: set[str], parts: set[str] = frozenset()) -> set[int]:
     """Returns the positions of key columns shown beside their node's display column (``p.productID`` after
-    ``p.productName``): evidence in the rows, left out of the sentence."""
+    ``p.productName``), or before the properties the key is made of (``p.id`` before ``p.category``, when
+    ``parts`` holds it): evidence in the rows, left out of the sentence."""
     hidden = set()
-    for i in range(1, len(columns)):
-        var, _, prop = columns[i].partition(".")
-        if prop in keys and columns[i - 1].startswith(var + ".") and columns[i - 1] != columns[i]:
+    for i, col in enumerate(columns):
+        var, _, prop = col.partition(".")
+        if prop not in keys:
+            continue
+        if i > 0 and columns[i - 1].startswith(var + ".") and columns[i - 1] != col:
+            hidden.add(i)
+        elif i + 1 < len(columns) and columns[i + 1].startswith(var + ".") and columns[i + 1][len(var) + 1:] in parts:
             hidden.add(i)
     return hidden
 
@@ -67,12 +72,14 @@ def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 100, hid
 
 
 def summarize(question: str, columns: list[str], rows: list[list[Any]], *, empty_is_answer: bool = False,
-              subject: str = "results", keys: set[str] = frozenset()) -> tuple[str, str]:
+              subject: str = "results", keys: set[str] = frozenset(),
+              parts: set[str] = frozenset()) -> tuple[str, str]:
     """(answer, status) from the rows. Empty rows give 'I don't know' unless the query was fully grounded,
-    in which case 'none' is itself the answer. Key columns beside a display column (``keys``: the graph's
-    primary-key properties) stay out of the sentence."""
+    in which case 'none' is itself the answer. Key columns beside a display column or before the properties
+    they are made of (``keys``: the graph's primary-key properties; ``parts``: those properties) stay out of
+    the sentence."""
     if rows and not (len(rows) == 1 and all(v is None for v in rows[0])):
-        return render_rows(columns, rows, hide=beside_keys(columns or [], keys)), "answered"
+        return render_rows(columns, rows, hide=beside_keys(columns or [], keys, parts)), "answered"
     if empty_is_answer:
         return f"None: the knowledge graph has no {subject} matching the question.", "answered"
     return DONT_KNOW, "dont_know"
