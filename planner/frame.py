@@ -32,10 +32,14 @@ class Mention:
 
 @dataclass(frozen=True)
 class AggregateOf:
-    """A condition's value that is an aggregate of the rows the rest of the question matches: "priced above
-    the average price" compares each price with ``avg`` over the same rows."""
+    """A condition's value that is an aggregate: over every node (or edge) holding the property ("priced above
+    the average price of all products", scope ``all``), over the rows the rest of the question matches
+    ("born before the cast's average birth year", scope ``rows``), or per node of a label the row reaches
+    ("above the average price of products in their category", scope ``group``)."""
 
     fn: str  # avg
+    scope: str = "rows"  # "rows" | "all" | "group" (per node of ``group``: "of products in their category")
+    group: str | None = None
 
 
 @dataclass
@@ -63,6 +67,7 @@ class Frame:
     agg_label: str | None = None
     agg_prop: str | None = None
     group_prop: str | None = None  # group by a property of the target instead of the node
+    per_target: bool | None = None  # an aggregate of another label per target node (None: when they differ)
     having: tuple[str, float | AggregateOf] | None = None  # a bound on the grouped count: a number or the average
     order: str | None = None  # "agg" or a property of the target (or of ``order_label``)
     order_label: str | None = None  # another label whose property orders ("who directed the oldest movie")

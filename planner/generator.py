@@ -39,6 +39,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     for c in f.conds:
         if c.rel is None:
             labels_needed.append(c.label)
+        if isinstance(c.value, AggregateOf) and c.value.group:
+            labels_needed.append(c.value.group)  # "the average price in their category": the row's category
     if f.agg_label and f.agg_label not in v.rel_props:
         labels_needed.append(f.agg_label)
     if f.order_label:
@@ -270,9 +272,24 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     match = "MATCH " + ", ".join(patterns)
     where_sql = (" WHERE " + " AND ".join(where)) if where else ""
     if against:
-        # "priced above the average price": the average over the same rows first, then each row against it
+        # "priced above the average price": the average first, over every node (or edge) holding the property
+        # or over the same rows, then each row against it
         c, holder = against[0]
-        match = f"{match}{where_sql} WITH {c.value.fn}({holder}.{ident(c.prop)}) AS average {match}"
+        if c.value.scope == "all":
+            every = f"()-[x:{ident(c.rel)}]->()" if c.rel else f"(x:{ident(c.label)})"
+            match = f"MATCH {every} WITH {c.value.fn}(x.{ident(c.prop)}) AS average {match}"
+        elif c.value.scope == "group":
+            # "above the average price of products in their category": each category's average, joined to
+            # the row's own category on its key
+            every = _group_pattern(v, c, c.value.group)
+            if every is None or c.value.group not in var_of:
+                f.notes.append(f"unexplained: an average per {c.value.group}")
+                every = f"(g:{ident(c.value.group)})"
+            gkey = ident(v.key(c.value.group))
+            match = (f"MATCH {every} WITH g.{gkey} AS gk, {c.value.fn}(x.{ident(c.prop)}) AS average {match}")
+            where_sql = (where_sql + " AND " if where_sql else " WHERE ") + f"{var_of.get(c.value.group, 'g')}.{gkey} = gk"
+        else:
+            match = f"{match}{where_sql} WITH {c.value.fn}({holder}.{ident(c.prop)}) AS average {match}"
         where_sql = (where_sql + " AND " if where_sql else " WHERE ") + f"{holder}.{ident(c.prop)} {c.op} average"
     # a condition's values are shown only where the question leaves them open ("price above 50": which
     # prices); "discontinued" or "in 1996" would repeat the question in every row. Of another label, only a
@@ -303,6 +320,9 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 # another label ("how many laureates in each category"), each counted once
             if f.agg_prop:  # "how many different categories": distinct values
                 inner = f"count(DISTINCT {agg_holder}.{ident(f.agg_prop)})"
+        elif f.age and not f.agg_prop:
+            # "the average age of directors when their movies came out": the aggregate of the ages
+            inner = f"{f.agg}({var_of[f.age[0]]}.{ident(f.age[1])} - {t}.{ident(f.age[2])})"
         else:
             inner = f"{f.agg}({agg_holder}.{ident(f.agg_prop)})"
             if exists_only and f.agg_label not in v.rel_props:
@@ -311,7 +331,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 dedupe = f" WITH DISTINCT {t}, {agg_holder}" if agg_holder != t else f" WITH DISTINCT {t}"
         where_agg = where_sql + dedupe
         grouped = f.order == "agg" or f.having is not None or bool(f.group_prop) or (
-            f.agg_label not in (None, target))
+            f.agg_label not in (None, target) and f.per_target is not False)
         if f.group_prop:
             key = f"{t}.{ident(f.group_prop)}"
         else:
@@ -539,6 +559,24 @@ def _negated_step(v: SchemaView, target: str, name: str) -> tuple[str, str, str]
         if rel == name or other == name:
             return rel, direction, other
     return None
+
+
+def _group_pattern(v: SchemaView, c: Cond, group: str) -> str | None:
+    """Returns the pattern from the holder ``x`` of ``c``'s property to a node ``g`` of ``group`` (the
+    relationship itself when the property is an edge's, with ``group`` at one end), or None when none joins."""
+    if c.rel:
+        for src, dst in v.rels.get(c.rel, []):
+            if group in (src, dst):
+                return (f"(g:{ident(group)})-[x:{ident(c.rel)}]->()" if src == group
+                        else f"()-[x:{ident(c.rel)}]->(g:{ident(group)})")
+        return None
+    paths = v.paths(c.label, group, max_hops=2)
+    if not paths:
+        return None
+    pattern = f"(x:{ident(c.label)})"
+    for i, (rel, direction, other) in enumerate(paths[0], start=1):
+        pattern += f"{_arrow(ident(rel), direction)}({'g' if i == len(paths[0]) else f'n{i}'}:{ident(other)})"
+    return pattern
 
 
 def _arrow(rel: str, direction: str, variable: str = "") -> str:

@@ -103,7 +103,8 @@ CYCLE = re.compile(r"\b(?:same|also|both|themselves|himself|herself|itself|their
 def negations(r: Reading) -> None:
     """A relationship or label word right after "never", "no", "without", "not" ("people who never reviewed
     a movie", "laureates with no birth city") is negated: the generator asks that no such edge exists.
-    "the same movie", "also", "themselves" close a cycle: relationships named on one node."""
+    "the same movie", "also", "themselves" close a cycle: relationships named on one node ("also" followed
+    by "a movie" does not)."""
     f = r.frame
     for s, name in [(s, rel) for s, rel in f.rel_at] + r.labels_at:
         if name != f.target and NEGATION.search(r.low[max(0, s - 30):s]) and name not in f.negated:
@@ -112,7 +113,10 @@ def negations(r: Reading) -> None:
     # "never acted in a film": the far end of a negated relationship is negated with it
     ends = {lb for rel in f.negated for pair in r.view.rels.get(rel, []) for lb in pair} - {f.target}
     f.labels_mentioned = [lb for lb in f.labels_mentioned if lb not in f.negated and lb not in ends]
-    f.cycle = bool(CYCLE.search(r.low))
+    # "people who have also acted in a movie": "also" before an indefinite node is any such edge, no cycle
+    f.cycle = any(not (m.group() == "also" and re.match(r"also\s+(?:[a-z]+\s+){1,3}?(?:a|an|any|some|another|other)\b",
+                                                        r.low[m.start():]))
+                  for m in CYCLE.finditer(r.low))
 
 
 def anchors(r: Reading) -> None:
@@ -189,14 +193,23 @@ def value_words(r: Reading) -> None:
 
 AGGREGATE_COMPARISON = re.compile(
     r"\b(more than|greater than|higher than|larger than|above|over|exceeding|less than|lower than|smaller than|"
-    r"below|under|earlier than|before|later than|after)\s+(?:the\s+|an?\s+)?(?:[a-z']+\s+){0,2}?(average|mean)\b")
-_ABOVE = ("more than", "greater than", "higher than", "larger than", "above", "over", "exceeding", "later than",
-          "after")
+    r"below|under|earlier than|before|later than|after|(?:more|greater|higher|larger|less|lower|smaller|fewer)"
+    r"\s+(?:[a-z`'_]+\s+){1,4}?than)\s+(?:the\s+|an?\s+)?(?:[a-z']+\s+){0,2}?(average|mean)\b")
+_ABOVE = ("more", "greater", "higher", "larger", "above", "over", "exceeding", "later", "after")
+
+
+CORRELATED = re.compile(r"\b(?:their|its|his|her|the same|that|this|each|per|own|respective|corresponding)\b")
+CLAUSE_END = re.compile(r"\s+(?:and|but|or|while|whose)\b|[,;?.!]|$")
 
 
 def aggregate_comparisons(r: Reading) -> None:
-    """"products priced above the average price", "born before the cast's average birth year": a property
-    compared with its average over the rows the rest of the question matches."""
+    """"products priced above the average price (of all products)": a property compared with its average over
+    every node holding it; "born before the cast's average birth year", "economics prizes worth more than the
+    average economics prize": over the rows the rest of the question matches (a possessive, or the same
+    restriction on both sides); per node of the label the question correlates ("of products in their
+    category", "the same order", "for that product"). An average over rows only its own phrase restricts
+    ("of products supplied by supplier '1'") or per value ("in the same country") has no form: the plan is
+    unexplained."""
     f = r.frame
     for m in AGGREGATE_COMPARISON.finditer(r.low):
         after = [(o, p) for s, e, o, p in r.props_at if s >= m.end(2)]
@@ -205,8 +218,31 @@ def aggregate_comparisons(r: Reading) -> None:
         if hit is None or not (r.view.prop_type(*hit) or "").startswith(("INT", "DOUBLE", "FLOAT", "DECIMAL")):
             continue
         owner, prop = hit
-        f.conds.append(Cond(owner, prop, ">" if m.group(1) in _ABOVE else "<", AggregateOf("avg"), _rel_of(r, owner)))
-        r.used.append((m.start(), m.end()))
+        scope_end = m.end() + CLAUSE_END.search(r.low, m.end()).start() - m.end()
+        scope = r.low[m.end():scope_end]
+        # restrictions in the average's own phrase: linked values, and words that name one ("economics")
+        inside = [(x.label, x.prop, str(x.value)) for x in r.mentions if m.end() <= x.start < scope_end]
+        inside += [t for s, e, _, t in r.terms if m.end() <= s < scope_end and "=" in t]
+        outside = {(x.label, x.prop, str(x.value)) for x in r.mentions if x.end <= m.start()}
+        outside |= {t for s, e, _, t in r.terms if e <= m.start() and "=" in t}
+        if any(x not in outside for x in inside) or re.search(rf"\b{NUMBER}\b", scope):
+            f.notes.append("unexplained: an average over rows only its own phrase restricts")
+            continue
+        op = ">" if m.group(1).split()[0] in _ABOVE else "<"
+        per = CORRELATED.search(scope)
+        if per:
+            # "above the average unit price of products in their category": per category, the row's own
+            word = re.match(r"\s*([a-z]+)", scope[per.end():])
+            group = r.lex.entries.get(word.group(1)) if word else None
+            if group not in r.view.nodes or group == owner:
+                f.notes.append("unexplained: an average per group")
+                continue
+            f.conds.append(Cond(owner, prop, op, AggregateOf("avg", "group", group), _rel_of(r, owner)))
+            r.used.append((m.start(), scope_end))
+            continue
+        rows = bool(inside) or re.search(r"(?:'s|s')\s+(?:[a-z]+\s+){0,2}$", r.low[:m.start(2)])
+        f.conds.append(Cond(owner, prop, op, AggregateOf("avg", "rows" if rows else "all"), _rel_of(r, owner)))
+        r.used.append((m.start(), scope_end))
 
 
 def _consumed(r: Reading, pos: int) -> bool:
@@ -300,7 +336,13 @@ def comparisons(r: Reading) -> None:
             hit = _closest_numeric_prop(r, m.start(), m.end(), strings=op == "=")
             if hit:
                 owner, prop = hit
-                f.conds.append(Cond(owner, prop, op, value, _rel_of(r, owner)))
+                agg = _aggregated(r, owner, prop, m.start())
+                if agg and op != "=" and not f.agg:
+                    # "categories with an average product price greater than 20": a bound on each target's
+                    # aggregate, not on every value
+                    f.agg, f.agg_label, f.agg_prop, f.having = agg, owner, prop, (op, value)
+                else:
+                    f.conds.append(Cond(owner, prop, op, value, _rel_of(r, owner)))
                 r.used.append((m.start(), m.end()))
     # "zero units in stock", "with 0 units on order"
     for m in re.finditer(r"\b(zero|no|0)\s+(units in stock|units on order|reorder level|stock)", low):
@@ -431,16 +473,22 @@ def string_conditions(r: Reading) -> None:
         best = None
         substring = op in ("CONTAINS", "STARTS WITH", "ENDS WITH")
         for ps, pe, owner, prop in r.props_at:
-            # a relationship's text ("work mentioning DNA": the prize's motivation) only for a substring
-            if view.prop_type(owner, prop) != "STRING" or (owner in view.rel_props and not substring):
-                continue
             dist = lit.start - pe if pe <= lit.start else ps - lit.end + 20
+            # a relationship's text ("work mentioning DNA": the prize's motivation) for a substring, or for a
+            # value right after its name ("the summary 'A solid romp'")
+            if view.prop_type(owner, prop) != "STRING" or (owner in view.rel_props and not substring
+                                                           and not 0 <= dist <= 4):
+                continue
             if best is None or dist < best[0]:
                 best = (dist, owner, prop)
         if best is None and f.target and (lit not in unquoted or re.search(r"\b(?:names?|titles?|called)\b", low)):
             # no text property named: what names the target, when quoted or when the question says so ("whose
             # names end in son"); "work mentioning DNA" is no name
             best = (0, f.target, view.display(f.target))
+            if op == "=" and lit not in unquoted:
+                # a quoted value the entity index does not hold: no node is so named, and nothing says which
+                # text it is ("reviewed as 'Pretty funny at times'"); not an empty answer either
+                f.notes.append(f"unexplained: {lit.text!r} names no {f.target}")
         if best:
             # a substring written all in one case ('FREEDOM', 'burg') matches whatever the data's casing is
             fold = op in ("CONTAINS", "STARTS WITH", "ENDS WITH") and (lit.text.islower() or lit.text.isupper())
@@ -574,6 +622,10 @@ def superlatives(r: Reading) -> None:
             f.order = prop if owner == f.target else None
             if owner != f.target:
                 f.agg, f.agg_label, f.agg_prop, f.order = "sum", owner, prop, "agg"
+        elif sup and sup.group(1) not in ("most", "least") and owner in view.nodes:
+            # "Which suppliers supply the product with the highest unit price?": that product's suppliers, not
+            # a sum of prices per supplier (only "most"/"least" amounts add up)
+            f.order_label, f.order = owner, prop
         else:
             f.agg, f.agg_label, f.agg_prop, f.order = "sum", owner, prop, "agg"
     elif counted or freq or (sup and not after):
@@ -687,6 +739,19 @@ def aggregates(r: Reading) -> None:
                     f.target = f.anchors[0].label
                 if re.search(r"\b(each|per|by)\b", low):
                     f.order = None
+                # "by" groups after a noun ("average price by category"), not after a verb ("ordered by
+                # customers in the USA": who did it)
+                per = re.search(r"\b(?:(?:by |for )?(?:each|every)|per|(?<!ed )(?<!en )by)\s+([a-z]+)", low)
+                label = r.lex.entries.get(per.group(1)) if per else None
+                if label in r.view.nodes:
+                    # "the average unit price of products supplied by each supplier": per supplier
+                    f.target, f.per_target = label, True
+                elif per and re.match(r"(?:by |for )?(?:each|every|per)\b", per.group(0)) and not (
+                        label and "." in label and "=" not in label):
+                    f.notes.append(f"unexplained: per {per.group(1)}")  # "in each year": no form for it
+                else:
+                    # "the average quantity of products ordered by the customer ALFKI": one figure
+                    f.per_target = False
                 return
 
 
@@ -847,6 +912,7 @@ def ages(r: Reading) -> None:
         others = [m.label for m in f.anchors if m.label != f.target]
         others += [lb for rel in f.rel_hints for pair in view.rels.get(rel, []) for lb in pair if lb != f.target]
         others += [c.label for c in f.conds if c.label != f.target]
+        others += [lb for lb in f.labels_mentioned if lb != f.target]
         event = next((lb for lb in dict.fromkeys(others) if len(_timed(view, lb)) == 1
                       and view.prop_type(lb, _timed(view, lb)[0]).startswith("INT")), None)
         if event is None:
@@ -856,6 +922,9 @@ def ages(r: Reading) -> None:
     if bound:
         f.age_cond = (">=" if bound.group(2) or "least" in bound.group(0) else "=", int(bound.group(1)))
         r.used.append(bound.span())
+    if f.agg in ("avg", "min", "max") and re.search(r"\b(?:average|mean|minimum|maximum)\s+age\b", low):
+        # "the average age of directors at the time of their movie release": of the ages, not of the years
+        f.agg_label, f.agg_prop = None, None
     sup = re.search(r"\b(longest|youngest|oldest|shortest)\b", low)
     if sup:
         f.order, f.desc = "age", sup.group(1) in ("longest", "oldest")
@@ -947,6 +1016,11 @@ def unsupported(r: Reading) -> None:
     anchored = {a.label for a in f.anchors if a.prop == r.view.display(a.label)}
     if f.agg == "count" and f.order == "agg" and f.agg_label in anchored and f.agg_label != f.target:
         f.notes.append(f"unexplained: a ranking by the named {f.agg_label}")  # each counts it once
+    for m in re.finditer(r"\b(?:greater|more|less|fewer|higher|lower|larger|smaller)\s+than\s+['\"]([^'\"]+)['\"]",
+                         r.low):
+        if re.search(r"[a-z]", m.group(1)):
+            # "a quantity per unit greater than '10 boxes'": words do not order as numbers or dates do
+            f.notes.append(f"unexplained: an order on the text {m.group(1)!r}")
     if re.search(r"\bthan\s+(?:the|an?)\s+(?:average|mean)\b", r.low) and not any(
             isinstance(c.value, AggregateOf) for c in f.conds) and not (f.having and isinstance(f.having[1], AggregateOf)):
         f.notes.append("unexplained: a comparison with an average")
@@ -1114,6 +1188,16 @@ def _counted_label(r: Reading, after: str) -> str | None:
     if found and "." not in found and not found.startswith("rel:"):
         return found
     return None
+
+
+def _aggregated(r: Reading, owner: str, prop: str, before: int) -> str | None:
+    """Returns the aggregate ("sum", "avg") a word names right before the mention of ``owner.prop`` nearest
+    ahead of ``before`` ("a total quantity", "an average product price"), else None."""
+    starts = [ps for ps, pe, o, p in r.props_at if (o, p) == (owner, prop) and pe <= before]
+    if not starts:
+        return None
+    m = re.search(r"\b(total|average|mean|sum of)\s+(?:[a-z]+\s+){0,2}$", r.low[max(0, starts[-1] - 40):starts[-1]])
+    return None if m is None else {"total": "sum", "sum of": "sum"}.get(m.group(1), "avg")
 
 
 def _closest_numeric_prop(r: Reading, s: int, e: int, *, strings: bool = True) -> tuple[str, str] | None:

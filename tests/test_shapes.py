@@ -170,3 +170,60 @@ def test_a_key_made_of_other_properties_is_shown_by_them(pipe, kgqa_home):
     assert sorted(row[1:] for row in r.rows) == [["Chemistry", 1911], ["Physics", 1903]]
     assert "Physics (1903)" in r.answer and "physics-1903" not in r.answer
     assert pipe.domains["movies"].view.spec.key_parts == {}  # every label there has a name
+
+
+def test_an_average_over_all_nodes_or_per_group(pipe, graph):
+    g = graph("northwind")
+    # "of all products": the average over every product, not over the products the rest of the question reaches
+    r = ask(pipe, "Find the customers who have placed orders that include products with a reorder level lower "
+                  "than the average reorder level of all products.", "northwind")
+    assert r.cypher.startswith("MATCH (x:Product) WITH avg(x.reorderLevel) AS average")
+    # "in their category": each product against its own category's average
+    r = ask(pipe, "Which products have a unit price higher than the average unit price of products in their "
+                  "category?", "northwind")
+    expected = g.query("MATCH (p:Product)-[:PART_OF]->(c:Category) WITH c, avg(p.unitPrice) AS a "
+                       "MATCH (q:Product)-[:PART_OF]->(c) WHERE q.unitPrice > a RETURN q.productName").rows
+    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected)
+    # an average restricted only by its own phrase has no form: declined, not answered as another
+    r = pipe.ask("List all products that have a unit price greater than the average unit price of products "
+                 "supplied by supplier '1'.", "northwind", use_answer_cache=False)
+    assert r.status == "dont_know"
+
+
+def test_aggregates_per_node_only_when_asked(pipe, graph):
+    r = ask(pipe, "What is the average unit price of products supplied by each supplier?", "northwind")
+    assert len(r.rows) == graph("northwind").query("MATCH (s:Supplier) RETURN count(s)").rows[0][0]
+    r = ask(pipe, "What is the average quantity ordered for products in the 'Dairy Products' category?", "northwind")
+    assert len(r.rows) == 1 and len(r.rows[0]) == 1  # one figure, not one per product
+    r = ask(pipe, "Which categories have an average product price greater than 30?", "northwind")
+    assert r.rows and all(row[1] > 30 for row in r.rows) and "WHERE value > 30" in r.cypher
+
+
+def test_the_superlative_of_another_label_orders_that_label(pipe):
+    r = ask(pipe, "Which suppliers supply the product with the highest unit price?", "northwind")
+    assert [row[0] for row in r.rows] == ["Aux joyeux ecclésiastiques"] and "Côte de Blaye" in r.rows[0]
+
+
+def test_text_does_not_order(pipe):
+    r = pipe.ask("Which products have a quantity per unit greater than '10 boxes'?", "northwind",
+                 use_answer_cache=False)
+    assert r.status == "dont_know"
+
+
+def test_average_age_and_relationship_text_values(pipe, graph):
+    r = ask(pipe, "What is the average age of directors at the time of their movie release?", "movies")
+    expected = graph("movies").query("MATCH (p:Person)-[:DIRECTED]->(m:Movie) RETURN avg(m.released - p.born)").rows
+    assert r.rows[0][0] == pytest.approx(expected[0][0])
+    r = ask(pipe, 'List all the movies that have the summary "A solid romp".', "movies")
+    assert r.rows == [["The Da Vinci Code"]]
+    # a quoted value no node holds, with nothing saying which text it is: declined, not "none"
+    r = pipe.ask('Which movies have been reviewed as "Pretty funny at times"?', "movies", use_answer_cache=False)
+    assert r.status == "dont_know"
+
+
+def test_also_before_an_indefinite_node_is_no_cycle(pipe):
+    r = pipe.ask("List the titles of movies directed by people who have also acted in a movie.", "movies",
+                 use_answer_cache=False)
+    assert r.status == "dont_know"  # another movie than the one directed: no form yet, so no cycle answer
+    r = ask(pipe, "Who directed a movie they also acted in?", "movies")
+    assert ["Tom Hanks", "That Thing You Do"] in r.rows
