@@ -16,6 +16,9 @@ split. Types and words are imported from :mod:`~kgqa.planner.frame` and :mod:`~k
 
 from __future__ import annotations
 
+from copy import deepcopy
+from dataclasses import replace
+
 from kgqa.planner.frame import Chooser, Compiled, Frame, Mention
 from kgqa.planner.generator import generate
 from kgqa.planner.lexicon import Lexicon
@@ -56,6 +59,17 @@ class Compiler:
         f.exemplar_rels = dict(exemplar_rels or {})
         f.linked = [(m.start, m.end) for m in f.anchors]
         return [generate(f, self.view, self.chooser)]
+
+    def folded(self, f: Frame) -> Compiled | None:
+        """Returns the plan of ``f`` with its substring conditions written in mixed case made case-insensitive
+        ("a tagline containing the word Love" where the data writes "love"), or None when it has none."""
+        conds = [replace(c, fold=True) if c.op in ("CONTAINS", "STARTS WITH", "ENDS WITH") and not c.fold
+                 and isinstance(c.value, str) and c.value != c.value.lower() else c for c in f.conds]
+        if conds == f.conds:
+            return None
+        again = deepcopy(f)
+        again.conds, again.notes = deepcopy(conds), []
+        return generate(again, self.view, self.chooser)
 
     def unexplained(self, f: Frame) -> list[str]:
         """Returns the content words the frame leaves unexplained: :meth:`Lexicon.unexplained`."""

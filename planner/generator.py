@@ -325,7 +325,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             inner = f"{f.agg}({var_of[f.age[0]]}.{ident(f.age[1])} - {t}.{ident(f.age[2])})"
         else:
             inner = f"{f.agg}({agg_holder}.{ident(f.agg_prop)})"
-            if exists_only and f.agg_label not in v.rel_props:
+            if len(var_of) > 1 and f.agg_label not in v.rel_props:
                 # "the average prize amount of the physics prizes awarded": a prize with three laureates
                 # counts once
                 dedupe = f" WITH DISTINCT {t}, {agg_holder}" if agg_holder != t else f" WITH DISTINCT {t}"

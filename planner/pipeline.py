@@ -181,6 +181,18 @@ class Pipeline:
 
         return answer_batch(self, questions)
 
+    @staticmethod
+    def _execute(d: Domain, cypher: str, params: dict[str, Any]) -> tuple[list[str], list[list[Any]], str | None]:
+        """Returns (columns, rows rendered, error) of one query; rows in a stable order unless it orders."""
+        try:
+            res = d.graph.query(cypher, params)
+        except (QueryTimeout, QueryError) as err:
+            return [], [], str(err)
+        rows = [render_row(row, d.view.spec) for row in res.rows]
+        if not _ORDERED.search(cypher):  # hash order varies between runs; answers and caches should not
+            rows.sort(key=lambda row: [(v is None, str(v)) for v in row])
+        return res.columns, rows, None
+
     @contextmanager
     def _timed(self, timings: dict[str, float], stage: str):
         t0 = time.perf_counter()
@@ -412,19 +424,19 @@ class Pipeline:
         cypher = repaired.cypher
         r.cypher = inline_params(cypher, params)
         r.cypher_run, r.params = cypher, dict(params)  # what executes below, shown beside r.cypher
-        error = None
-        rows: list[list[Any]] = []
         with self._timed(timings, "execute"):
-            try:
-                res = d.graph.query(cypher, params)
-                r.columns = res.columns
-                rows = [render_row(row, d.view.spec) for row in res.rows]
-                if not _ORDERED.search(cypher):  # hash order varies between runs; answers and caches should not
-                    rows.sort(key=lambda row: [(v is None, str(v)) for v in row])
-            except QueryTimeout as err:
-                error = str(err)
-            except QueryError as err:
-                error = str(err)
+            columns, rows, error = self._execute(d, cypher, params)
+            folded = d.compiler.folded(frame) if frame is not None and not rows and error is None else None
+            if folded is not None:
+                # "a tagline containing the word Love" finds nothing as written: the data's casing differs,
+                # so the same words in any case
+                again = validate_and_repair(d.graph, d.view, folded.cypher, folded.params, self.settings.repair_rounds)
+                if again.ok:
+                    columns2, rows2, error2 = self._execute(d, again.cypher, folded.params)
+                    if rows2 and error2 is None:
+                        cypher, params, frame, columns, rows = again.cypher, folded.params, folded.frame, columns2, rows2
+                        r.cypher, r.cypher_run, r.params = inline_params(cypher, params), cypher, dict(params)
+        r.columns = columns
         if frame is not None and frame.unranked and frame.limit and len(rows) > frame.limit:
             # "the top 5 customers from the USA": more match and nothing says which five
             r.status, r.answer, r.evidence, r.rows = "dont_know", summarizer.DONT_KNOW, "none", []

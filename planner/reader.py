@@ -922,8 +922,10 @@ def ages(r: Reading) -> None:
     if bound:
         f.age_cond = (">=" if bound.group(2) or "least" in bound.group(0) else "=", int(bound.group(1)))
         r.used.append(bound.span())
-    if f.agg in ("avg", "min", "max") and re.search(r"\b(?:average|mean|minimum|maximum)\s+age\b", low):
+    of_ages = re.search(r"\b(average|mean|minimum|maximum)\s+age\b", low)
+    if of_ages and f.agg in (None, "avg", "min", "max"):
         # "the average age of directors at the time of their movie release": of the ages, not of the years
+        f.agg = {"minimum": "min", "maximum": "max"}.get(of_ages.group(1), "avg")
         f.agg_label, f.agg_prop = None, None
     sup = re.search(r"\b(longest|youngest|oldest|shortest)\b", low)
     if sup:

@@ -227,3 +227,20 @@ def test_also_before_an_indefinite_node_is_no_cycle(pipe):
     assert r.status == "dont_know"  # another movie than the one directed: no form yet, so no cycle answer
     r = ask(pipe, "Who directed a movie they also acted in?", "movies")
     assert ["Tom Hanks", "That Thing You Do"] in r.rows
+
+
+def test_a_substring_in_another_case_and_averages_over_distinct_nodes(pipe, graph):
+    g = graph("movies")
+    # "Love" is written "love" in the taglines: nothing as written, so the same word in any case
+    r = ask(pipe, 'Show me the movies with a tagline containing the word "Love".', "movies")
+    expected = g.query("MATCH (m:Movie) WHERE lower(m.tagline) CONTAINS 'love' RETURN m.title").rows
+    assert sorted(r.rows) == sorted(expected) and "lower(" in r.cypher
+    r = ask(pipe, 'List the movies with a tagline containing the word "Real".', "movies")
+    assert "lower(" not in r.cypher  # found as written: the user's casing is the data's
+    # each actor once, however many such movies they acted in
+    r = ask(pipe, "What is the average born year of people who acted in movies released after 2000?", "movies")
+    expected = g.query("MATCH (p:Person)-[:ACTED_IN]->(m:Movie) WHERE m.released > 2000 WITH DISTINCT p "
+                       "RETURN avg(p.born)").rows
+    assert r.rows[0][0] == pytest.approx(expected[0][0])
+    r = ask(pipe, 'What is the average age of actors in the movie "Speed Racer"?', "movies")
+    assert len(r.rows) == 1 and 20 < r.rows[0][0] < 60
