@@ -404,8 +404,9 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             best = "max" if f.desc else "min"
             tie = (where_sql + " AND " if where_sql else " WHERE ") + f"{ocol} = top"
             cypher = (f"{match}{where_sql} WITH {best}({ocol}) AS top {match}{tie} "
-                      f"RETURN {', '.join(dict.fromkeys(cols))}")
+                      f"RETURN {'DISTINCT ' if len(var_of) > 1 else ''}{', '.join(dict.fromkeys(cols))}")
             return Compiled(cypher, params, f, description="top group by property")
+
         cypher = (f"{match}{where_sql} RETURN {', '.join(dict.fromkeys(cols))} "
                   f"ORDER BY {ocol} {'DESC' if f.desc else 'ASC'}{', ' + disp if disp != ocol else ''}")
         if f.limit:

@@ -622,10 +622,15 @@ def superlatives(r: Reading) -> None:
             f.order = prop if owner == f.target else None
             if owner != f.target:
                 f.agg, f.agg_label, f.agg_prop, f.order = "sum", owner, prop, "agg"
-        elif sup and sup.group(1) not in ("most", "least") and owner in view.nodes:
-            # "Which suppliers supply the product with the highest unit price?": that product's suppliers, not
-            # a sum of prices per supplier (only "most"/"least" amounts add up)
+        elif sup and owner in view.nodes and (sup.group(1) not in ("most", "least") or (
+                after[0][0] == sup.end() + 1 and any(s0 > after[0][0] for s0, lb in labels_at if lb == owner))):
+            # "Which suppliers supply the product with the highest unit price?", "the most expensive product":
+            # that product's suppliers, not a sum of prices per supplier (only "most"/"least" amounts add up)
             f.order_label, f.order = owner, prop
+            if f.limit and f.limit > 1:
+                # "the orders that include the top 3 most expensive products": the three products first, then
+                # their orders; a limit on the joined rows would answer another question
+                f.notes.append(f"unexplained: the top {f.limit} {owner} nodes")
         else:
             f.agg, f.agg_label, f.agg_prop, f.order = "sum", owner, prop, "agg"
     elif counted or freq or (sup and not after):
