@@ -214,6 +214,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             f.notes.append(f"unexplained: {m.text} compared with {prev.text}")
         if prev is not None:
             between = f.question[prev.end:m.start].lower()
+            if m.label == target and f.rel_hints and not re.search(r"\bor\b", between):
+                # "the actors in movies directed by both Lilly and Lana Wachowski": two named people reached
+                # through other nodes, not the people asked for
+                f.notes.append(f"unexplained: {m.text} and {prev.text} as other {target} nodes")
             if re.search(r"\bor\b", between) or m.label == target or m.label not in path_of:
                 continue  # joined into the first anchor's IN list below
             if re.search(r"\bthan\b", between):
@@ -407,6 +411,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                       f"RETURN {'DISTINCT ' if len(var_of) > 1 else ''}{', '.join(dict.fromkeys(cols))}")
             return Compiled(cypher, params, f, description="top group by property")
 
+        if f.limit:  # "the top 3 movies with the most votes": a node without the value does not rank
+            where_sql = (where_sql + " AND " if where_sql else " WHERE ") + f"{ocol} IS NOT NULL"
         cypher = (f"{match}{where_sql} RETURN {', '.join(dict.fromkeys(cols))} "
                   f"ORDER BY {ocol} {'DESC' if f.desc else 'ASC'}{', ' + disp if disp != ocol else ''}")
         if f.limit:

@@ -1023,6 +1023,9 @@ def unsupported(r: Reading) -> None:
     anchored = {a.label for a in f.anchors if a.prop == r.view.display(a.label)}
     if f.agg == "count" and f.order == "agg" and f.agg_label in anchored and f.agg_label != f.target:
         f.notes.append(f"unexplained: a ranking by the named {f.agg_label}")  # each counts it once
+    words = re.search(rf"\b(?:{NUMBER}|single|multiple)\s+words?\b", r.low)
+    if words:
+        f.notes.append(f"unexplained: {words.group(0)}")  # "a title containing only one word": a word count
     for m in re.finditer(r"\b(?:greater|more|less|fewer|higher|lower|larger|smaller)\s+than\s+['\"]([^'\"]+)['\"]",
                          r.low):
         if re.search(r"[a-z]", m.group(1)):

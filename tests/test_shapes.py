@@ -253,3 +253,15 @@ def test_most_with_an_adjective_orders_the_label_it_qualifies(pipe):
     r = pipe.ask("List the orders that include the top 3 most expensive products.", "northwind",
                  use_answer_cache=False)
     assert r.status == "dont_know"
+
+
+def test_declines_for_shapes_without_a_form(pipe):
+    for question in ("List the movies with a title containing only one word.",
+                     "List the actors who have acted in movies directed by both Lilly Wachowski and Lana Wachowski."):
+        r = pipe.ask(question, "movies", use_answer_cache=False)
+        assert r.status == "dont_know", (question, r.cypher)
+
+
+def test_a_ranking_leaves_out_nodes_without_the_value(pipe):
+    r = pipe.ask("Give me the top 3 people with the latest birth year.", "movies", use_answer_cache=False)
+    assert r.status == "answered" and "IS NOT NULL" in r.cypher and all(row[-1] is not None for row in r.rows)
