@@ -7,9 +7,17 @@ file is stable) and ``ordered`` (true iff the query has ``ORDER BY``), keeping t
 :data:`SHAPES`). It fails loudly when a gold query errors, when a question not of type ``empty`` returns
 nothing, or when an ``empty`` one returns rows.
 
+A set named in :data:`MIXED_SETS` (``unseen``: third-party questions on movies and northwind) holds lines of
+several domains: each line is run on its own ``domain``'s graph. Such a set may also hold lines of type
+``unanswerable`` (:data:`UNANSWERABLE`): the graph does not hold what they ask, or they are too vague to have
+one right answer, so the right outcome is a decline (``kgqa.evals.scorer``). Those carry an empty
+``gold_cypher``, ``gold_rows`` ``[]`` and a ``note`` saying why; nothing is run for them. Any line may carry
+a ``note`` (kept as it is).
+
     python -m kgqa.evals.make_gold                    # fill movies and nobel, building graphs if needed
     python -m kgqa.evals.make_gold library            # a registered graph's set (kgqa load --name library ...)
     python -m kgqa.evals.make_gold --check nobel      # verify the stored rows, change nothing
+    python -m kgqa.evals.make_gold --check unseen     # a mixed set: each line on its own domain's graph
 """
 
 from __future__ import annotations
@@ -27,11 +35,13 @@ from kgqa.jsonl import numbered_jsonl
 QUESTIONS_DIR = Path(__file__).resolve().parent / "questions"
 SET_DOMAINS = ("movies", "nobel")
 TYPES = ("single-hop", "filter", "aggregation", "multi-hop", "comparison", "empty")
+UNANSWERABLE = "unanswerable"  # mixed sets only: no gold query, the right outcome is a decline
+MIXED_SETS = ("unseen",)  # sets whose lines carry their own domain (run on that domain's graph)
 # The question shapes of issue 17 (``shape``, optional): what a set must cover, each measured on its own.
 SHAPES = ("superlative", "top-n", "rel-property", "string", "negation", "conjunction", "aggregate-comparison",
           "cycle", "role-target", "implicit-order", "return-asked", "arithmetic")
-FIELDS = ("id", "domain", "question", "gold_cypher", "gold_rows", "type", "shape", "ordered")
-OPTIONAL = ("shape",)  # written only when the line has it
+FIELDS = ("id", "domain", "question", "gold_cypher", "gold_rows", "type", "shape", "ordered", "note")
+OPTIONAL = ("shape", "note")  # written only when the line has it
 _ORDER_BY = re.compile(r"\bORDER\s+BY\b", re.I)
 
 
@@ -75,18 +85,29 @@ def run_gold(graph, cypher: str, spec) -> Gold:
     return Gold(rows, ordered)
 
 
+def set_types(name: str) -> tuple[str, ...]:
+    """The types a set's lines may have: :data:`TYPES`, and :data:`UNANSWERABLE` in a mixed set."""
+    return (*TYPES, UNANSWERABLE) if name in MIXED_SETS else TYPES
+
+
 def read_set(path: Path) -> list[dict]:
     """The questions of one set, checked for the required fields, a known type and unique ids
-    (:class:`GoldError` names the file and line otherwise)."""
+    (:class:`GoldError` names the file and line otherwise). An ``unanswerable`` line (mixed sets only) has
+    no gold query, no gold rows and a ``note``."""
     items: list[dict] = []
     seen: set[str] = set()
+    types = set_types(path.stem)
     for n, item in numbered_jsonl(path):
         items.append(item)
-        missing = [f for f in ("id", "domain", "question", "gold_cypher", "type") if not item.get(f)]
+        unanswerable = item.get("type") == UNANSWERABLE
+        required = ("id", "domain", "question", "type") + (("note",) if unanswerable else ("gold_cypher",))
+        missing = [f for f in required if not item.get(f)]
         if missing:
             raise GoldError(f"{path.name}:{n}: missing {', '.join(missing)}")
-        if item["type"] not in TYPES:
-            raise GoldError(f"{path.name}:{n}: type {item['type']!r} not one of {TYPES}")
+        if item["type"] not in types:
+            raise GoldError(f"{path.name}:{n}: type {item['type']!r} not one of {types}")
+        if unanswerable and (item.get("gold_cypher") or item.get("gold_rows")):
+            raise GoldError(f"{path.name}:{n}: an {UNANSWERABLE} line has no gold_cypher and no gold_rows")
         if "shape" in item and item["shape"] not in SHAPES:
             raise GoldError(f"{path.name}:{n}: shape {item['shape']!r} not one of {SHAPES}")
         if item["id"] in seen:
@@ -101,21 +122,33 @@ def fill_set(path: Path, graph, spec, *, check: bool = False) -> list[str]:
     Returns the ids whose stored rows/ordered differ from the computed ones (always empty after a
     fill). Raises :class:`GoldError` on a failing query or an unexpected (non-)empty result.
     """
+    return fill_lines(path, {spec.name: (graph, spec)}, check=check)
+
+
+def fill_lines(path: Path, graphs: dict[str, tuple[Any, Any]], *, check: bool = False) -> list[str]:
+    """:func:`fill_set` with one ``(graph, spec)`` per domain: each line runs on its own domain's graph (a
+    set of one domain passes one; a mixed set one per domain it holds). ``unanswerable`` lines get
+    ``gold_rows`` ``[]`` and ``ordered`` false without running anything."""
     items = read_set(path)
     problems, changed = [], []
     for item in items:
-        if item["domain"] != spec.name:
-            problems.append(f"{item['id']}: domain {item['domain']!r} in the {spec.name} set")
+        if item["type"] == UNANSWERABLE:
+            gold = Gold([], False)
+        elif item["domain"] not in graphs:
+            where = f"the {next(iter(graphs))} set" if len(graphs) == 1 else f"{path.name} (no graph given)"
+            problems.append(f"{item['id']}: domain {item['domain']!r} in {where}")
             continue
-        try:
-            gold = run_gold(graph, item["gold_cypher"], spec)
-        except GoldError as err:
-            problems.append(f"{item['id']} ({item['question']}): {err}")
-            continue
-        if item["type"] == "empty" and gold.rows:
-            problems.append(f"{item['id']} ({item['question']}): type empty but {len(gold.rows)} rows")
-        elif item["type"] != "empty" and not gold.rows:
-            problems.append(f"{item['id']} ({item['question']}): type {item['type']} returned nothing")
+        else:
+            graph, spec = graphs[item["domain"]]
+            try:
+                gold = run_gold(graph, item["gold_cypher"], spec)
+            except GoldError as err:
+                problems.append(f"{item['id']} ({item['question']}): {err}")
+                continue
+            if item["type"] == "empty" and gold.rows:
+                problems.append(f"{item['id']} ({item['question']}): type empty but {len(gold.rows)} rows")
+            elif item["type"] != "empty" and not gold.rows:
+                problems.append(f"{item['id']} ({item['question']}): type {item['type']} returned nothing")
         if item.get("gold_rows") != gold.rows or item.get("ordered") != gold.ordered:
             changed.append(item["id"])
         item["gold_rows"], item["ordered"] = gold.rows, gold.ordered
@@ -148,24 +181,29 @@ def main(argv: list[str] | None = None) -> int:
     from kgqa.settings import Settings
 
     ap = argparse.ArgumentParser(prog="python -m kgqa.evals.make_gold", description=__doc__.splitlines()[0])
-    ap.add_argument("domains", nargs="*", default=list(SET_DOMAINS), help="question sets (default: all)")
+    ap.add_argument("domains", nargs="*", default=list(SET_DOMAINS),
+                    help=f"question sets (default: {' '.join(SET_DOMAINS)}; mixed sets: {' '.join(MIXED_SETS)})")
     ap.add_argument("--check", action="store_true", help="verify the stored gold rows; write nothing")
     ap.add_argument("--rebuild", action="store_true", help="rebuild the graphs first")
     ap.add_argument("--questions", type=Path, default=QUESTIONS_DIR, help="directory of <domain>.jsonl")
     args = ap.parse_args(argv)
     settings = Settings.from_env()
     status = 0
-    for domain in args.domains:
-        path = args.questions / f"{domain}.jsonl"
-        graph = open_graph(domain, settings, rebuild=args.rebuild)
+    for name in args.domains:
+        path = args.questions / f"{name}.jsonl"
+        opened: dict = {}
         try:
-            changed = fill_set(path, graph, graph_spec(graph), check=args.check)
+            domains = sorted({item["domain"] for item in read_set(path)}) if name in MIXED_SETS else [name]
+            for domain in domains:
+                opened[domain] = open_graph(domain, settings, rebuild=args.rebuild)
+            changed = fill_lines(path, {d: (g, graph_spec(g)) for d, g in opened.items()}, check=args.check)
         except GoldError as err:
             print(f"FAIL {err}", file=sys.stderr)
             status = 1
             continue
         finally:
-            graph.close()
+            for graph in opened.values():
+                graph.close()
         n = len(read_set(path))
         if args.check and changed:
             print(f"FAIL {path.name}: stored gold differs for {', '.join(changed)}", file=sys.stderr)

@@ -10,6 +10,15 @@ status ``dont_know``, or an answer the judge reads as missing); :func:`outcome_t
 ``shape`` (issue 17's question shapes; questions without one count as ``other``). "The rows match" is issue
 17's strict rule, the gold's columns mapped onto the returned columns (``ex``; ``ex_strict`` also wants the
 same columns in the same positions).
+
+**Unanswerable questions.** A gold line of type ``unanswerable`` (``kgqa.evals.make_gold.UNANSWERABLE``; the
+mixed ``unseen`` set) asks for what the graph does not hold, or is too vague to have one right answer: its
+empty ``gold_rows`` do not mean "none", and the right outcome is a decline. For those lines only,
+:func:`score_item` turns the comparison around: a decline (a don't-know status, or an answer the judge reads
+as missing) is right (``ex`` and ``ex_strict`` true, judgement ``accurate``) and any answer is wrong (``ex``
+false, judgement ``hallucinated``), whatever rows it returned, an empty result included; :func:`outcome`
+is then ``right`` or ``wrong`` (``declined`` only when there is no prediction line at all). Every other type
+is scored as described above (an ``empty`` gold still matches only an empty result).
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from kgqa.evals.benchutil import percentile
+from kgqa.evals.make_gold import UNANSWERABLE  # a gold type whose right outcome is a decline (docstring)
 from kgqa.jsonl import read_jsonl
 from kgqa.kg.compare import rows_match
 
@@ -115,12 +125,23 @@ DECLINED_STATUSES = ("dont_know", "refused", "missing")
 NO_SHAPE = "other"
 
 
+def declined(status: str, judgement: str) -> bool:
+    """True when no answer was given: a don't-know status, or an answer the judge reads as missing."""
+    return status in DECLINED_STATUSES or judgement == "missing"
+
+
 def outcome(item: Item) -> str:
     """``declined`` when no answer was given (a don't-know status, or an answer the judge reads as missing),
     else ``right`` when the rows match the gold by the strict rule (``ex``: the gold's columns mapped onto the
     returned ones, order only where the gold orders, ties free), else ``wrong`` (answered but wrong: issue 17's
-    hallucination). The judge's verdict on the answer text is reported apart, as the CRAG figures."""
-    if item.status in DECLINED_STATUSES or item.judgement == "missing":
+    hallucination). The judge's verdict on the answer text is reported apart, as the CRAG figures.
+
+    An ``unanswerable`` question is ``right`` when declined and ``wrong`` when answered (:func:`score_item`
+    sets its ``ex`` so): a decline is what it asks for. With no prediction line at all it is ``declined``, as
+    any question is."""
+    if item.type == UNANSWERABLE and item.status != "missing":  # "missing": no prediction line at all
+        return "right" if item.ex else "wrong"
+    if declined(item.status, item.judgement):
         return "declined"
     return "right" if item.ex else "wrong"
 
@@ -142,7 +163,8 @@ def executable(pred: dict) -> bool:
 
 
 def score_item(pred: dict | None, gold: dict, *, judge=None) -> Item:
-    """Score one prediction line against its gold line (``pred`` None: no prediction was made)."""
+    """Score one prediction line against its gold line (``pred`` None: no prediction was made; an
+    ``unanswerable`` gold: right only when declined)."""
     from kgqa.evals.judge import judge_answer
 
     qtype = gold.get("type", "unknown")
@@ -156,6 +178,9 @@ def score_item(pred: dict | None, gold: dict, *, judge=None) -> Item:
     ex_strict = rows_match(rows, gold["gold_rows"], ordered, lenient=False)
     judgement = (judge or judge_answer)(pred.get("answer") or "", gold["gold_rows"],
                                         question=gold.get("question", ""), status=status).label
+    if qtype == UNANSWERABLE:  # the right outcome is a decline; any answer is wrong (module docstring)
+        ex = ex_strict = declined(status, judgement)
+        judgement = "accurate" if ex else "hallucinated"
     return Item(gold["id"], qtype, status, ran, ex, ex_strict, judgement,
                 _total_ms(pred.get("timings_ms") or {}), gold.get("shape"))
 

@@ -1,5 +1,7 @@
 """Our question sets: well-formed, covering the question shapes of issue 17, and every gold query reproduces its
-stored gold rows on the built graph (movies and nobel bundled, library loaded from tests/fixtures/library)."""
+stored gold rows on the built graph (movies and nobel bundled, library loaded from tests/fixtures/library). The
+mixed ``unseen`` set (third-party movies and northwind questions, labelled by hand) is checked the same way, each
+line on its own domain's graph, and is the deterministic sample its README describes."""
 
 from __future__ import annotations
 
@@ -18,18 +20,24 @@ from kgqa.evals.make_gold import (
     SET_DOMAINS,
     SHAPES,
     TYPES,
+    UNANSWERABLE,
     GoldError,
+    fill_lines,
     fill_set,
     has_order_by,
     read_set,
     run_gold,
+    set_types,
 )
 from kgqa.kg.compare import rows_match
 
 LIBRARY = Path(__file__).parent / "fixtures" / "library"
 ALL_SETS = (*SET_DOMAINS, "library")
 SETS = {domain: read_set(QUESTIONS_DIR / f"{domain}.jsonl") for domain in ALL_SETS}
-ITEMS = [item for items in SETS.values() for item in items]
+UNSEEN = read_set(QUESTIONS_DIR / "unseen.jsonl")
+UNSEEN_SOURCES = ("movies", "northwind")  # shared/data/unlabeled/<domain>_gemini.jsonl, drawn in this order
+UNSEEN_SEED, UNSEEN_PER_DOMAIN = 2026, 45
+ITEMS = [item for items in SETS.values() for item in items] + UNSEEN
 
 
 @pytest.mark.parametrize("domain", ALL_SETS)
@@ -88,12 +96,16 @@ def library(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def graphs(movies_graph, nobel_graph, spec, library):
-    return {"movies": (movies_graph, spec("movies")), "nobel": (nobel_graph, spec("nobel")), "library": library}
+def graphs(movies_graph, nobel_graph, northwind_graph, spec, library):
+    return {"movies": (movies_graph, spec("movies")), "nobel": (nobel_graph, spec("nobel")),
+            "northwind": (northwind_graph, spec("northwind")), "library": library}
 
 
 @pytest.mark.parametrize("item", ITEMS, ids=[i["id"] for i in ITEMS])
 def test_gold_query_reproduces_gold_rows(item, graphs):
+    if item["type"] == UNANSWERABLE:  # nothing to run: the right outcome is a decline
+        assert (item["gold_cypher"], item["gold_rows"], item["ordered"]) == ("", [], False)
+        return
     graph, spec = graphs[item["domain"]]
     gold = run_gold(graph, item["gold_cypher"], spec)
     assert gold.rows == item["gold_rows"]
@@ -125,6 +137,8 @@ def _answer_from_rows(rows: list[list]) -> str:
 
 def test_judge_accepts_answers_that_state_the_gold():
     for item in ITEMS:
+        if item["type"] == UNANSWERABLE:  # no gold to state: the scorer wants a decline (test_scorer)
+            continue
         verdict = judge_answer(_answer_from_rows(item["gold_rows"]), item["gold_rows"], question=item["question"])
         assert verdict.label == "accurate", (item["id"], verdict)
 
@@ -169,5 +183,76 @@ def test_make_gold_keeps_the_shape(tmp_path, movies_graph, spec):
                                                          | {"id": "movies-t2"}) + "\n")
     assert fill_set(path, movies_graph, spec("movies")) == []
     first, second = read_set(path)
-    assert list(first) == list(FIELDS) and first["shape"] == "rel-property"
+    assert list(first) == [f for f in FIELDS if f != "note"] and first["shape"] == "rel-property"
     assert "shape" not in second and first["gold_rows"] == second["gold_rows"] == [["Keanu Reeves"]]
+
+
+# -- the mixed set of third-party questions ---------------------------------------------------------
+def test_unseen_set_is_the_seeded_sample(data_dir):
+    """``random.Random(2026).sample(lines, 45)`` of each unlabeled file, movies then northwind, in the order
+    drawn, every drawn question kept with its text as written."""
+    expected = []
+    for domain in UNSEEN_SOURCES:
+        source = data_dir / "unlabeled" / f"{domain}_gemini.jsonl"
+        if not source.exists():
+            pytest.skip(f"no {source}")
+        lines = source.read_text(encoding="utf-8").splitlines()
+        expected += [json.loads(line) for line in random.Random(UNSEEN_SEED).sample(lines, UNSEEN_PER_DOMAIN)]
+    assert [(i["id"], i["domain"], i["question"]) for i in UNSEEN] == \
+        [(e["id"], e["domain"], e["question"]) for e in expected]
+
+
+def test_unseen_set_is_well_formed():
+    assert Counter(i["domain"] for i in UNSEEN) == {d: UNSEEN_PER_DOMAIN for d in UNSEEN_SOURCES}
+    assert len({i["question"].lower() for i in UNSEEN}) == len(UNSEEN)
+    for item in UNSEEN:
+        assert tuple(item) == tuple(f for f in FIELDS if f in item or f not in OPTIONAL), item["id"]
+        assert item["id"].startswith(f"{item['domain']}-gemini-"), item["id"]
+        assert item["type"] in set_types("unseen") and "shape" not in item, item["id"]
+        assert item["ordered"] == has_order_by(item["gold_cypher"]), item["id"]
+        assert (item["gold_rows"] == []) == (item["type"] in ("empty", UNANSWERABLE)), item["id"]
+        if item["type"] == UNANSWERABLE:
+            assert item["gold_cypher"] == "" and item["note"], item["id"]
+        else:
+            assert all(isinstance(r, list) and len(r) == len(item["gold_rows"][0]) for r in item["gold_rows"])
+    assert Counter(i["type"] for i in UNSEEN)[UNANSWERABLE] >= 1
+
+
+def test_make_gold_check_passes_on_the_unseen_set(graphs):
+    """``python -m kgqa.evals.make_gold --check unseen``: every stored row as the gold queries return them."""
+    assert fill_lines(QUESTIONS_DIR / "unseen.jsonl", graphs, check=True) == []
+
+
+def test_make_gold_fills_a_mixed_set_with_unanswerable_lines(tmp_path, graphs):
+    movies = {"id": "movies-x1", "domain": "movies", "question": "Who directed The Matrix?", "type": "single-hop",
+              "gold_cypher": "MATCH (p:Person)-[:DIRECTED]->(:Movie {title: 'The Matrix'}) RETURN p.name",
+              "note": "a note is kept"}
+    northwind = {"id": "northwind-x1", "domain": "northwind", "question": "How many categories are there?",
+                 "type": "aggregation", "gold_cypher": "MATCH (c:Category) RETURN count(c)"}
+    unknown = {"id": "movies-x2", "domain": "movies", "question": "Which movies have more than 100 votes?",
+               "type": UNANSWERABLE, "gold_cypher": "", "note": "no vote counts in the graph"}
+    path = tmp_path / "unseen.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in (movies, northwind, unknown)))
+    assert fill_lines(path, graphs) == []
+    first, second, third = read_set(path)
+    assert first["gold_rows"] == [["Lana Wachowski"], ["Lilly Wachowski"]] and first["note"] == "a note is kept"
+    assert list(first) == [f for f in FIELDS if f != "shape"] and "note" not in second
+    assert second["gold_rows"] == [[8]]
+    assert (third["gold_rows"], third["ordered"], third["note"]) == ([], False, "no vote counts in the graph")
+    assert fill_lines(path, graphs, check=True) == []
+
+    for broken, message in [
+        (unknown | {"gold_cypher": "MATCH (m:Movie) RETURN m"}, "has no gold_cypher"),
+        (unknown | {"gold_rows": [["The Matrix"]]}, "has no gold_cypher and no gold_rows"),
+        ({k: v for k, v in unknown.items() if k != "note"}, "missing note"),
+        (northwind | {"domain": "library"}, "domain 'library' in unseen.jsonl"),
+    ]:
+        path.write_text(json.dumps(broken) + "\n")
+        with pytest.raises(GoldError, match=message):
+            fill_lines(path, {d: graphs[d] for d in ("movies", "northwind")})
+    # a set of one domain takes no unanswerable line
+    single = tmp_path / "movies.jsonl"
+    single.write_text(json.dumps(unknown) + "\n")
+    with pytest.raises(GoldError, match="type 'unanswerable' not one of"):
+        read_set(single)
+    assert UNANSWERABLE not in TYPES

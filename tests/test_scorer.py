@@ -236,3 +236,38 @@ def test_ordered_ties_are_free_and_a_tie_cut_by_the_limit_may_keep_other_members
     # but a wrong member before the last run is wrong, and so is a wrong key
     assert not rows_match([["Grains", 4], ["Condiments", 1], ["Beverages", 1]], gold, ordered=True)
     assert not rows_match([["Meat", 4], ["Condiments", 1], ["Beverages", 2]], gold, ordered=True)
+
+
+def test_unanswerable_is_right_only_when_declined():
+    """An ``unanswerable`` gold (empty rows, no query) is right when the service declines and wrong when it
+    answers, even with an empty result that would match an ``empty`` gold; other types are unchanged."""
+    from kgqa.evals.scorer import outcome, outcome_table
+
+    gold = _gold(5, [], "unanswerable", question="Which movies have more than 100 votes?")
+    answered_empty = _pred(5, [], "There are no movies with more than 100 votes.")
+    answered_rows = _pred(5, [["The Matrix"]], "The Matrix.")
+    dont_know = _pred(5, None, "I don't know.", status="dont_know", cypher=None)
+    dont_know_text = _pred(5, [], "I don't know: the graph holds no vote counts.")
+
+    def item(pred):
+        return score_records([pred], [gold]).items[0]
+
+    for pred in (answered_empty, answered_rows):
+        scored = item(pred)
+        assert (scored.ex, scored.ex_strict, scored.judgement, outcome(scored)) == \
+            (False, False, "hallucinated", "wrong")
+    for pred in (dont_know, dont_know_text):
+        scored = item(pred)
+        assert (scored.ex, scored.ex_strict, scored.judgement, outcome(scored)) == (True, True, "accurate", "right")
+
+    report = score_records([dont_know, PREDS[2]], [gold, GOLDS[2]])
+    # the same decline on an ``empty`` gold (the right answer is "none") is still declined, not right
+    assert [outcome(i) for i in report.items] == ["right", "declined"]
+    assert report.execution_accuracy == pytest.approx(1 / 2)
+    assert report.by_type["unanswerable"].ex == 1 and report.by_type["empty"].ex == 0
+    assert outcome_table(report.items) == {"other": {"questions": 2, "right": 1, "wrong": 0, "declined": 1}}
+    # an empty answer to the ``empty`` gold is right, to the ``unanswerable`` one wrong
+    report = score_records([answered_empty | {"id": "g3"}, answered_empty], [GOLDS[2], gold])
+    assert [outcome(i) for i in report.items] == ["right", "wrong"]
+    # no prediction line at all: declined, for an unanswerable gold as for any other
+    assert outcome(score_records([], [gold]).items[0]) == "declined"
