@@ -79,6 +79,7 @@ class Frame:
     rel_prop: tuple[str, str] | None = None  # a relationship's property asked for ("what rating did X give Y")
     negated: list[str] = field(default_factory=list)  # relationships or labels the question negates ("never")
     shown: list[str] = field(default_factory=list)  # labels returned before the target ("where were X born")
+    shown_props: list[str] = field(default_factory=list)  # target properties asked to be shown ("the shipCity of")
     age: tuple[str, str, str] | None = None  # (label, year property, target's birth year): an age at that year
     age_cond: tuple[str, int] | None = None  # (op, years): a condition on the age ("lived to be 100 or older")
     connections: str | None = None  # "how is X connected to films": the far label ("" for any), every edge

@@ -33,6 +33,15 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     if f.compare and len(f.anchors) == 2:
         return _count_comparison(f, v, chooser) if f.agg == "count" else _comparison(f, v)
     params: dict[str, Any] = {}
+    # a property no node holds ("movies with more than 100 votes" where no movie has votes): the graph cannot
+    # say, and "none" would be a guess
+    asked = [(c.rel or c.label, c.prop) for c in f.conds] + [(f.order_label or target, f.order or ""),
+                                                              (f.agg_label or target, f.agg_prop or ""),
+                                                              (target, f.target_prop or "")]
+    asked += [(target, p) for p in f.shown_props] + ([f.rel_prop] if f.rel_prop else [])
+    for owner, prop in dict.fromkeys(asked):
+        if prop and v.is_empty(owner, prop):
+            f.notes.append(f"unexplained: {prop} (no {owner} in the graph has one)")
     labels_needed: list[str] = [target]
     for m in f.anchors:
         labels_needed.append(m.label)
@@ -270,7 +279,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         elif c.fn:  # "titles longer than 20 characters": size(m.title) > 20
             where.append(f"{c.fn}({holder}.{ident(c.prop)}) {c.op} ${pname}")
         else:
-            where.append(f"{holder}.{ident(c.prop)} {c.op} ${pname}")
+            ref = f"{holder}.{ident(c.prop)}"
+            where.append(f"{_number(v, c.label, c.prop, ref) if not isinstance(value, str) else ref} {c.op} ${pname}")
     t = var_of[target]
     disp = f"{t}.{ident(v.display(target))}"
     match = "MATCH " + ", ".join(patterns)
@@ -281,7 +291,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         c, holder = against[0]
         if c.value.scope == "all":
             every = f"()-[x:{ident(c.rel)}]->()" if c.rel else f"(x:{ident(c.label)})"
-            match = f"MATCH {every} WITH {c.value.fn}(x.{ident(c.prop)}) AS average {match}"
+            match = f"MATCH {every} WITH {c.value.fn}({_number(v, c.label, c.prop, f'x.{ident(c.prop)}')}) AS average {match}"
         elif c.value.scope == "group":
             # "above the average price of products in their category": each category's average, joined to
             # the row's own category on its key
@@ -290,11 +300,14 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 f.notes.append(f"unexplained: an average per {c.value.group}")
                 every = f"(g:{ident(c.value.group)})"
             gkey = ident(v.key(c.value.group))
-            match = (f"MATCH {every} WITH g.{gkey} AS gk, {c.value.fn}(x.{ident(c.prop)}) AS average {match}")
+            match = (f"MATCH {every} WITH g.{gkey} AS gk, "
+                     f"{c.value.fn}({_number(v, c.label, c.prop, f'x.{ident(c.prop)}')}) AS average {match}")
             where_sql = (where_sql + " AND " if where_sql else " WHERE ") + f"{var_of.get(c.value.group, 'g')}.{gkey} = gk"
         else:
-            match = f"{match}{where_sql} WITH {c.value.fn}({holder}.{ident(c.prop)}) AS average {match}"
-        where_sql = (where_sql + " AND " if where_sql else " WHERE ") + f"{holder}.{ident(c.prop)} {c.op} average"
+            match = (f"{match}{where_sql} WITH {c.value.fn}({_number(v, c.label, c.prop, f'{holder}.{ident(c.prop)}')}) "
+                     f"AS average {match}")
+        where_sql = (where_sql + " AND " if where_sql else " WHERE ") + (
+            f"{_number(v, c.label, c.prop, f'{holder}.{ident(c.prop)}')} {c.op} average")
     # a condition's values are shown only where the question leaves them open ("price above 50": which
     # prices); "discontinued" or "in 1996" would repeat the question in every row. Of another label, only a
     # time, of a label with few nodes per target ("won the physics prize in the 1920s": which year); other
@@ -304,9 +317,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                  and (c.label == target or (is_time_like(c.prop) and v.few_per(target, c.label)))]
 
     if f.target_prop:
-        cypher = f"{match}{where_sql} RETURN DISTINCT {disp}, {t}.{ident(f.target_prop)}"
-        if f.target_prop == v.display(target):
-            cypher = f"{match}{where_sql} RETURN DISTINCT {disp}"
+        asked = [disp, f"{t}.{ident(f.target_prop)}", *(f"{t}.{ident(p)}" for p in f.shown_props)]
+        cypher = f"{match}{where_sql} RETURN DISTINCT {', '.join(dict.fromkeys(asked))}"
         return Compiled(cypher, params, f, description="property of anchor")
 
     if f.agg:
@@ -328,7 +340,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             # "the average age of directors when their movies came out": the aggregate of the ages
             inner = f"{f.agg}({var_of[f.age[0]]}.{ident(f.age[1])} - {t}.{ident(f.age[2])})"
         else:
-            inner = f"{f.agg}({agg_holder}.{ident(f.agg_prop)})"
+            inner = f"{f.agg}({_number(v, f.agg_label or target, f.agg_prop, f'{agg_holder}.{ident(f.agg_prop)}')})"
             if len(var_of) > 1 and f.agg_label not in v.rel_props:
                 # "the average prize amount of the physics prizes awarded": a prize with three laureates
                 # counts once
@@ -369,7 +381,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         return Compiled(cypher, params, f, description="aggregate")
 
     shown = [f"{var_of[lb]}.{ident(v.display(lb))}" for lb in f.shown if lb in var_of]
-    cols = [*shown, disp, *_key_column(v, target, t)] + [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
+    cols = [*shown, disp, *_key_column(v, target, t)] + [f"{t}.{ident(p)}" for p in f.shown_props]
+    cols += [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
     if f.rel_prop and f.rel_prop[0] in rel_var:  # "what rating did X give Y": the relationship's property
         cols.append(f"{rel_var[f.rel_prop[0]]}.{ident(f.rel_prop[1])}")
     # a range on a relationship's property: its values ("reviews rated above 80")
@@ -398,7 +411,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         return Compiled(cypher, params, f, description="age")
     olabel = f.order_label or target
     if f.order and f.order in v.nodes.get(olabel, {}) and olabel in var_of:
-        ocol = f"{var_of[olabel]}.{ident(f.order)}"
+        ocol = _number(v, olabel, f.order, f"{var_of[olabel]}.{ident(f.order)}")
         if olabel != target:  # "who directed the oldest movie": the movie too
             cols.append(f"{var_of[olabel]}.{ident(v.display(olabel))}")
         if ocol not in cols:
@@ -566,6 +579,11 @@ def _negated_step(v: SchemaView, target: str, name: str) -> tuple[str, str, str]
         if rel == name or other == name:
             return rel, direction, other
     return None
+
+
+def _number(v: SchemaView, owner: str, prop: str, ref: str) -> str:
+    """Returns ``ref`` as a number when the property holds numbers written as text ("32.38"), else ``ref``."""
+    return f"CAST({ref} AS DOUBLE)" if v.is_numeric_text(owner, prop) else ref
 
 
 def _group_pattern(v: SchemaView, c: Cond, group: str) -> str | None:

@@ -341,6 +341,9 @@ def comparisons(r: Reading) -> None:
                     # "categories with an average product price greater than 20": a bound on each target's
                     # aggregate, not on every value
                     f.agg, f.agg_label, f.agg_prop, f.having = agg, owner, prop, (op, value)
+                elif agg and op == "=":
+                    # "products with a total discount of 0": the total of what, over which rows, is unsaid
+                    f.notes.append(f"unexplained: a {m.group(0)} total")
                 else:
                     f.conds.append(Cond(owner, prop, op, value, _rel_of(r, owner)))
                 r.used.append((m.start(), m.end()))
@@ -789,9 +792,38 @@ def asked_time(r: Reading, *labels: str) -> bool:
     return True
 
 
-def asked_property(r: Reading) -> None:
-    """'When was The Matrix released?' asks a property of the anchor, not a list of nodes."""
+ASKED_LEAD = re.compile(r"\s*(?:what|which|list|show|give|find|return|display|get)\b(?:\s+(?:me|us|is|are|was|were|"
+                        r"the|all|a|an|and|their|its|names?\s+and))*\s*$")
+
+
+def shown_properties(r: Reading) -> list[str]:
+    """Returns the target's properties the question asks to see, named before the target's word ("What is
+    the shipCity of the order with the highest freight?", "List the orderID and shipName of ...") or in a
+    "(show X and Y)" aside; none a condition, order or aggregate already reads."""
     f = r.frame
+    first = next((s for s, lb in r.labels_at if lb == f.target), None)
+    used = {c.prop for c in f.conds} | {f.order, f.agg_prop, r.view.display(f.target or "")}
+    out: list[str] = []
+    last = 0  # where the previous shown property's word ended
+    for s, e, owner, prop in r.props_at:
+        if owner != f.target:
+            continue
+        lead = first is not None and e <= first and bool(ASKED_LEAD.match(r.low[:s]) or (
+            last and re.fullmatch(r"[\s`'\",]*(?:and|,)?[\s`'\"]*", r.low[last:s])))
+        aside = re.search(r"\(\s*(?:show|showing|display|with|including|return)\b[^)]*$", r.low[:s])
+        if lead or aside:
+            last = e  # "the orderID and shipName of": the display property leads the list too
+            if prop not in used and prop not in out:
+                out.append(prop)
+    return out
+
+
+def asked_property(r: Reading) -> None:
+    """'When was The Matrix released?' asks a property of the anchor, not a list of nodes. Properties of the
+    target asked to be shown (:func:`shown_properties`) are returned beside it."""
+    f = r.frame
+    if f.target and not f.agg and not f.target_prop:
+        f.shown_props = shown_properties(r)
     if f.agg or f.order or not f.anchors:
         return
     anchor = f.anchors[0]

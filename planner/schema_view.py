@@ -5,6 +5,7 @@ Built once per serving graph from its engine's catalogue (:func:`kgqa.kg.backend
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -15,6 +16,7 @@ from kgqa.kg.spec import DomainSpec
 from kgqa.text import fold, name_words
 
 _LONG_TEXT = 60  # values longer than this are prose (taglines, motivations), not lookup values
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 
 
 def split_camel(name: str) -> str:
@@ -31,6 +33,8 @@ class SchemaView:
     values: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)  # folded -> [(label, prop, value)]
     rel_counts: dict[str, int] = field(default_factory=dict)  # type -> number of edges
     node_counts: dict[str, int] = field(default_factory=dict)  # label -> number of nodes
+    filled: dict[tuple[str, str], int] = field(default_factory=dict)  # (label or type, prop) -> non-null values
+    numeric_text: set[tuple[str, str]] = field(default_factory=set)  # text properties whose values are numbers
 
     @classmethod
     def from_graph(cls, graph: Graph, spec: DomainSpec) -> SchemaView:
@@ -44,7 +48,36 @@ class SchemaView:
         for label in view.nodes:
             view.node_counts[label] = graph.execute_unchecked(f"MATCH (n:`{label}`) RETURN count(n)").rows[0][0]
         view._index_values(graph)
+        view._profile(graph)
         return view
+
+    def _profile(self, graph: Graph) -> None:
+        """Counts each property's non-null values, and finds the text properties that hold numbers ("32.38"
+        freight, written as text by a CSV import); keys and ``...ID`` codes are not numbers to compare."""
+        owners = [(label, f"(n:`{label}`)", props) for label, props in self.nodes.items()]
+        owners += [(rel, f"()-[n:`{rel}`]->()", props) for rel, props in self.rel_props.items()]
+        for owner, pattern, props in owners:
+            names = list(props)
+            if names:
+                counts = ", ".join(f"count(n.`{p}`)" for p in names)
+                row = graph.execute_unchecked(f"MATCH {pattern} RETURN {counts}").rows[0]
+                self.filled.update({(owner, p): int(c or 0) for p, c in zip(names, row)})
+            for prop, typ in props.items():
+                words = name_words(prop)
+                if typ != "STRING" or prop == self.spec.primary_keys.get(owner) or (words and words[-1] == "id"):
+                    continue
+                q = f"MATCH {pattern} WHERE n.`{prop}` IS NOT NULL RETURN DISTINCT n.`{prop}` LIMIT 2000"
+                values = [v for (v,) in graph.execute_unchecked(q).rows]
+                if values and all(isinstance(v, str) and _NUMBER.fullmatch(v.strip()) for v in values):
+                    self.numeric_text.add((owner, prop))
+
+    def is_numeric_text(self, owner: str, prop: str) -> bool:
+        """Whether ``owner.prop`` is stored as text but holds numbers (compared and aggregated as numbers)."""
+        return (owner, prop) in self.numeric_text
+
+    def is_empty(self, owner: str, prop: str) -> bool:
+        """Whether no node (or edge) of ``owner`` has a value for ``prop`` (unknown properties are not)."""
+        return self.filled.get((owner, prop), 1) == 0
 
     def _index_values(self, graph: Graph) -> None:
         index: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
@@ -67,6 +100,9 @@ class SchemaView:
         return bool(edges) and min(edges) <= most * max(self.node_counts.get(label, 0), 1)
 
     def prop_type(self, label: str, prop: str) -> str | None:
+        """Returns the property's type as the questions see it: ``DOUBLE`` for text that holds numbers."""
+        if (label, prop) in self.numeric_text:
+            return "DOUBLE"
         return self.nodes.get(label, {}).get(prop) or self.rel_props.get(label, {}).get(prop)
 
     def neighbours(self, label: str) -> list[tuple[str, str, str]]:

@@ -265,3 +265,24 @@ def test_declines_for_shapes_without_a_form(pipe):
 def test_a_ranking_leaves_out_nodes_without_the_value(pipe):
     r = pipe.ask("Give me the top 3 people with the latest birth year.", "movies", use_answer_cache=False)
     assert r.status == "answered" and "IS NOT NULL" in r.cypher and all(row[-1] is not None for row in r.rows)
+
+
+def test_numbers_written_as_text_compare_and_aggregate_as_numbers(pipe, graph):
+    view = pipe.domains["northwind"].view
+    assert view.is_numeric_text("Order", "freight") and not view.is_numeric_text("Order", "orderID")
+    r = ask(pipe, "What is the shipCity of the order with the highest freight?", "northwind")
+    top = graph("northwind").query("MATCH (o:`Order`) RETURN o.freight").rows
+    assert r.rows[0][-1] == max(float(x) for (x,) in top) and "CAST(" in r.cypher
+    r = ask(pipe, "Which orders have a freight greater than 500?", "northwind")
+    assert r.rows and all(float(row[-1]) > 500 for row in r.rows)
+
+
+def test_a_property_no_node_holds_is_declined(pipe):
+    assert pipe.domains["movies"].view.is_empty("Movie", "votes")
+    r = pipe.ask("List the movies with more than 100 votes.", "movies", use_answer_cache=False)
+    assert r.status == "dont_know" and "votes" in r.error
+
+
+def test_properties_asked_before_the_label_are_shown(pipe):
+    r = ask(pipe, "List the orderID and shipName of orders shipped to 'France'.", "northwind")
+    assert r.columns[:2] == ["o.orderID", "o.shipName"]
