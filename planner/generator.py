@@ -102,14 +102,19 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     patterns: list[str] = []
     used_rels: set[str] = set()
     edges: list[str] = []  # the labels at both ends of every joined edge, for how many edges touch a label
-    prefer = set(f.rel_hints) | {c.rel for c in rel_conds}
+    # a relationship read only for its property ("produced movies with a rating below 60": the reviews'
+    # rating) does not choose the path when a relationship the question names joins the same labels
+    named_pairs = {frozenset(pair) for rel in f.rel_hints for pair in v.rels.get(rel, [])}
+    prefer = set(f.rel_hints) | {c.rel for c in rel_conds if c.rel in f.rel_hints or not (
+        {frozenset(pair) for pair in v.rels.get(c.rel, [])} & named_pairs)}
     if same and any(r in v.rels and (target, target) in v.rels[r] for r in prefer):
         rel = next(r for r in prefer if r in v.rels and (target, target) in v.rels[r])
         a = same[0]
         av = "a"
         taken.add(av)
         # "Who does Paul Blythe follow?": the anchor is the subject, the edge runs from it
-        subject = re.search(r"\b(?:does|did|do)\s*$", f.question[:a.start].lower()) is not None
+        # "the people followed by Keanu Reeves": the passive's agent is the subject too
+        subject = re.search(r"\b(?:does|did|do|[a-z]+ed\s+by)\s*$", f.question[:a.start].lower()) is not None
         # "Who follows someone who follows X?": the relationship named twice is a chain of two
         hops = max(1, min(3, sum(r == rel for _, r in f.rel_at)))
         chain = "".join(f"-[:{rel}]->(x{k}:{ident(target)})" for k in range(1, hops))
@@ -180,7 +185,19 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             if src == dst or (src not in connected and dst not in connected):
                 continue
             connected_before = set(connected)
+            ends = [var_of.get(src), var_of.get(dst)]
             if src in connected and dst in connected:
+                if not f.cycle and any(c.rel == rel for c in rel_conds):
+                    # "people who produced movies with a rating below 60", "the average rating of movies
+                    # written by ...": a property of the far end's edges (the movie's reviews), by anyone, so
+                    # the acting end (the reviewer) is another node
+                    fresh = f"x{len(patterns)}"
+                    taken.add(fresh)
+                    ends[0] = fresh
+                    patterns.append(f"({ends[0]}:{ident(src)}){_arrow(rel, 'out', rel_var_for(rel))}"
+                                    f"({ends[1]}:{ident(dst)})")
+                    used_rels.add(rel)
+                    break
                 if not f.cycle:
                     continue  # both ends joined already, and no "same"/"also": not this question's edge
                 cycle_ends.update({src, dst} - {target})

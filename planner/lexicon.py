@@ -114,11 +114,13 @@ def relationship_words(rel: str, src: str, dst: str) -> dict[str, str]:
         agents.append(base + "r" if base.endswith("e") else base + "er")
         if not base.endswith("e"):
             agents.append(base + "or")  # directed -> director, acted -> actor
-    elif verb.endswith("ies") and len(verb) > 4:  # supplies -> supply, supplier
+    elif verb.endswith("ies") and len(verb) > 4:  # supplies -> supply, supplied, supplier
         out[verb[:-3] + "y"] = f"rel:{rel}"
+        out.setdefault(verb[:-3] + "ied", f"rel:{rel}")
         agents.append(verb[:-3] + "ier")
-    elif verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3:  # follows -> follow, follower
+    elif verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3:  # follows -> follow, followed, follower
         out[verb[:-1]] = f"rel:{rel}"
+        out.setdefault(verb[:-1] + ("d" if verb[-2] == "e" else "ed"), f"rel:{rel}")
         agents.append(verb[:-1] + "er")
     for agent in agents:
         out[agent] = out[plural(agent)] = f"rel:{rel}>{dst if passive else src}"

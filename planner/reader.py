@@ -537,6 +537,10 @@ def booleans(r: Reading) -> None:
             f.conds.append(Cond(owner, prop, "=", not negated, _rel_of(r, owner)))
 
 
+AMOUNT_WORDS = frozenset({"quantity", "amount", "units", "count", "total", "number", "volume", "sales", "revenue",
+                          "qty", "sum", "hours", "minutes", "duration", "distance", "weight"})  # adding up
+
+
 def superlatives(r: Reading) -> None:
     """"top 5", "the 3 ...": a limit. "most", "cheapest", "oldest" ...: an order, on the property that
     follows, or a count of the label that follows ("most orders"), or a grouping ("most common cities")."""
@@ -624,7 +628,15 @@ def superlatives(r: Reading) -> None:
         if owner == f.target or view.prop_type(owner, prop) is None or owner in view.rel_props:
             f.order = prop if owner == f.target else None
             if owner != f.target:
-                f.agg, f.agg_label, f.agg_prop, f.order = "sum", owner, prop, "agg"
+                # "the highest-rated movie", "the movie with the highest rating": each movie's average over its
+                # edges; "the most ...", "the highest quantity" (an amount) add them up
+                amount = (sup and sup.group(1) in ("most", "least")) or bool(AMOUNT_WORDS & set(name_words(prop)))
+                f.agg, f.agg_label, f.agg_prop, f.order = "sum" if amount else "avg", owner, prop, "agg"
+                nearest = next((lb for s0, lb in reversed(labels_at) if s0 < sup.start()), None) if sup else None
+                if not amount and nearest not in (None, f.target):
+                    # "the person who directed the movie with the lowest rating": that movie's director, not
+                    # each director's average
+                    f.notes.append(f"unexplained: the {sup.group(1)} {prop} of another label")
         elif sup and owner in view.nodes and (sup.group(1) not in ("most", "least") or (
                 after[0][0] == sup.end() + 1 and any(s0 > after[0][0] for s0, lb in labels_at if lb == owner))):
             # "Which suppliers supply the product with the highest unit price?", "the most expensive product":
