@@ -68,6 +68,7 @@ class Frame:
     agg_prop: str | None = None
     group_prop: str | None = None  # group by a property of the target instead of the node
     per_target: bool | None = None  # an aggregate of another label per target node (None: when they differ)
+    over_groups: str | None = None  # "avg": the average of the per-target figures ("average number of X per Y")
     having: tuple[str, float | AggregateOf] | None = None  # a bound on the grouped count: a number or the average
     order: str | None = None  # "agg" or a property of the target (or of ``order_label``)
     order_label: str | None = None  # another label whose property orders ("who directed the oldest movie")

@@ -369,13 +369,21 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             key = f"{t}.{ident(f.group_prop)}"
         else:
             key = disp
+        # "Which supplier (supplierID) has ...": properties of the node asked to be shown group with it
+        keys = [key] + ([f"{t}.{ident(p)}" for p in f.shown_props] if not f.group_prop else [])
+        group = ", ".join(f"{k} AS {_alias(k)}" for k in keys)
+        names = ", ".join(_alias(k) for k in keys)
         if grouped:
-            cypher = f"{match}{where_agg} WITH {key} AS {_alias(key)}, {inner} AS value"
+            cypher = f"{match}{where_agg} WITH {group}, {inner} AS value"
+            if f.over_groups:
+                # "the average number of products per order": the per-order figures, then their average
+                return Compiled(f"{cypher} RETURN {f.over_groups}(value) AS value", params, f,
+                                description="aggregate of a grouped aggregate")
             if f.having and isinstance(f.having[1], AggregateOf):
                 # "more laureates born there than the average country": each group's count against their average
-                again = f"{match}{where_agg} WITH average, {key} AS {_alias(key)}, {inner} AS value"
+                again = f"{match}{where_agg} WITH average, {group}, {inner} AS value"
                 cypher += f" WITH avg(value) AS average {again} WHERE value {f.having[0]} average"
-                cypher += f" RETURN {_alias(key)}, value ORDER BY value DESC, {_alias(key)}"
+                cypher += f" RETURN {names}, value ORDER BY value DESC, {_alias(key)}"
                 return Compiled(cypher, params, f, description="grouped aggregate against its average")
             if f.having:
                 params["h"] = f.having[1]
@@ -384,10 +392,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 # "which supplier supplies the most products": every group tied at the top, with the figure
                 best = "max" if f.desc else "min"
                 again = (f"{match}{where_sql}{dedupe.replace('DISTINCT', 'DISTINCT top,')} "
-                         f"WITH top, {key} AS {_alias(key)}, {inner} AS value")
-                cypher += f" WITH {best}(value) AS top {again} WHERE value = top RETURN {_alias(key)}, value"
+                         f"WITH top, {group}, {inner} AS value")
+                cypher += f" WITH {best}(value) AS top {again} WHERE value = top RETURN {names}, value"
                 return Compiled(cypher, params, f, description="top group of a grouped aggregate")
-            cypher += f" RETURN {_alias(key)}, value"
+            cypher += f" RETURN {names}, value"
             if f.order == "agg" or f.limit:
                 # ties in a stable order: the same question gets the same rows at a tie that the limit cuts
                 cypher += f" ORDER BY value {'DESC' if f.desc else 'ASC'}, {_alias(key)}"
@@ -403,7 +411,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     if f.rel_prop and f.rel_prop[0] in rel_var:  # "what rating did X give Y": the relationship's property
         cols.append(f"{rel_var[f.rel_prop[0]]}.{ident(f.rel_prop[1])}")
     # a range on a relationship's property: its values ("reviews rated above 80")
-    cols += [f"{rel_var[c.rel]}.{ident(c.prop)}" for c in f.conds if c.rel in rel_var and c.op in RANGE_OPS]
+    edge_cols = [f"{rel_var[c.rel]}.{ident(c.prop)}" for c in f.conds if c.rel in rel_var and c.op in RANGE_OPS]
+    cols += edge_cols
     # "Who both acted in and directed the same movie?": the movie is part of the answer
     cols += [f"{var_of[lb]}.{ident(v.display(lb))}" for lb in sorted(cycle_ends)]
     if (len(f.anchors) == 1 and f.anchors[0].label == target and not f.conds and len(connected) == 1
@@ -449,6 +458,12 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             cypher += f" LIMIT {int(f.limit)}"
         return Compiled(cypher, params, f, description="ordered by property")
     distinct = "DISTINCT " if len(patterns) > 0 and len(connected) > 1 else ""
+    if (edge_cols and not f.limit and not f.rel_prop and not any(m.label != target for m in f.anchors)
+            and all(c.split(".")[0] == t for c in cols if c not in edge_cols)):
+        # "movies with a rating lower than 90": one row per movie, its matching ratings listed, not a row
+        # per review
+        cols = [f"collect(DISTINCT {c})" if c in edge_cols else c for c in cols]
+        distinct = ""
     cypher = f"{match}{where_sql} RETURN {distinct}{', '.join(dict.fromkeys(cols))}"
     if f.limit:  # one more than asked when nothing ranks them: the pipeline can tell whether all fit
         cypher += f" LIMIT {int(f.limit) + int(f.unranked)}"

@@ -331,6 +331,9 @@ class Lexicon:
                     continue
                 if text.islower() and n == 1 and text.lower() in self.entries:
                     continue  # a schema word ("discontinued"), not a value
+                before = re.search(r"([a-z]+)\s+$", question[:s].lower())
+                if n == 1 and before and split_camel(before.group(1) + text) in self.entries:
+                    continue  # "order ID '10248'": the word ends a property's name (orderID), no value
                 mentions.append(self._mention(s, e, text, hits))
                 taken.append((s, e))
         return sorted(mentions, key=lambda m: m.start)

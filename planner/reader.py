@@ -531,8 +531,9 @@ def booleans(r: Reading) -> None:
             continue
         if typ != "BOOL":
             continue
-        before = low[max(0, s - 12):s]
-        negated = bool(re.search(r"\b(not|non|never|n't)\b[\s-]*$", before))
+        before = low[max(0, s - 24):s]
+        # "not discontinued", "never been discontinued", "hasn't been discontinued"
+        negated = bool(re.search(r"\b(not|non|never|n't)\b[\s-]*(?:(?:been|be|being|ever|yet)\s+)?$", before))
         if not any(c.prop == prop for c in f.conds):
             f.conds.append(Cond(owner, prop, "=", not negated, _rel_of(r, owner)))
 
@@ -746,6 +747,11 @@ def aggregates(r: Reading) -> None:
         elif target in r.view.nodes and target != f.target:
             # "how many laureates were born on each continent": a count per node of that label
             f.target = target
+        if re.search(r"\b(?:average|mean)\s+(?:number|count)\s+of\b", low):
+            if target in r.view.nodes:
+                f.over_groups = "avg"  # "the average number of products per order": of the per-order counts
+            else:
+                f.notes.append("unexplained: an average of counts over no named group")
         return
     for word, agg in (("average", "avg"), ("mean", "avg"), ("total", "sum"), ("sum", "sum"),
                       ("maximum", "max"), ("minimum", "min")):
@@ -822,7 +828,7 @@ def shown_properties(r: Reading) -> list[str]:
             continue
         lead = first is not None and e <= first and bool(ASKED_LEAD.match(r.low[:s]) or (
             last and re.fullmatch(r"[\s`'\",]*(?:and|,)?[\s`'\"]*", r.low[last:s])))
-        aside = re.search(r"\(\s*(?:show|showing|display|with|including|return)\b[^)]*$", r.low[:s])
+        aside = re.search(r"\(\s*(?:(?:show|showing|display|with|including|return)\b[^)]*|[`'\"]?)$", r.low[:s])
         if lead or aside:
             last = e  # "the orderID and shipName of": the display property leads the list too
             if prop not in used and prop not in out:
@@ -834,7 +840,7 @@ def asked_property(r: Reading) -> None:
     """'When was The Matrix released?' asks a property of the anchor, not a list of nodes. Properties of the
     target asked to be shown (:func:`shown_properties`) are returned beside it."""
     f = r.frame
-    if f.target and not f.agg and not f.target_prop:
+    if f.target and not f.target_prop:
         f.shown_props = shown_properties(r)
     if f.agg or f.order or not f.anchors:
         return
@@ -865,6 +871,13 @@ def relationship_property(r: Reading) -> None:
     f, view = r.frame, r.view
     if f.agg or f.target_prop:
         return
+    named = [(o, p) for _s, _e, o, p in r.props_at if o in view.rel_props and o not in view.nodes]
+    for owner, prop in dict.fromkeys(named):
+        if named.count((owner, prop)) > 1 and any(c.rel == owner and c.prop == prop for c in f.conds):
+            # "Which reviews rated a movie above 80? Give the movie and the rating.": a condition's values,
+            # asked for as well
+            f.rel_prop = (owner, prop)
+            return
     used = {(c.rel, c.prop) for c in f.conds}
     for _s, _e, owner, prop in r.props_at:
         if owner in view.rel_props and owner not in view.nodes and (owner, prop) not in used:
@@ -1067,6 +1080,13 @@ def unsupported(r: Reading) -> None:
     anchored = {a.label for a in f.anchors if a.prop == r.view.display(a.label)}
     if f.agg == "count" and f.order == "agg" and f.agg_label in anchored and f.agg_label != f.target:
         f.notes.append(f"unexplained: a ranking by the named {f.agg_label}")  # each counts it once
+    only = re.search(r"\b(?:supply|supplies|sell|sells|have|has|contain|contains|include|includes|with)\s+only\s+"
+                     r"(?:[a-z]+\s+){0,2}?(?:that|which|who|with)\b", r.low)
+    if only:
+        f.notes.append("unexplained: only")  # "suppliers that supply only products that ...": all of them
+    every = re.search(r"\b(?:in|during|for|from|by)\s+(?:all|every|each)\s+(?:the\s+)?([a-z]+)\b", r.low)
+    if every and r.lex.entries.get(every.group(1)) not in r.view.nodes and f.agg is None:
+        f.notes.append(f"unexplained: {every.group(0)}")  # "ordered in all years": every one of them
     words = re.search(rf"\b(?:{NUMBER}|single|multiple)\s+words?\b", r.low)
     if words:
         f.notes.append(f"unexplained: {words.group(0)}")  # "a title containing only one word": a word count

@@ -286,3 +286,31 @@ def test_a_property_no_node_holds_is_declined(pipe):
 def test_properties_asked_before_the_label_are_shown(pipe):
     r = ask(pipe, "List the orderID and shipName of orders shipped to 'France'.", "northwind")
     assert r.columns[:2] == ["o.orderID", "o.shipName"]
+
+
+def test_more_aggregate_shapes(pipe, graph):
+    g = graph("northwind")
+    # "order ID '10248'": ID ends a property's name here, it is no region code
+    r = ask(pipe, "What is the total quantity of products ordered in order ID '10248'?", "northwind")
+    assert r.rows == [[27]] and "shipRegion" not in r.cypher
+    # the average of per-order counts, not the list of them
+    r = ask(pipe, "What is the average number of products per order for orders shipped to 'Germany'?", "northwind")
+    expected = g.query("MATCH (o:`Order`)-[:ORDERS]->(p:Product) WHERE o.shipCountry = 'Germany' "
+                       "WITH o, count(DISTINCT p) AS n RETURN avg(n)").rows
+    assert r.rows[0][0] == pytest.approx(expected[0][0])
+    # a key asked in parentheses groups with the name
+    r = ask(pipe, "Which supplier (`supplierID`) has the highest average `unitsOnOrder` for their products?",
+            "northwind")
+    assert all(len(row) == 3 and row[1].isdigit() for row in r.rows)
+    for question in ("Which suppliers supply only products that have never been discontinued?",
+                     "Find the products that have been ordered in all years."):
+        assert pipe.ask(question, "northwind", use_answer_cache=False).status == "dont_know", question
+
+
+def test_edge_values_listed_per_node(pipe):
+    r = ask(pipe, "List the movies with a rating lower than 90 and released after 2000.", "movies")
+    titles = [row[0] for row in r.rows]
+    assert len(titles) == len(set(titles)) and "collect(" in r.cypher
+    # asked for as well: one row per review
+    r = ask(pipe, "Which reviews rated a movie above 80? Give the movie and the rating.", "movies")
+    assert all(isinstance(row[-1], int) for row in r.rows)
