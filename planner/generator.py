@@ -33,6 +33,16 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     if f.compare and len(f.anchors) == 2:
         return _count_comparison(f, v, chooser) if f.agg == "count" else _comparison(f, v)
     params: dict[str, Any] = {}
+    # "categories with no discontinued products": a condition on the negated label's nodes belongs inside the
+    # NOT EXISTS (no product that is discontinued), not on the rows
+    inside: dict[str, list[Cond]] = {}
+    negated = sorted(f.negated, key=lambda name: name not in v.rels)  # "never reviewed a movie": the edge first
+    for name in negated:
+        step = _negated_step(v, target, name)
+        if step is not None:
+            inside[name] = [c for c in f.conds if c.label == step[2] and c.rel is None and c.label != target
+                            and not isinstance(c.value, AggregateOf) and c.op in ("=", "<", ">", "<=", ">=")]
+            f.conds = [c for c in f.conds if c not in inside[name]]
     # a property no node holds ("movies with more than 100 votes" where no movie has votes): the graph cannot
     # say, and "none" would be a guess
     asked = [(c.rel or c.label, c.prop) for c in f.conds] + [(f.order_label or target, f.order or ""),
@@ -215,11 +225,21 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     if not patterns:
         patterns.append(f"({var(target)}:{ident(target)})")
     # "people who never reviewed a movie", "laureates with no birth city": no such edge from the target
-    for name in f.negated:
+    covered: set[str] = set()
+    for name in negated:
         step = _negated_step(v, target, name)
-        if step is not None:
+        if step is None:
+            # "customers who never ordered products from Beverages": no one edge from the target says it
+            f.notes.append(f"unexplained: no {name}")
+        elif name not in covered:
             rel, direction, other = step
-            clause = f"NOT EXISTS {{ MATCH ({var_of[target]}){_arrow(rel, direction)}(:{ident(other)}) }}"
+            covered.update({rel, other})  # "never reviewed a movie": the movie is that edge's end
+            conds = []
+            for j, c in enumerate(inside.get(name, [])):
+                params[f"n{j}"] = c.value
+                conds.append(f"n.{ident(c.prop)} {c.op} $n{j}")
+            such = f"(n:{ident(other)}) WHERE {' AND '.join(conds)}" if conds else f"(:{ident(other)})"
+            clause = f"NOT EXISTS {{ MATCH ({var_of[target]}){_arrow(rel, direction)}{such} }}"
             if clause not in where:  # "no institutional affiliation": the label and the relationship, one edge
                 where.append(clause)
     # anchors and conditions; anchors naming values of one property: "Apollo 13 or Twister" is either,

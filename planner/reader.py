@@ -492,6 +492,9 @@ def string_conditions(r: Reading) -> None:
                 # a quoted value the entity index does not hold: no node is so named, and nothing says which
                 # text it is ("reviewed as 'Pretty funny at times'"); not an empty answer either
                 f.notes.append(f"unexplained: {lit.text!r} names no {f.target}")
+        if best and op == "=" and lit.label == "" and is_time_like(best[2]) and not re.search(r"\d", lit.text):
+            # "shipped by 'United Package'": a name is no date
+            f.notes.append(f"unexplained: {lit.text!r} as a {best[2]}")
         if best:
             # a substring written all in one case ('FREEDOM', 'burg') matches whatever the data's casing is
             fold = op in ("CONTAINS", "STARTS WITH", "ENDS WITH") and (lit.text.islower() or lit.text.isupper())
@@ -661,6 +664,19 @@ def superlatives(r: Reading) -> None:
         # a superlative without a number ("which suppliers supply the most products", "the oldest person"):
         # the group tied at the top, not the whole ranking
         f.limit = 1
+    if sup and f.order == "agg":
+        holder = re.search(r"\b(?:the|an?)\s+([a-z]+)\s+(?:with|that has|having|that had)\s+the\s+$", low[:sup.start()])
+        named = r.lex.entries.get(holder.group(1)) if holder else None
+        if named in view.nodes and named != f.target:
+            # "the customer who placed the order with the highest total quantity": that order's customer, not
+            # each customer's total
+            f.notes.append(f"unexplained: the {holder.group(1)} with the {sup.group(1)}")
+        if f.agg == "count" and total and not re.match(r"\s*(?:number|count)\b", low[pos + total.end():]):
+            f.notes.append("unexplained: a total with nothing to add")  # "the lowest total order value"
+    if sup and len(re.findall(r"\b(?:most|least|highest|lowest|cheapest|largest|smallest|oldest|youngest|"
+                              r"earliest|latest|newest)\b", low)) > 1 and re.search(r"\b(?:both|and)\b", low):
+        # "orders that contain both the most expensive and the cheapest product": two extremes at once
+        f.notes.append("unexplained: two superlatives")
 
 
 def implicit_order(r: Reading) -> None:
@@ -1080,6 +1096,13 @@ def unsupported(r: Reading) -> None:
     anchored = {a.label for a in f.anchors if a.prop == r.view.display(a.label)}
     if f.agg == "count" and f.order == "agg" and f.agg_label in anchored and f.agg_label != f.target:
         f.notes.append(f"unexplained: a ranking by the named {f.agg_label}")  # each counts it once
+    for lo in f.conds:
+        for hi in f.conds:
+            if ((lo.label, lo.prop, lo.rel) == (hi.label, hi.prop, hi.rel) and lo.op in (">", ">=")
+                    and hi.op in ("<", "<=") and isinstance(lo.value, (int, float))
+                    and isinstance(hi.value, (int, float)) and lo.value >= hi.value):
+                # "a product priced above 50 and also one below 10": two products, not one
+                f.notes.append(f"unexplained: {lo.prop} above {lo.value} and below {hi.value} at once")
     only = re.search(r"\b(?:supply|supplies|sell|sells|have|has|contain|contains|include|includes|with)\s+only\s+"
                      r"(?:[a-z]+\s+){0,2}?(?:that|which|who|with)\b", r.low)
     if only:
