@@ -1,7 +1,8 @@
 """Our question sets: well-formed, covering the question shapes of issue 17, and every gold query reproduces its
 stored gold rows on the built graph (movies and nobel bundled, library loaded from tests/fixtures/library). The
 mixed ``unseen`` set (third-party movies and northwind questions, labelled by hand) is checked the same way, each
-line on its own domain's graph, and is the deterministic sample its README describes."""
+line on its own domain's graph, and is the deterministic sample its README describes; so is the held-out ``heldout``
+set, a second sample drawn from the lines ``unseen`` does not hold."""
 
 from __future__ import annotations
 
@@ -37,7 +38,10 @@ SETS = {domain: read_set(QUESTIONS_DIR / f"{domain}.jsonl") for domain in ALL_SE
 UNSEEN = read_set(QUESTIONS_DIR / "unseen.jsonl")
 UNSEEN_SOURCES = ("movies", "northwind")  # shared/data/unlabeled/<domain>_gemini.jsonl, drawn in this order
 UNSEEN_SEED, UNSEEN_PER_DOMAIN = 2026, 45
-ITEMS = [item for items in SETS.values() for item in items] + UNSEEN
+HELDOUT = read_set(QUESTIONS_DIR / "heldout.jsonl")  # scored only for reports: not looked at while developing
+HELDOUT_SEED, HELDOUT_PER_DOMAIN = 2027, 40  # drawn from the lines whose ids are not in unseen.jsonl
+MIXED = {"unseen": (UNSEEN, UNSEEN_PER_DOMAIN), "heldout": (HELDOUT, HELDOUT_PER_DOMAIN)}
+ITEMS = [item for items in SETS.values() for item in items] + UNSEEN + HELDOUT
 
 
 @pytest.mark.parametrize("domain", ALL_SETS)
@@ -124,14 +128,16 @@ def test_scorer_accepts_each_gold_against_itself():
 
 
 def _answer_from_rows(rows: list[list]) -> str:
-    """A plain answer that states every gold value, the way a template answer would."""
+    """A plain answer that states every gold value, the way a template answer would (a missing value beside others,
+    such as a movie without a rating, goes unsaid)."""
     if not rows:
         return "There are none."
     if rows == [[True]]:
         return "Yes."
     if rows == [[False]]:
         return "No."
-    return "; ".join(", ".join(str(v) if not isinstance(v, list) else " and ".join(map(str, v)) for v in r)
+    return "; ".join(", ".join(str(v) if not isinstance(v, list) else " and ".join(map(str, v))
+                               for v in (r if all(v is None for v in r) else [v for v in r if v is not None]))
                      for r in rows) + "."
 
 
@@ -202,25 +208,52 @@ def test_unseen_set_is_the_seeded_sample(data_dir):
         [(e["id"], e["domain"], e["question"]) for e in expected]
 
 
-def test_unseen_set_is_well_formed():
-    assert Counter(i["domain"] for i in UNSEEN) == {d: UNSEEN_PER_DOMAIN for d in UNSEEN_SOURCES}
-    assert len({i["question"].lower() for i in UNSEEN}) == len(UNSEEN)
-    for item in UNSEEN:
+def test_heldout_set_is_the_seeded_sample(data_dir):
+    """``random.Random(2027).sample(remaining, 40)`` of each unlabeled file, movies then northwind, where
+    ``remaining`` is the file's lines whose ids ``unseen.jsonl`` does not hold; in the order drawn, every drawn
+    question kept with its text as written."""
+    unseen_ids = {i["id"] for i in UNSEEN}
+    expected = []
+    for domain in UNSEEN_SOURCES:
+        source = data_dir / "unlabeled" / f"{domain}_gemini.jsonl"
+        if not source.exists():
+            pytest.skip(f"no {source}")
+        lines = source.read_text(encoding="utf-8").splitlines()
+        remaining = [line for line in lines if json.loads(line)["id"] not in unseen_ids]
+        assert len(lines) - len(remaining) == UNSEEN_PER_DOMAIN
+        expected += [json.loads(line) for line in random.Random(HELDOUT_SEED).sample(remaining, HELDOUT_PER_DOMAIN)]
+    assert [(i["id"], i["domain"], i["question"]) for i in HELDOUT] == \
+        [(e["id"], e["domain"], e["question"]) for e in expected]
+
+
+def test_heldout_shares_no_question_with_unseen():
+    assert not {i["id"] for i in HELDOUT} & {i["id"] for i in UNSEEN}
+    assert not {i["question"].lower() for i in HELDOUT} & {i["question"].lower() for i in UNSEEN}
+
+
+@pytest.mark.parametrize("name", list(MIXED))
+def test_mixed_set_is_well_formed(name):
+    items, per_domain = MIXED[name]
+    assert Counter(i["domain"] for i in items) == {d: per_domain for d in UNSEEN_SOURCES}
+    assert len({i["question"].lower() for i in items}) == len(items)
+    for item in items:
         assert tuple(item) == tuple(f for f in FIELDS if f in item or f not in OPTIONAL), item["id"]
         assert item["id"].startswith(f"{item['domain']}-gemini-"), item["id"]
-        assert item["type"] in set_types("unseen") and "shape" not in item, item["id"]
+        assert item["type"] in set_types(name) and "shape" not in item, item["id"]
         assert item["ordered"] == has_order_by(item["gold_cypher"]), item["id"]
         assert (item["gold_rows"] == []) == (item["type"] in ("empty", UNANSWERABLE)), item["id"]
         if item["type"] == UNANSWERABLE:
             assert item["gold_cypher"] == "" and item["note"], item["id"]
         else:
             assert all(isinstance(r, list) and len(r) == len(item["gold_rows"][0]) for r in item["gold_rows"])
-    assert Counter(i["type"] for i in UNSEEN)[UNANSWERABLE] >= 1
+    assert Counter(i["type"] for i in items)[UNANSWERABLE] >= 1
 
 
-def test_make_gold_check_passes_on_the_unseen_set(graphs):
-    """``python -m kgqa.evals.make_gold --check unseen``: every stored row as the gold queries return them."""
-    assert fill_lines(QUESTIONS_DIR / "unseen.jsonl", graphs, check=True) == []
+@pytest.mark.parametrize("name", list(MIXED))
+def test_make_gold_check_passes_on_the_mixed_sets(name, graphs):
+    """``python -m kgqa.evals.make_gold --check unseen heldout``: every stored row as the gold queries return
+    them."""
+    assert fill_lines(QUESTIONS_DIR / f"{name}.jsonl", graphs, check=True) == []
 
 
 def test_make_gold_fills_a_mixed_set_with_unanswerable_lines(tmp_path, graphs):
