@@ -11,6 +11,9 @@ JSON or YAML, every key optional::
       expensive: Product.unitPrice                        #   a property (of a label or a relationship)
       director: rel:DIRECTED>Person                       #   a relationship, implying the far end's label
       women: Laureate.gender=female                       #   a value
+      revenue: ORDERS.revenue                             #   a measure (below)
+    measures:                                             # computed numbers: Owner.name -> arithmetic over
+      ORDERS.revenue: quantity * unitPrice * (1 - discount)   #   that label's or relationship's properties
     phrases:                                              # how questions are phrased (pre-warm synthesis)
       relationships: {"DIRECTED in": {np: "the directors of {x}", q: ["Who directed {x}?"]}}
       attributes: {"Movie.released": ["When was {x} released?"]}
@@ -31,7 +34,8 @@ import yaml
 from kgqa.kg.schema import GraphSchema
 
 FILE_NAME = "annotations.json"
-KEYS = ("description", "display", "names", "who", "words", "phrases")
+KEYS = ("description", "display", "names", "who", "words", "phrases", "measures")
+_MEASURE_TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-z_]\w*)|\d+(?:\.\d+)?|[-+*/()])")
 PHRASE_KEYS = ("relationships", "attributes", "filters", "comparisons", "property_words")
 _TARGET = re.compile(r"^(?:rel:(?P<rel>\w+)(?:>(?P<end>\w+))?|(?P<table>\w+)(?:\.(?P<prop>\w+)(?:=(?P<value>.+))?)?)$")
 
@@ -76,6 +80,17 @@ def read_annotations(path: str | Path, schema: GraphSchema) -> dict[str, Any]:
             problems.append(f"names: {label}: {names!r} are not properties of that label")
     if data.get("who") is not None and data["who"] not in labels:
         problems.append(f"who: {data['who']!r} is not a node label")
+    measures = data.get("measures") or {}
+    if not isinstance(measures, dict):
+        problems.append("measures must be a mapping of Owner.name -> arithmetic")
+        measures = {}
+    for key, expr in measures.items():
+        why = measure_problem(str(key), str(expr), props)
+        if why:
+            problems.append(f"measures: {key!r}: {why}")
+        else:
+            owner, name = str(key).split(".")
+            props[owner] = props[owner] | {name}  # words may name the measure
     for word, target in (data.get("words") or {}).items():
         why = target_problem(str(target), labels, rels, props)
         if why:
@@ -84,6 +99,29 @@ def read_annotations(path: str | Path, schema: GraphSchema) -> dict[str, Any]:
     if problems:
         raise AnnotationError(f"{path}: " + "; ".join(problems))
     return {k: v for k, v in data.items() if v is not None}
+
+
+def measure_problem(key: str, expr: str, props: dict[str, set[str]]) -> str | None:
+    """Returns why ``key`` (``Owner.name``) and ``expr`` are no measure, or None: the owner is a label or
+    relationship type, the name is new, and the arithmetic uses only numbers, + - * / ( ) and the owner's
+    properties."""
+    owner, _, name = key.partition(".")
+    if owner not in props or not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return "not Owner.name of a node label or relationship type"
+    if name in props[owner]:
+        return f"{name} is a property of {owner} already"
+    pos, names = 0, []
+    while pos < len(expr.rstrip()):
+        m = _MEASURE_TOKEN.match(expr, pos)
+        if not m or m.end() == pos:
+            return f"only numbers, + - * / ( ) and properties of {owner} may appear (at {expr[pos:]!r})"
+        if m["name"]:
+            names.append(m["name"])
+        pos = m.end()
+    unknown = [n for n in names if n not in props[owner]]
+    if unknown or not names:
+        return f"{', '.join(unknown) or 'nothing'}: no property of {owner}"
+    return None
 
 
 def target_problem(target: str, labels, rels, props) -> str | None:

@@ -62,6 +62,9 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             labels_needed.append(c.value.group)  # "the average price in their category": the row's category
     if f.agg_label and f.agg_label not in v.rel_props:
         labels_needed.append(f.agg_label)
+    elif f.agg_label in v.rels and not any(target in pair for pair in v.rels[f.agg_label]):
+        # "the customer with the highest total revenue": the order lines are reached through their order
+        labels_needed.append(v.rels[f.agg_label][0][0])
     if f.order_label:
         labels_needed.append(f.order_label)
     if f.age:
@@ -634,7 +637,14 @@ def _negated_step(v: SchemaView, target: str, name: str) -> tuple[str, str, str]
 
 
 def _number(v: SchemaView, owner: str, prop: str, ref: str) -> str:
-    """Returns ``ref`` as a number when the property holds numbers written as text ("32.38"), else ``ref``."""
+    """Returns ``ref`` as a number when the property holds numbers written as text ("32.38"), a measure the
+    annotations define as its arithmetic over the holder's properties ("revenue": quantity * unitPrice * (1 -
+    discount)), else ``ref``."""
+    expr = v.measures.get((owner, prop))
+    if expr is not None:
+        holder = ref.rsplit(".", 1)[0]
+        return "(" + re.sub(r"[A-Za-z_]\w*", lambda m: _number(v, owner, m.group(), f"{holder}.{ident(m.group())}"),
+                            expr) + ")"
     return f"CAST({ref} AS DOUBLE)" if v.is_numeric_text(owner, prop) else ref
 
 

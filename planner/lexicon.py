@@ -173,7 +173,7 @@ twenty""".split())
 # general verbs and adverbs that carry no condition of their own
 LIGHT = frozenset("""based located made came still among associated terms value values situated found listed
 belong belongs belonging include includes included specified described having being currently code live lives
-alongside gives gave got went word phrase""".split())
+alongside gives gave got went word phrase placed generated generate generates applied apply""".split())
 # nouns that, right after a property word, only say what kind of value it is ("discontinued status")
 TRAILING_NOUNS = frozenset({"description", "status", "value", "number", "option", "cost", "field", "flag"})
 # words about a time a property holds, with the words of the property names that hold it
@@ -363,6 +363,10 @@ class Lexicon:
             if (phrase in self.view.spec.name.lower() and after and not low[e:after[0]].strip()
                     and "." not in after[3] and self._used(after[3], cypher)):
                 continue  # "Nobel laureates" in a graph named after the prize: its name before a label it uses
+            owner, _, name = target.partition("=")[0].partition(".")
+            expr = self.view.measures.get((owner, name))
+            if expr is not None and all(self._used(f"{owner}.{p}", cypher) for p in re.findall(r"[A-Za-z_]\w*", expr)):
+                continue  # "revenue": a measure, written out as its arithmetic
             if self._used(target, cypher) or phrase in STOP:
                 continue  # "Name the films ...": an imperative, not the name property
             if phrase in OPERATORS and (f.order or f.agg):

@@ -35,6 +35,7 @@ class SchemaView:
     node_counts: dict[str, int] = field(default_factory=dict)  # label -> number of nodes
     filled: dict[tuple[str, str], int] = field(default_factory=dict)  # (label or type, prop) -> non-null values
     numeric_text: set[tuple[str, str]] = field(default_factory=set)  # text properties whose values are numbers
+    measures: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, name) -> arithmetic (annotations)
 
     @classmethod
     def from_graph(cls, graph: Graph, spec: DomainSpec) -> SchemaView:
@@ -49,6 +50,12 @@ class SchemaView:
             view.node_counts[label] = graph.execute_unchecked(f"MATCH (n:`{label}`) RETURN count(n)").rows[0][0]
         view._index_values(graph)
         view._profile(graph)
+        for key, expr in spec.measures.items():  # computed numbers the annotations define ("revenue")
+            owner, name = key.split(".", 1)
+            holder = view.nodes.get(owner) if owner in view.nodes else view.rel_props.get(owner)
+            if holder is not None:
+                holder[name] = "DOUBLE"
+                view.measures[(owner, name)] = expr
         return view
 
     def _profile(self, graph: Graph) -> None:

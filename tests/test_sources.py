@@ -181,6 +181,16 @@ def test_annotations_are_checked_against_the_schema(graphs, tmp_path):
     broken.write_text('{"who": "Member",\n "words": }')
     with pytest.raises(AnnotationError, match=r"c.json:2: not JSON"):
         read_annotations(broken, schema)
+    # a measure: arithmetic over its owner's properties only, and words may name it
+    measure = tmp_path / "d.yaml"
+    measure.write_text("measures: {Book.thickness: page_count / 100}\nwords: {thickness: Book.thickness}\n")
+    assert read_annotations(measure, schema)["measures"] == {"Book.thickness": "page_count / 100"}
+    for expr, why in (("page_count; MATCH (n) DELETE n", "only numbers"), ("pages * 2", "pages: no property"),
+                      ("size(page_count)", "size: no property")):
+        bad = tmp_path / "e.yaml"
+        bad.write_text(f"measures: {{Book.thickness: '{expr}'}}\n")
+        with pytest.raises(AnnotationError, match=why):
+            read_annotations(bad, schema)
 
 
 # -- the command line -------------------------------------------------------------------------------
