@@ -356,6 +356,14 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                  and (c.op in RANGE_OPS or c.op.startswith("%") or c.op == "IN")
                  and (c.label == target or (is_time_like(c.prop) and v.few_per(target, c.label)))]
 
+    if f.target_prop and f.order and f.limit == 1 and f.order in v.nodes.get(f.order_label or target, {}):
+        # "In which year was the prize worth the most?": that year, with the figure
+        olabel = f.order_label or target
+        ocol = _number(v, olabel, f.order, f"{var_of[olabel]}.{ident(f.order)}")
+        tie = (where_sql + " AND " if where_sql else " WHERE ") + f"{ocol} = top"
+        cypher = (f"{match}{where_sql} WITH {'max' if f.desc else 'min'}({ocol}) AS top {match}{tie} "
+                  f"RETURN DISTINCT {t}.{ident(f.target_prop)}, {ocol}")
+        return Compiled(cypher, params, f, description="property of the top group")
     if f.target_prop:
         asked = [disp, f"{t}.{ident(f.target_prop)}", *(f"{t}.{ident(p)}" for p in f.shown_props)]
         cypher = f"{match}{where_sql} RETURN DISTINCT {', '.join(dict.fromkeys(asked))}"

@@ -858,6 +858,9 @@ def asked_property(r: Reading) -> None:
     f = r.frame
     if f.target and not f.target_prop:
         f.shown_props = shown_properties(r)
+    if f.order and f.order != "agg" and f.limit == 1 and not f.agg and not f.anchors and f.target:
+        # "In which year was the prize worth the most?": the year of the top group, not its nodes
+        asked_time(r, f.target)
     if f.agg or f.order or not f.anchors:
         return
     anchor = f.anchors[0]
@@ -1060,7 +1063,8 @@ def count_comparison(r: Reading) -> None:
     if a.label != b.label or a.prop != b.prop:
         return
     m = re.search(r"\b(more|fewer|less)\s+(?:[a-z]+\s+)?[a-z]+", r.masked)  # "more (Nobel) laureates"
-    counted = next((lb for s, lb in r.labels_at if m and m.end(1) < s < m.end()), None)
+    counted = next((_head_label(r, s, lb) for s, lb in r.labels_at if m and m.end(1) < s < m.end()),
+                   None)  # "more Nobel laureates": the head noun is counted
     if counted is None or counted == a.label:
         return
     between = r.low[a.end:b.start]

@@ -342,3 +342,10 @@ def test_a_measure_from_the_annotations(pipe, graph):
     assert r.rows[0][0] == pytest.approx(expected[0][0])
     r = ask(pipe, "Which customer has generated the highest total revenue?", "northwind")
     assert len(r.rows) == 1 and r.rows[0][1] > 0
+
+
+def test_the_year_of_a_top_group_and_counts_of_a_compound_label(pipe):
+    r = ask(pipe, "In which year was the Nobel Prize worth the most in today's money?", "nobel")
+    assert len(r.rows) == 1 and r.rows[0][0] == 2001  # four prizes that year, one year
+    r = ask(pipe, "Japan or Russia: which has more Nobel laureates born there?", "nobel")
+    assert r.rows[0][0] == "Japan" and "count(l" in r.cypher  # laureates counted, not their prizes
