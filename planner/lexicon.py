@@ -417,7 +417,9 @@ class Lexicon:
             w = m.group(0).strip("'-")
             if w.endswith("'s"):
                 w = w[:-2]
-            if (len(w) < 3 or w in STOP or w in FILLER or w in OPERATORS or w in LIGHT or w in NUMBER_WORDS
+            short_acronym = len(w) == 2 and f.question[m.start():m.end()].isupper()  # "a PG rating"
+            if ((len(w) < 3 and not short_acronym) or w in STOP or w in FILLER or w in OPERATORS or w in LIGHT
+                    or w in NUMBER_WORDS
                     or w in PRONOUNS or w in heads
                     or w in self.view.spec.name):
                 continue

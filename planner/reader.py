@@ -415,6 +415,10 @@ def years(r: Reading) -> None:
                 f.conds.append(Cond(owner, prop, op, bound, _rel_of(r, owner)))
 
 
+TEXT_CLASSES = frozenset("""numbers number digits digit letters letter vowels vowel consonants spaces space
+punctuation characters character symbols symbol numerals numeral capitals uppercase lowercase""".split())
+
+
 def string_conditions(r: Reading) -> None:
     """Quoted literals that are not graph values: dates, prefixes, substrings ('... containing 'bags''),
     on the nearest string property named, else on the target's display property."""
@@ -456,6 +460,10 @@ def string_conditions(r: Reading) -> None:
         fuzzy = [x for x in f.anchors if (x.start, x.end) == (a, b) and str(x.value).lower() != x.text.lower()]
         for x in fuzzy:
             f.anchors.remove(x)
+        if m.group(1).lower() in TEXT_CLASSES:
+            # "titles containing numbers": a kind of character, not the word itself
+            f.notes.append(f"unexplained: {m.group(0)}")
+            continue
         if any(x < b and y > a for x, y in r.blocked if (x, y) != (a, b) or not fuzzy) \
                 or m.group(1).lower() in r.lex.entries \
                 or m.group(1).lower() in STOP_WORDS or m.group(1).lower() in OPERATORS or m.group(1)[0].isdigit():

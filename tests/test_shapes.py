@@ -349,3 +349,9 @@ def test_the_year_of_a_top_group_and_counts_of_a_compound_label(pipe):
     assert len(r.rows) == 1 and r.rows[0][0] == 2001  # four prizes that year, one year
     r = ask(pipe, "Japan or Russia: which has more Nobel laureates born there?", "nobel")
     assert r.rows[0][0] == "Japan" and "count(l" in r.cypher  # laureates counted, not their prizes
+
+
+def test_kinds_of_characters_and_short_acronyms_are_not_ignored(pipe):
+    for question in ("List the movies with titles containing numbers in them.",
+                     "List the names of people who have acted in movies with a PG rating."):
+        assert pipe.ask(question, "movies", use_answer_cache=False).status == "dont_know", question
