@@ -353,7 +353,7 @@ class Lexicon:
         leaves "acted in" and "directed": a plan that ignores them answers another question. Words inside
         linked values ("The Matrix Reloaded") are not the question's own."""
         low = f.question.lower()
-        blocked = [(m.start, m.end) for m in f.anchors] + list(f.linked)
+        blocked = [(m.start, m.end) for m in f.anchors] + list(f.linked) + list(f.consumed)
         used_props = set(re.findall(r"\.`?(\w+)", cypher))
         timed = {w for p in used_props if is_time_like(p) for w in name_words(p)}
         words = []

@@ -549,7 +549,7 @@ def booleans(r: Reading) -> None:
             f.conds.append(Cond(owner, prop, "=", not negated, _rel_of(r, owner)))
 
 
-AMOUNT_WORDS = frozenset({"quantity", "amount", "units", "count", "total", "number", "volume", "sales", "revenue",
+AMOUNT_WORDS = frozenset({"quantity", "amount", "units", "count", "total", "number", "volume",
                           "qty", "sum", "hours", "minutes", "duration", "distance", "weight"})  # adding up
 
 
@@ -624,6 +624,9 @@ def superlatives(r: Reading) -> None:
     if common and not counted:
         # "most common ship cities" -> group by that property of the target
         prop_hit = next(((o, p) for s, e, o, p in props_at if s >= common.start(1) - 1), None)
+        if prop_hit and prop_hit[0] not in view.nodes:
+            f.notes.append(f"unexplained: the most common {prop_hit[1]} of an edge")  # "the most common role"
+            return
         if prop_hit:
             f.target = prop_hit[0]
             f.group_prop = prop_hit[1]
@@ -766,8 +769,12 @@ def aggregates(r: Reading) -> None:
         # "how many books were published each year": a count per value of the target's property
         per = re.search(r"\b(?:each|every|per)\s+([a-z]+(?: [a-z]+)?)", low)
         target = r.lex.entries.get(per.group(1)) or r.lex.entries.get(per.group(1).split()[0]) if per else None
+        own = [p for p in r.view.nodes.get(f.target or "", {}) if per and per.group(1).split()[0] in name_words(p)]
         if target and "." in target and "=" not in target and target.split(".")[0] == f.target:
             f.group_prop = target.split(".", 1)[1]
+        elif len(own) == 1 and target not in r.view.nodes:
+            f.group_prop = own[0]  # "orders shipped to each country": the target's own country (shipCountry)
+            r.used.append((per.start(1), per.start(1) + len(per.group(1).split()[0])))
         elif target in r.view.nodes and target != f.target:
             # "how many laureates were born on each continent": a count per node of that label
             f.target = target

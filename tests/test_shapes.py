@@ -355,3 +355,10 @@ def test_kinds_of_characters_and_short_acronyms_are_not_ignored(pipe):
     for question in ("List the movies with titles containing numbers in them.",
                      "List the names of people who have acted in movies with a PG rating."):
         assert pipe.ask(question, "movies", use_answer_cache=False).status == "dont_know", question
+
+
+def test_per_word_naming_the_targets_own_property_and_common_edge_values(pipe):
+    r = ask(pipe, "How many orders have been shipped to each country?", "northwind")
+    assert "o.shipCountry AS" in r.cypher  # the order's own country, not its customer's
+    r = pipe.ask("What is the most common role played by Keanu Reeves?", "movies", use_answer_cache=False)
+    assert r.status == "dont_know" and "KeyError" not in (r.error or "")
