@@ -205,6 +205,11 @@ class Lexicon:
                 entries.setdefault(split_camel(prop), f"{label}.{prop}")
                 entries.setdefault(plural(split_camel(prop)), f"{label}.{prop}")
                 entries.setdefault(prop.lower(), f"{label}.{prop}")
+                words = split_camel(prop).split()
+                cut = next((i for i, w in enumerate(words) if i and (w in PREPOSITIONS or w == "per")), None)
+                if cut:  # "quantities per unit": the head noun before the preposition takes the plural
+                    entries.setdefault(" ".join([*words[:cut - 1], plural(words[cut - 1]), *words[cut:]]),
+                                       f"{label}.{prop}")
         for rel, props in view.rel_props.items():
             entries.setdefault(split_camel(rel), f"rel:{rel}")
             for prop in props:
@@ -375,6 +380,9 @@ class Lexicon:
                 continue  # "the movie graph": the graph's name, not its label
             if phrase in TIME_CUES and TIME_CUES[phrase] & timed:
                 continue  # "born before 1850" over a birth-year property
+            if "." in target and phrase.endswith("ed") and re.match(r"\s+by\b", low[e:]) and is_time_like(
+                    target.split("=", 1)[0].split(".", 1)[1]):
+                continue  # "orders placed by customers in Berlin": the verb, not the time it names
             if "." in target and YEAR_WORDS & set(phrase.split()) and timed:
                 continue  # "the average birth year": a year property is used
             owner, _, prop = target.split("=", 1)[0].partition(".")

@@ -362,3 +362,10 @@ def test_per_word_naming_the_targets_own_property_and_common_edge_values(pipe):
     assert "o.shipCountry AS" in r.cypher  # the order's own country, not its customer's
     r = pipe.ask("What is the most common role played by Keanu Reeves?", "movies", use_answer_cache=False)
     assert r.status == "dont_know" and "KeyError" not in (r.error or "")
+
+
+def test_phrase_plurals_and_passive_time_verbs(pipe):
+    r = ask(pipe, "List the products with quantities per unit described as 'boxes'.", "northwind")
+    assert "quantityPerUnit" in r.cypher
+    r = ask(pipe, "List the orders placed by customers in 'Berlin' that have a shipped date in 1997.", "northwind")
+    assert r.rows and "c.city = 'Berlin'" in r.cypher
