@@ -374,6 +374,9 @@ class Lexicon:
                 continue  # "revenue": a measure, written out as its arithmetic
             if self._used(target, cypher) or phrase in STOP:
                 continue  # "Name the films ...": an imperative, not the name property
+            before = terms[i - 1] if i else None
+            if phrase in TRAILING_NOUNS and before and not low[before[1]:s].strip(" `'\""):
+                continue  # "the `freight` cost": the noun of the property word before it
             if phrase in OPERATORS and (f.order or f.agg):
                 continue  # "the oldest movie": the superlative the frame orders by, whatever it names
             if GRAPH_NAME.match(low, e):
@@ -431,7 +434,7 @@ class Lexicon:
                     or w in PRONOUNS or w in heads
                     or w in self.view.spec.name):
                 continue
-            if w in TRAILING_NOUNS and any(not low[b:m.start()].strip() for a, b in covered if b <= m.start()):
+            if w in TRAILING_NOUNS and any(not low[b:m.start()].strip(" `'\"") for a, b in covered if b <= m.start()):
                 continue  # "a discontinued status": the noun of the property word before it
             if w in TIME_CUES and any(TIME_CUES[w] & set(name_words(p)) for p in props):
                 continue  # "born", "released", "died": a property of a label in the frame holds that time

@@ -369,3 +369,8 @@ def test_phrase_plurals_and_passive_time_verbs(pipe):
     assert "quantityPerUnit" in r.cypher
     r = ask(pipe, "List the orders placed by customers in 'Berlin' that have a shipped date in 1997.", "northwind")
     assert r.rows and "c.city = 'Berlin'" in r.cypher
+
+
+def test_a_kind_noun_after_a_quoted_property(pipe):
+    r = ask(pipe, "What is the average `freight` cost of orders shipped to 'Germany'?", "northwind")
+    assert "avg(CAST(o.freight AS DOUBLE))" in r.cypher
