@@ -72,6 +72,7 @@ class Frame:
     having: tuple[str, float | AggregateOf] | None = None  # a bound on the grouped count: a number or the average
     order: str | None = None  # "agg" or a property of the target (or of ``order_label``)
     order_label: str | None = None  # another label whose property orders ("who directed the oldest movie")
+    order_fn: str | None = None  # a function of the ordering property ("size": "the longest tagline")
     desc: bool = True
     limit: int | None = None
     unranked: bool = False  # "the top 5 X" with no measure: an answer only when no more than ``limit`` match

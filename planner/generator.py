@@ -360,6 +360,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         # "In which year was the prize worth the most?": that year, with the figure
         olabel = f.order_label or target
         ocol = _number(v, olabel, f.order, f"{var_of[olabel]}.{ident(f.order)}")
+        if f.order_fn:
+            ocol = f"{f.order_fn}({ocol})"
         tie = (where_sql + " AND " if where_sql else " WHERE ") + f"{ocol} = top"
         cypher = (f"{match}{where_sql} WITH {'max' if f.desc else 'min'}({ocol}) AS top {match}{tie} "
                   f"RETURN DISTINCT {t}.{ident(f.target_prop)}, {ocol}")
@@ -469,6 +471,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     olabel = f.order_label or target
     if f.order and f.order in v.nodes.get(olabel, {}) and olabel in var_of:
         ocol = _number(v, olabel, f.order, f"{var_of[olabel]}.{ident(f.order)}")
+        if f.order_fn:  # "the longest tagline": its length
+            ocol = f"{f.order_fn}({ocol})"
         if olabel != target:  # "who directed the oldest movie": the movie too
             cols.append(f"{var_of[olabel]}.{ident(v.display(olabel))}")
         if ocol not in cols:

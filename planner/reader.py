@@ -569,6 +569,15 @@ def superlatives(r: Reading) -> None:
                                        r"smallest|fewest|minimum|cheapest|oldest|youngest|earliest|latest|newest"
                                        + (comparative if alternatives(f) else "") + r")\b", low)
                 if not _consumed(r, m.start())), None)  # "a minimum unitsInStock of 50" is a bound
+    size = re.search(r"\b(longest|shortest)\s+(?:[a-z]+\s+)?([a-z]+)", low)
+    text = next(((o, p) for s0, e0, o, p in props_at if size and size.start(2) <= s0 < size.end(2) + 1
+                 and view.prop_type(o, p) == "STRING" and o in view.nodes), None)
+    if text and not sup:
+        # "the movie with the longest tagline": ordered by the text's length
+        f.order_label = text[0] if text[0] != f.target else None
+        f.order, f.order_fn, f.desc, f.limit = text[1], "size", size.group(1) == "longest", f.limit or 1
+        r.used.append(size.span())
+        return
     if not sup and not re.search(r"\btop\b", low):
         return
     desc = True

@@ -374,3 +374,9 @@ def test_phrase_plurals_and_passive_time_verbs(pipe):
 def test_a_kind_noun_after_a_quoted_property(pipe):
     r = ask(pipe, "What is the average `freight` cost of orders shipped to 'Germany'?", "northwind")
     assert "avg(CAST(o.freight AS DOUBLE))" in r.cypher
+
+
+def test_longest_and_shortest_text_order_by_length(pipe, graph):
+    r = ask(pipe, "Which movie has the shortest tagline?", "movies")
+    shortest = graph("movies").query("MATCH (m:Movie) WHERE m.tagline IS NOT NULL RETURN min(size(m.tagline))").rows
+    assert r.rows[0][-1] == shortest[0][0] and "size(m.tagline)" in r.cypher
