@@ -522,6 +522,18 @@ def booleans(r: Reading) -> None:
                 op = "IS NULL" if life.group(1) in ("alive", "living", "still living") else "IS NOT NULL"
                 f.conds.append(Cond(label, sorted(death)[0], op, None))
                 break
+    for prop_owner, props in view.nodes.items():
+        # "orders that have been shipped" / "have not been shipped": whether the time the verb names is recorded
+        if prop_owner not in (f.target, *f.labels_mentioned):
+            continue
+        for prop in props:
+            cues = [w for w in name_words(prop) if w.endswith("ed") and len(w) > 4]  # shippedDate: "shipped"
+            for cue in cues:
+                m = re.search(rf"\b(?:has|have|had|was|were|is|are)\s+(not\s+|never\s+)?(?:yet\s+)?(?:been\s+)?(?:yet\s+)?"
+                              rf"{cue}\b(?=\s*(?:$|[,.?!;]|and\b|or\b|but\b|yet\b))", low)
+                if m and is_time_like(prop) and not any(c.prop == prop for c in f.conds):
+                    f.conds.append(Cond(prop_owner, prop, "IS NULL" if m.group(1) else "IS NOT NULL", None))
+                    r.used.append(m.span())
     for s, e, owner, prop in r.props_at:
         # "whose birth year is unknown", "a fax number listed", "with no fax": whether a value is recorded
         after, typ = low[e:e + 30], view.prop_type(owner, prop)
@@ -1131,6 +1143,13 @@ def unsupported(r: Reading) -> None:
                     and isinstance(hi.value, (int, float)) and lo.value >= hi.value):
                 # "a product priced above 50 and also one below 10": two products, not one
                 f.notes.append(f"unexplained: {lo.prop} above {lo.value} and below {hi.value} at once")
+    when = re.search(r"\bthe\s+(year|month|day|decade|week)\s+(?:when|in which|with|that had|that has)\b", r.low)
+    if when:
+        f.notes.append(f"unexplained: the {when.group(1)} when")  # "orders placed in the year when the most ..."
+    if (f.order and f.order != "agg" and not f.order_fn and r.view.prop_type(f.order_label or f.target or "", f.order)
+            == "STRING" and not is_time_like(f.order)):
+        # "the product with the highest quantity per unit": text has no highest
+        f.notes.append(f"unexplained: an order on the text {f.order}")
     only = re.search(r"\b(?:supply|supplies|sell|sells|have|has|contain|contains|include|includes|with)\s+only\s+"
                      r"(?:[a-z]+\s+){0,2}?(?:that|which|who|with)\b", r.low)
     if only:

@@ -380,3 +380,13 @@ def test_longest_and_shortest_text_order_by_length(pipe, graph):
     r = ask(pipe, "Which movie has the shortest tagline?", "movies")
     shortest = graph("movies").query("MATCH (m:Movie) WHERE m.tagline IS NOT NULL RETURN min(size(m.tagline))").rows
     assert r.rows[0][-1] == shortest[0][0] and "size(m.tagline)" in r.cypher
+
+
+def test_recorded_times_and_texts_that_do_not_order(pipe, graph):
+    r = ask(pipe, "Which orders have not been shipped?", "northwind")
+    unshipped = graph("northwind").query("MATCH (o:`Order`) WHERE o.shippedDate = 'NULL' OR o.shippedDate IS NULL "
+                                         "RETURN count(o)").rows[0][0]
+    assert len(r.rows) == unshipped > 0
+    for question in ("Which product has the highest quantity per unit?",
+                     "List the orders placed in the year when the most products were ordered."):
+        assert pipe.ask(question, "northwind", use_answer_cache=False).status == "dont_know", question
