@@ -30,6 +30,9 @@ class Mention:
     alternatives: list[tuple[str, str, Any]] = field(default_factory=list)  # other (label, prop, value)
 
 
+RANGE_OPS = frozenset({"<", ">", "<=", ">="})  # the operators of a condition that leaves the values open
+
+
 @dataclass(frozen=True)
 class AggregateOf:
     """A condition's value that is an aggregate: over every node (or edge) holding the property ("priced above

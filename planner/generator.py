@@ -13,11 +13,9 @@ from typing import Any
 
 from kgqa.kg.cypher import literal
 from kgqa.kg.schema import ident
-from kgqa.planner.frame import AggregateOf, Chooser, Compiled, Cond, Frame
+from kgqa.planner.frame import RANGE_OPS, AggregateOf, Chooser, Compiled, Cond, Frame
 from kgqa.planner.lexicon import YES_NO, is_time_like
 from kgqa.planner.schema_view import SchemaView
-
-RANGE_OPS = frozenset({"<", ">", "<=", ">="})
 
 
 def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Compiled:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from kgqa.planner.frame import AggregateOf, Cond, Frame, Mention
+from kgqa.planner.frame import RANGE_OPS, AggregateOf, Cond, Frame, Mention
 from kgqa.planner.lexicon import (
     COMPARATORS,
     GRAPH_NAME,
@@ -460,7 +460,7 @@ def string_conditions(r: Reading) -> None:
         fuzzy = [x for x in f.anchors if (x.start, x.end) == (a, b) and str(x.value).lower() != x.text.lower()]
         for x in fuzzy:
             f.anchors.remove(x)
-        if m.group(1).lower() in TEXT_CLASSES:
+        if m.group(1).lower() in TEXT_CLASSES or m.group(1).lower() in ("their", "its", "his", "her", "your", "my"):
             # "titles containing numbers": a kind of character, not the word itself
             f.notes.append(f"unexplained: {m.group(0)}")
             continue
@@ -1143,6 +1143,23 @@ def unsupported(r: Reading) -> None:
                     and isinstance(hi.value, (int, float)) and lo.value >= hi.value):
                 # "a product priced above 50 and also one below 10": two products, not one
                 f.notes.append(f"unexplained: {lo.prop} above {lo.value} and below {hi.value} at once")
+    common = re.search(r"\b(?:most|least)\s+(?:common|frequent|popular|used)\s+(words?|letters?|characters?)\b", r.low)
+    if common:
+        f.notes.append(f"unexplained: {common.group(0)}")  # "the most common word in movie titles"
+    for m in re.finditer(r"\b(higher|lower|greater|smaller|larger|bigger|better|worse|more|fewer|less|older|younger|"
+                         r"earlier|later|longer|shorter)\b", r.low):
+        if (_consumed(r, m.start()) or f.compare or f.having or f.order or alternatives(f) or f.age_cond
+                or r.low[m.end():m.end() + 40].find("than") >= 0):
+            continue
+        if any(c.op in RANGE_OPS and not isinstance(c.value, AggregateOf) for c in f.conds):
+            continue
+        # "directed a movie with a higher rating": higher than what is unsaid
+        f.notes.append(f"unexplained: {m.group(1)} than what")
+        break
+    than = [a for a in f.anchors if re.search(r"\bthan\s+(?:the\s+)?$", r.question[max(0, a.start - 12):a.start].lower())]
+    if than and not f.compare and not alternatives(f):
+        # "actors with a higher average movie rating than Tom Hanks": against that entity's figure
+        f.notes.append(f"unexplained: a comparison with {than[0].text}")
     when = re.search(r"\bthe\s+(year|month|day|decade|week)\s+(?:when|in which|with|that had|that has)\b", r.low)
     if when:
         f.notes.append(f"unexplained: the {when.group(1)} when")  # "orders placed in the year when the most ..."

@@ -390,3 +390,12 @@ def test_recorded_times_and_texts_that_do_not_order(pipe, graph):
     for question in ("Which product has the highest quantity per unit?",
                      "List the orders placed in the year when the most products were ordered."):
         assert pipe.ask(question, "northwind", use_answer_cache=False).status == "dont_know", question
+
+
+def test_comparisons_with_something_unsaid_decline(pipe):
+    for question in ("List all the movies where the director has also directed a movie with a higher rating.",
+                     "Who are the actors who have a higher average movie rating than Tom Hanks?",
+                     "Who are the people who have reviewed movies with a title containing their name?",
+                     "What is the most common word in movie titles?"):
+        assert pipe.ask(question, "movies", use_answer_cache=False).status == "dont_know", question
+    assert ask(pipe, "Who is older, Keanu Reeves or Tom Hanks?", "movies").rows[0][0] == "Tom Hanks"
