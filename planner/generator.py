@@ -50,6 +50,9 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     for owner, prop in dict.fromkeys(asked):
         if prop and v.is_empty(owner, prop):
             f.notes.append(f"unexplained: {prop} (no {owner} in the graph has one)")
+    typ = v.prop_type(f.agg_label or target, f.agg_prop) if f.agg in ("sum", "avg") and f.agg_prop else None
+    if typ is not None and not typ.startswith(("INT", "DOUBLE", "FLOAT", "DECIMAL", "UINT", "SERIAL")):
+        f.notes.append(f"unexplained: the {f.agg} of {f.agg_prop}, which holds no numbers")  # "the most common role"
     labels_needed: list[str] = [target]
     for m in f.anchors:
         labels_needed.append(m.label)
