@@ -201,7 +201,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             connected_before = set(connected)
             ends = [var_of.get(src), var_of.get(dst)]
             if src in connected and dst in connected:
-                if not f.cycle and any(c.rel == rel for c in rel_conds):
+                if (not f.cycle or rel not in f.rel_hints) and any(c.rel == rel for c in rel_conds):
                     # "people who produced movies with a rating below 60", "the average rating of movies
                     # written by ...": a property of the far end's edges (the movie's reviews), by anyone, so
                     # the acting end (the reviewer) is another node

@@ -479,11 +479,13 @@ def string_conditions(r: Reading) -> None:
             if re.search(pat + said + r"\s*$", before.strip() + " ") or re.search(pat + said + r"\W*$", before):
                 op = o
                 break
-        if op == "=" and re.match(r"\W*\s+in (?:the|its|their|his|her) \w+", low[lit.end:]):
+        inside = re.match(r"\W*\s+in (?:the|its|their|his|her) ", low[lit.end:])
+        if op == "=" and inside and re.match(r"\w+", low[lit.end + inside.end():]):
             op = "CONTAINS"  # "'Matrix' in the title"
         best = None
         substring = op in ("CONTAINS", "STARTS WITH", "ENDS WITH")
-        for ps, pe, owner, prop in r.props_at:
+        named_in = [x for x in r.props_at if inside and 0 <= x[0] - (lit.end + inside.end()) <= 16]
+        for ps, pe, owner, prop in named_in or r.props_at:  # "'love' in the review summary": that text
             dist = lit.start - pe if pe <= lit.start else ps - lit.end + 20
             # a relationship's text ("work mentioning DNA": the prize's motivation) for a substring, or for a
             # value right after its name ("the summary 'A solid romp'")

@@ -399,3 +399,10 @@ def test_comparisons_with_something_unsaid_decline(pipe):
                      "What is the most common word in movie titles?"):
         assert pipe.ask(question, "movies", use_answer_cache=False).status == "dont_know", question
     assert ask(pipe, "Who is older, Keanu Reeves or Tom Hanks?", "movies").rows[0][0] == "Tom Hanks"
+
+
+def test_a_value_in_a_named_text_and_an_edge_condition_beside_a_cycle(pipe):
+    r = ask(pipe, 'List the taglines of movies with "love" in the review summary.', "movies")
+    assert "r.summary" in r.cypher and "m.tagline) CONTAINS" not in r.cypher
+    r = ask(pipe, "Who are the actors who have both directed and acted in movies with a rating higher than 80?", "movies")
+    assert [row[0] for row in r.rows] == ["Clint Eastwood"]  # someone's review of Unforgiven, not his own
