@@ -546,7 +546,7 @@ def booleans(r: Reading) -> None:
                            after)
         if (missing or present) and owner in view.nodes and not any(c.prop == prop for c in f.conds):
             # "no birth year listed" is none recorded
-            negated = re.search(r"\b(?:no|without|not)\s+(?:an?\s+)?$", low[:s])
+            negated = re.search(r"\b(?:no|without|not|n't|lack|lacking)\s+(?:have\s+|has\s+|had\s+)?(?:an?\s+|any\s+)?$", low[:s])
             f.conds.append(Cond(owner, prop, "IS NULL" if bool(missing) != bool(negated) else "IS NOT NULL", None))
             r.used.append((e, e + (missing or present).end()))
             continue

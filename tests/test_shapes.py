@@ -406,3 +406,9 @@ def test_a_value_in_a_named_text_and_an_edge_condition_beside_a_cycle(pipe):
     assert "r.summary" in r.cypher and "m.tagline) CONTAINS" not in r.cypher
     r = ask(pipe, "Who are the actors who have both directed and acted in movies with a rating higher than 80?", "movies")
     assert [row[0] for row in r.rows] == ["Clint Eastwood"]  # someone's review of Unforgiven, not his own
+
+
+def test_do_not_have_a_value_listed(pipe):
+    r = ask(pipe, "What is the average unit price of products supplied by suppliers who do not have a fax number "
+                  "listed?", "northwind")
+    assert "WHERE (s.fax IS NULL" in r.cypher
