@@ -285,8 +285,9 @@ def arithmetic(r: Reading) -> None:
         verb = re.findall(r"[a-z]+", low[:m.start()])[-1:]
         dates = [(lb, p) for lb in dict.fromkeys([f.target, *f.labels_mentioned]) if lb
                  for p, t in r.view.nodes.get(lb, {}).items() if t == "STRING" and is_date_like(p)]
-        named = [d for d in dates if set(verb) & set(name_words(d[1]))] or (dates if len(dates) == 1 else [])
-        if len(named) == 1:
+        near = [(o, p) for s0, e0, o, p in r.props_at if 0 <= m.start() - e0 <= 4 and (o, p) in dates]
+        named = near or [d for d in dates if set(verb) & set(name_words(d[1]))] or (dates if len(dates) == 1 else [])
+        if len(named) == 1:  # "a `requiredDate` in the month of August": the date named right before
             month = MONTHS.index(m.group(1)) + 1
             f.conds.append(Cond(named[0][0], named[0][1], "CONTAINS", f"-{month:02d}-"))
             r.used.append(m.span())
@@ -494,6 +495,11 @@ def string_conditions(r: Reading) -> None:
                 continue
             if best is None or dist < best[0]:
                 best = (dist, owner, prop)
+        verb = re.search(r"\b([a-z]+)\s+as\s*['\"]?$", low[:lit.start + 1])
+        named = (r.lex.entries.get(verb.group(1), "") if verb else "").partition(">")[0]
+        texts = [p for p, t in view.rel_props.get(named[4:], {}).items() if t == "STRING"] if named.startswith("rel:") else []
+        if best is None and len(texts) == 1:
+            best = (0, named[4:], texts[0])  # "reviewed as 'Silly, but fun'": the review's one text
         if best is None and f.target and (lit not in unquoted or re.search(r"\b(?:names?|titles?|called)\b", low)):
             # no text property named: what names the target, when quoted or when the question says so ("whose
             # names end in son"); "work mentioning DNA" is no name

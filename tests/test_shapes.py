@@ -216,8 +216,11 @@ def test_average_age_and_relationship_text_values(pipe, graph):
     assert r.rows[0][0] == pytest.approx(expected[0][0])
     r = ask(pipe, 'List all the movies that have the summary "A solid romp".', "movies")
     assert r.rows == [["The Da Vinci Code"]]
+    # "reviewed as": the review's one text property
+    r = ask(pipe, 'Which movies have been reviewed as "Pretty funny at times"?', "movies")
+    assert r.rows == [["The Replacements"]] and "r.summary" in r.cypher
     # a quoted value no node holds, with nothing saying which text it is: declined, not "none"
-    r = pipe.ask('Which movies have been reviewed as "Pretty funny at times"?', "movies", use_answer_cache=False)
+    r = pipe.ask('Which movies are "Quite dull"?', "movies", use_answer_cache=False)
     assert r.status == "dont_know"
 
 
@@ -412,3 +415,8 @@ def test_do_not_have_a_value_listed(pipe):
     r = ask(pipe, "What is the average unit price of products supplied by suppliers who do not have a fax number "
                   "listed?", "northwind")
     assert "WHERE (s.fax IS NULL" in r.cypher
+
+
+def test_a_month_of_the_date_named_before_it(pipe):
+    r = ask(pipe, "How many orders have a `requiredDate` in the month of August?", "northwind")
+    assert "o.requiredDate CONTAINS '-08-'" in r.cypher and r.rows[0][0] > 0
