@@ -330,7 +330,7 @@ def comparisons(r: Reading) -> None:
                 continue
             value = number_value(m.group(m.lastindex))
             counted = _counted_label(r, low[m.end():m.end() + 40])
-            if counted and op != "=":
+            if counted and (op != "=" or re.match(r"(?:exactly|only|just)\b", m.group(0))):
                 f.agg, f.agg_label, f.having = "count", counted, (op, value)
                 r.used.append((m.start(), m.end()))
                 continue
@@ -348,6 +348,13 @@ def comparisons(r: Reading) -> None:
                 else:
                     f.conds.append(Cond(owner, prop, op, value, _rel_of(r, owner)))
                 r.used.append((m.start(), m.end()))
+    # "customers who have only placed a single order": a count of exactly one
+    single = re.search(r"\b(?:only|just|exactly)\s+(?:[a-z]+\s+)?(?:a\s+single|one)\s+", low)
+    if single and not f.having:
+        counted = _counted_label(r, low[single.end():single.end() + 40])
+        if counted:
+            f.agg, f.agg_label, f.having = "count", counted, ("=", 1)
+            r.used.append(single.span())
     # "zero units in stock", "with 0 units on order"
     for m in re.finditer(r"\b(zero|no|0)\s+(units in stock|units on order|reorder level|stock)", low):
         hit = _closest_numeric_prop(r, m.end(1), m.end())

@@ -420,3 +420,10 @@ def test_do_not_have_a_value_listed(pipe):
 def test_a_month_of_the_date_named_before_it(pipe):
     r = ask(pipe, "How many orders have a `requiredDate` in the month of August?", "northwind")
     assert "o.requiredDate CONTAINS '-08-'" in r.cypher and r.rows[0][0] > 0
+
+
+def test_exactly_one_of_a_counted_label(pipe):
+    for question in ("Which customers have placed exactly one order?",
+                     "List the customers who have only placed a single order."):
+        r = ask(pipe, question, "northwind")
+        assert r.rows and all(row[-1] == 1 for row in r.rows) and "value = 1" in r.cypher
