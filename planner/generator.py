@@ -39,7 +39,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         step = _negated_step(v, target, name)
         if step is not None:
             inside[name] = [c for c in f.conds if c.label == step[2] and c.rel is None and c.label != target
-                            and not isinstance(c.value, AggregateOf) and c.op in ("=", "<", ">", "<=", ">=")]
+                            and not isinstance(c.value, AggregateOf) and (c.op == "=" or c.op in RANGE_OPS)]
             f.conds = [c for c in f.conds if c not in inside[name]]
     # a property no node holds ("movies with more than 100 votes" where no movie has votes): the graph cannot
     # say, and "none" would be a guess
@@ -359,10 +359,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
 
     if f.target_prop and f.order and f.limit == 1 and f.order in v.nodes.get(f.order_label or target, {}):
         # "In which year was the prize worth the most?": that year, with the figure
-        olabel = f.order_label or target
-        ocol = _number(v, olabel, f.order, f"{var_of[olabel]}.{ident(f.order)}")
-        if f.order_fn:
-            ocol = f"{f.order_fn}({ocol})"
+        ocol = _order_column(f, v, var_of, target)
         tie = (where_sql + " AND " if where_sql else " WHERE ") + f"{ocol} = top"
         cypher = (f"{match}{where_sql} WITH {'max' if f.desc else 'min'}({ocol}) AS top {match}{tie} "
                   f"RETURN DISTINCT {t}.{ident(f.target_prop)}, {ocol}")
@@ -471,9 +468,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         return Compiled(cypher, params, f, description="age")
     olabel = f.order_label or target
     if f.order and f.order in v.nodes.get(olabel, {}) and olabel in var_of:
-        ocol = _number(v, olabel, f.order, f"{var_of[olabel]}.{ident(f.order)}")
-        if f.order_fn:  # "the longest tagline": its length
-            ocol = f"{f.order_fn}({ocol})"
+        ocol = _order_column(f, v, var_of, target)
         if olabel != target:  # "who directed the oldest movie": the movie too
             cols.append(f"{var_of[olabel]}.{ident(v.display(olabel))}")
         if ocol not in cols:
@@ -647,6 +642,14 @@ def _negated_step(v: SchemaView, target: str, name: str) -> tuple[str, str, str]
         if rel == name or other == name:
             return rel, direction, other
     return None
+
+
+def _order_column(f: Frame, v: SchemaView, var_of: dict[str, str], target: str) -> str:
+    """Returns the expression that orders the rows: the ordering property of ``f.order_label`` (else the target),
+    as a number where it holds numbers as text, under ``f.order_fn`` ("the longest tagline": its length)."""
+    olabel = f.order_label or target
+    ocol = _number(v, olabel, f.order, f"{var_of[olabel]}.{ident(f.order)}")
+    return f"{f.order_fn}({ocol})" if f.order_fn else ocol
 
 
 def _number(v: SchemaView, owner: str, prop: str, ref: str) -> str:

@@ -194,16 +194,25 @@ def test_make_gold_keeps_the_shape(tmp_path, movies_graph, spec):
 
 
 # -- the mixed set of third-party questions ---------------------------------------------------------
-def test_unseen_set_is_the_seeded_sample(data_dir):
-    """``random.Random(2026).sample(lines, 45)`` of each unlabeled file, movies then northwind, in the order
-    drawn, every drawn question kept with its text as written."""
+def _drawn(data_dir, seed: int, per_domain: int, exclude: set[str] = frozenset()) -> list[dict]:
+    """The lines ``random.Random(seed).sample`` draws from each unlabeled file (movies then northwind) among
+    those whose ids ``exclude`` does not hold, in the order drawn."""
     expected = []
     for domain in UNSEEN_SOURCES:
         source = data_dir / "unlabeled" / f"{domain}_gemini.jsonl"
         if not source.exists():
             pytest.skip(f"no {source}")
         lines = source.read_text(encoding="utf-8").splitlines()
-        expected += [json.loads(line) for line in random.Random(UNSEEN_SEED).sample(lines, UNSEEN_PER_DOMAIN)]
+        remaining = [line for line in lines if json.loads(line)["id"] not in exclude]
+        assert len(lines) - len(remaining) == (UNSEEN_PER_DOMAIN if exclude else 0)
+        expected += [json.loads(line) for line in random.Random(seed).sample(remaining, per_domain)]
+    return expected
+
+
+def test_unseen_set_is_the_seeded_sample(data_dir):
+    """``random.Random(2026).sample(lines, 45)`` of each unlabeled file, movies then northwind, in the order
+    drawn, every drawn question kept with its text as written."""
+    expected = _drawn(data_dir, UNSEEN_SEED, UNSEEN_PER_DOMAIN)
     assert [(i["id"], i["domain"], i["question"]) for i in UNSEEN] == \
         [(e["id"], e["domain"], e["question"]) for e in expected]
 
@@ -212,16 +221,7 @@ def test_heldout_set_is_the_seeded_sample(data_dir):
     """``random.Random(2027).sample(remaining, 40)`` of each unlabeled file, movies then northwind, where
     ``remaining`` is the file's lines whose ids ``unseen.jsonl`` does not hold; in the order drawn, every drawn
     question kept with its text as written."""
-    unseen_ids = {i["id"] for i in UNSEEN}
-    expected = []
-    for domain in UNSEEN_SOURCES:
-        source = data_dir / "unlabeled" / f"{domain}_gemini.jsonl"
-        if not source.exists():
-            pytest.skip(f"no {source}")
-        lines = source.read_text(encoding="utf-8").splitlines()
-        remaining = [line for line in lines if json.loads(line)["id"] not in unseen_ids]
-        assert len(lines) - len(remaining) == UNSEEN_PER_DOMAIN
-        expected += [json.loads(line) for line in random.Random(HELDOUT_SEED).sample(remaining, HELDOUT_PER_DOMAIN)]
+    expected = _drawn(data_dir, HELDOUT_SEED, HELDOUT_PER_DOMAIN, {i["id"] for i in UNSEEN})
     assert [(i["id"], i["domain"], i["question"]) for i in HELDOUT] == \
         [(e["id"], e["domain"], e["question"]) for e in expected]
 
