@@ -27,6 +27,7 @@ from kgqa.planner.lexicon import (
     NUMBER,
     OPERATORS,
     TIME_CUES,
+    TRAILING_NOUNS,
     YEAR,
     YES_NO,
     Lexicon,
@@ -90,6 +91,8 @@ def schema_words(r: Reading) -> None:
             r.value_conds.append(Cond(owner, prop, "=", value))
         elif "." in target:
             owner, prop = target.split(".", 1)
+            if _phrase in TRAILING_NOUNS and r.props_at and not r.low[r.props_at[-1][1]:s].strip(" `'\""):
+                continue  # "the `freight` cost": the noun of the property word before it, no property itself
             r.props_at.append((s, e, owner, prop))
         elif not GRAPH_NAME.match(r.low, e):  # "the movie graph": a name
             r.labels_at.append((s, target))

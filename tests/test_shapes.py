@@ -427,3 +427,9 @@ def test_exactly_one_of_a_counted_label(pipe):
                      "List the customers who have only placed a single order."):
         r = ask(pipe, question, "northwind")
         assert r.rows and all(row[-1] == 1 for row in r.rows) and "value = 1" in r.cypher
+
+
+def test_a_kind_noun_is_no_property_of_its_own(pipe):
+    r = ask(pipe, "What is the average `unitPrice` of products included in orders with a `freight` cost higher "
+                  "than 100?", "northwind")
+    assert "CAST(o.freight AS DOUBLE) > 100" in r.cypher and "p.unitPrice > 100" not in r.cypher
