@@ -214,6 +214,7 @@ class Lexicon:
             entries.setdefault(split_camel(rel), f"rel:{rel}")
             for prop in props:
                 entries.setdefault(split_camel(prop), f"{rel}.{prop}")
+                entries.setdefault(plural(split_camel(prop)), f"{rel}.{prop}")  # "their ratings"
         for label, props in view.nodes.items():
             # "birth year", "date of death": the label's property of that event, year or date as written
             for event, words in (("birth", BIRTH_WORDS), ("death", _DEATH)):

@@ -960,6 +960,10 @@ def relationship_property(r: Reading) -> None:
             ends = [lb for pair in view.rels.get(owner, []) for lb in pair]
             if f.target not in ends and ends:
                 f.target = next((m.label for m in f.anchors if m.label in ends), ends[0])
+            if not f.anchors and not any(c.rel == owner for c in f.conds) and not f.order:
+                # "all movies released after 2000 and their ratings": a list of nodes, some without such an
+                # edge; joining it would drop them, and no form keeps them
+                f.notes.append(f"unexplained: the {prop} of each, where some have none")
             return
 
 

@@ -433,3 +433,10 @@ def test_a_kind_noun_is_no_property_of_its_own(pipe):
     r = ask(pipe, "What is the average `unitPrice` of products included in orders with a `freight` cost higher "
                   "than 100?", "northwind")
     assert "CAST(o.freight AS DOUBLE) > 100" in r.cypher and "p.unitPrice > 100" not in r.cypher
+
+
+def test_edge_property_plurals_and_lists_some_nodes_lack(pipe):
+    r = ask(pipe, "List the movies with the top 3 highest ratings.", "movies")
+    assert len(r.rows) == 3 and "avg(r.rating)" in r.cypher
+    r = pipe.ask("List all movies released after 2000 and their ratings.", "movies", use_answer_cache=False)
+    assert r.status == "dont_know"  # an inner join would drop the movies nobody reviewed
