@@ -34,14 +34,14 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     # "categories with no discontinued products": a condition on the negated label's nodes belongs inside the
     # NOT EXISTS (no product that is discontinued), not on the rows
     inside: dict[str, list[Cond]] = {}
-    negated = sorted(f.negated, key=lambda name: name not in v.rels)  # "never reviewed a movie": the edge first
+    negated = sorted(f.negated, key=lambda name: name not in v.rels)  # "never reviewed a film": the edge first
     for name in negated:
         step = _negated_step(v, target, name)
         if step is not None:
             inside[name] = [c for c in f.conds if c.label == step[2] and c.rel is None and c.label != target
                             and not isinstance(c.value, AggregateOf) and (c.op == "=" or c.op in RANGE_OPS)]
             f.conds = [c for c in f.conds if c not in inside[name]]
-    # a property no node holds ("movies with more than 100 votes" where no movie has votes): the graph cannot
+    # a property no node holds ("films with more than 100 votes" where no film has votes): the graph cannot
     # say, and "none" would be a guess
     asked = [(c.rel or c.label, c.prop) for c in f.conds] + [(f.order_label or target, f.order or ""),
                                                               (f.agg_label or target, f.agg_prop or ""),
@@ -116,7 +116,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     patterns: list[str] = []
     used_rels: set[str] = set()
     edges: list[str] = []  # the labels at both ends of every joined edge, for how many edges touch a label
-    # a relationship read only for its property ("produced movies with a rating below 60": the reviews'
+    # a relationship read only for its property ("produced films with a rating below 60": the reviews'
     # rating) does not choose the path when a relationship the question names joins the same labels
     named_pairs = {frozenset(pair) for rel in f.rel_hints for pair in v.rels.get(rel, [])}
     prefer = set(f.rel_hints) | {c.rel for c in rel_conds if c.rel in f.rel_hints or not (
@@ -191,7 +191,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     cycle_ends: set[str] = set()
     exists_only: set[str] = set()  # labels joined only because the question names a relationship to them
     # a relationship the question names but no path took: "How many women have won a Nobel Prize?" joins
-    # the prize; "Who both acted in and directed the same movie?" joins the movie twice (the same node)
+    # the prize; "Who both acted in and directed the same film?" joins the film twice (the same node)
     for rel in dict.fromkeys(f.rel_hints + [c.rel for c in rel_conds]):
         if rel in used_rels or rel not in v.rels:
             continue
@@ -202,8 +202,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             ends = [var_of.get(src), var_of.get(dst)]
             if src in connected and dst in connected:
                 if (not f.cycle or rel not in f.rel_hints) and any(c.rel == rel for c in rel_conds):
-                    # "people who produced movies with a rating below 60", "the average rating of movies
-                    # written by ...": a property of the far end's edges (the movie's reviews), by anyone, so
+                    # "people who produced films with a rating below 60", "the average rating of films
+                    # written by ...": a property of the far end's edges (the film's reviews), by anyone, so
                     # the acting end (the reviewer) is another node
                     fresh = f"x{len(patterns)}"
                     taken.add(fresh)
@@ -228,7 +228,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             break
     if not patterns:
         patterns.append(f"({var(target)}:{ident(target)})")
-    # "people who never reviewed a movie", "laureates with no birth city": no such edge from the target
+    # "people who never reviewed a film", "laureates with no birth city": no such edge from the target
     covered: set[str] = set()
     for name in negated:
         step = _negated_step(v, target, name)
@@ -237,7 +237,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             f.notes.append(f"unexplained: no {name}")
         elif name not in covered:
             rel, direction, other = step
-            covered.update({rel, other})  # "never reviewed a movie": the movie is that edge's end
+            covered.update({rel, other})  # "never reviewed a film": the film is that edge's end
             conds = []
             for j, c in enumerate(inside.get(name, [])):
                 params[f"n{j}"] = c.value
@@ -265,7 +265,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         if prev is not None:
             between = f.question[prev.end:m.start].lower()
             if m.label == target and f.rel_hints and not re.search(r"\bor\b", between):
-                # "the actors in movies directed by both Lilly and Lana Wachowski": two named people reached
+                # "the actors in films directed by both Lilly and Lana Wachowski": two named people reached
                 # through other nodes, not the people asked for
                 f.notes.append(f"unexplained: {m.text} and {prev.text} as other {target} nodes")
             if re.search(r"\bor\b", between) or m.label == target or m.label not in path_of:
@@ -385,7 +385,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             if f.agg_prop:  # "how many different categories": distinct values
                 inner = f"count(DISTINCT {agg_holder}.{ident(f.agg_prop)})"
         elif f.age and not f.agg_prop:
-            # "the average age of directors when their movies came out": the aggregate of the ages
+            # "the average age of directors when their films came out": the aggregate of the ages
             inner = f"{f.agg}({var_of[f.age[0]]}.{ident(f.age[1])} - {t}.{ident(f.age[2])})"
         else:
             inner = f"{f.agg}({_number(v, f.agg_label or target, f.agg_prop, f'{agg_holder}.{ident(f.agg_prop)}')})"
@@ -444,7 +444,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     # a range on a relationship's property: its values ("reviews rated above 80")
     edge_cols = [f"{rel_var[c.rel]}.{ident(c.prop)}" for c in f.conds if c.rel in rel_var and c.op in RANGE_OPS]
     cols += edge_cols
-    # "Who both acted in and directed the same movie?": the movie is part of the answer
+    # "Who both acted in and directed the same film?": the film is part of the answer
     cols += [f"{var_of[lb]}.{ident(v.display(lb))}" for lb in sorted(cycle_ends)]
     if (len(f.anchors) == 1 and f.anchors[0].label == target and not f.conds and len(connected) == 1
             and not f.limit and f.anchors[0].prop in (v.display(target), v.spec.primary_keys.get(target))):
@@ -469,7 +469,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     olabel = f.order_label or target
     if f.order and f.order in v.nodes.get(olabel, {}) and olabel in var_of:
         ocol = _order_column(f, v, var_of, target)
-        if olabel != target:  # "who directed the oldest movie": the movie too
+        if olabel != target:  # "who directed the oldest film": the film too
             cols.append(f"{var_of[olabel]}.{ident(v.display(olabel))}")
         if ocol not in cols:
             cols.append(ocol)
@@ -481,7 +481,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                       f"RETURN {'DISTINCT ' if len(var_of) > 1 else ''}{', '.join(dict.fromkeys(cols))}")
             return Compiled(cypher, params, f, description="top group by property")
 
-        if f.limit:  # "the top 3 movies with the most votes": a node without the value does not rank
+        if f.limit:  # "the top 3 films with the most votes": a node without the value does not rank
             where_sql = (where_sql + " AND " if where_sql else " WHERE ") + f"{ocol} IS NOT NULL"
         cypher = (f"{match}{where_sql} RETURN {', '.join(dict.fromkeys(cols))} "
                   f"ORDER BY {ocol} {'DESC' if f.desc else 'ASC'}{', ' + disp if disp != ocol else ''}")
@@ -491,7 +491,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     distinct = "DISTINCT " if len(patterns) > 0 and len(connected) > 1 else ""
     if (edge_cols and not f.limit and not f.rel_prop and not any(m.label != target for m in f.anchors)
             and all(c.split(".")[0] == t for c in cols if c not in edge_cols)):
-        # "movies with a rating lower than 90": one row per movie, its matching ratings listed, not a row
+        # "films with a rating lower than 90": one row per film, its matching ratings listed, not a row
         # per review
         cols = [f"collect(DISTINCT {c})" if c in edge_cols else c for c in cols]
         distinct = ""

@@ -94,7 +94,7 @@ def schema_words(r: Reading) -> None:
             if _phrase in TRAILING_NOUNS and r.props_at and not r.low[r.props_at[-1][1]:s].strip(" `'\""):
                 continue  # "the `freight` cost": the noun of the property word before it, no property itself
             r.props_at.append((s, e, owner, prop))
-        elif not GRAPH_NAME.match(r.low, e):  # "the movie graph": a name
+        elif not GRAPH_NAME.match(r.low, e):  # "the film graph": a name
             r.labels_at.append((s, target))
     f.labels_mentioned = [lb for _, lb in r.labels_at]
 
@@ -116,7 +116,7 @@ def negations(r: Reading) -> None:
     # "never acted in a film": the far end of a negated relationship is negated with it
     ends = {lb for rel in f.negated for pair in r.view.rels.get(rel, []) for lb in pair} - {f.target}
     f.labels_mentioned = [lb for lb in f.labels_mentioned if lb not in f.negated and lb not in ends]
-    # "people who have also acted in a movie": "also" before an indefinite node is any such edge, no cycle
+    # "people who have also acted in a film": "also" before an indefinite node is any such edge, no cycle
     f.cycle = any(not (m.group() == "also" and re.match(r"also\s+(?:[a-z]+\s+){1,3}?(?:a|an|any|some|another|other)\b",
                                                         r.low[m.start():]))
                   for m in CYCLE.finditer(r.low))
@@ -603,7 +603,7 @@ def superlatives(r: Reading) -> None:
     text = next(((o, p) for s0, e0, o, p in props_at if size and size.start(2) <= s0 < size.end(2) + 1
                  and view.prop_type(o, p) == "STRING" and o in view.nodes), None)
     if text and not sup:
-        # "the movie with the longest tagline": ordered by the text's length
+        # "the film with the longest tagline": ordered by the text's length
         f.order_label = text[0] if text[0] != f.target else None
         f.order, f.order_fn, f.desc, f.limit = text[1], "size", size.group(1) == "longest", f.limit or 1
         r.used.append(size.span())
@@ -682,13 +682,13 @@ def superlatives(r: Reading) -> None:
         if owner == f.target or view.prop_type(owner, prop) is None or owner in view.rel_props:
             f.order = prop if owner == f.target else None
             if owner != f.target:
-                # "the highest-rated movie", "the movie with the highest rating": each movie's average over its
+                # "the highest-rated film", "the film with the highest rating": each film's average over its
                 # edges; "the most ...", "the highest quantity" (an amount) add them up
                 amount = (sup and sup.group(1) in ("most", "least")) or bool(AMOUNT_WORDS & set(name_words(prop)))
                 f.agg, f.agg_label, f.agg_prop, f.order = "sum" if amount else "avg", owner, prop, "agg"
                 nearest = next((lb for s0, lb in reversed(labels_at) if s0 < sup.start()), None) if sup else None
                 if not amount and nearest not in (None, f.target):
-                    # "the person who directed the movie with the lowest rating": that movie's director, not
+                    # "the person who directed the film with the lowest rating": that film's director, not
                     # each director's average
                     f.notes.append(f"unexplained: the {sup.group(1)} {prop} of another label")
         elif sup and owner in view.nodes and (sup.group(1) not in ("most", "least") or (
@@ -947,7 +947,7 @@ def relationship_property(r: Reading) -> None:
     named = [(o, p) for _s, _e, o, p in r.props_at if o in view.rel_props and o not in view.nodes]
     for owner, prop in dict.fromkeys(named):
         if named.count((owner, prop)) > 1 and any(c.rel == owner and c.prop == prop for c in f.conds):
-            # "Which reviews rated a movie above 80? Give the movie and the rating.": a condition's values,
+            # "Which reviews rated a film above 80? Give the film and the rating.": a condition's values,
             # asked for as well
             f.rel_prop = (owner, prop)
             return
@@ -961,7 +961,7 @@ def relationship_property(r: Reading) -> None:
             if f.target not in ends and ends:
                 f.target = next((m.label for m in f.anchors if m.label in ends), ends[0])
             if not f.anchors and not any(c.rel == owner for c in f.conds) and not f.order:
-                # "all movies released after 2000 and their ratings": a list of nodes, some without such an
+                # "all films released after 2000 and their ratings": a list of nodes, some without such an
                 # edge; joining it would drop them, and no form keeps them
                 f.notes.append(f"unexplained: the {prop} of each, where some have none")
             return
@@ -1063,7 +1063,7 @@ def ages(r: Reading) -> None:
         r.used.append(bound.span())
     of_ages = re.search(r"\b(average|mean|minimum|maximum)\s+age\b", low)
     if of_ages and f.agg in (None, "avg", "min", "max"):
-        # "the average age of directors at the time of their movie release": of the ages, not of the years
+        # "the average age of directors at the time of their film release": of the ages, not of the years
         f.agg = {"minimum": "min", "maximum": "max"}.get(of_ages.group(1), "avg")
         f.agg_label, f.agg_prop = None, None
     sup = re.search(r"\b(longest|youngest|oldest|shortest)\b", low)
@@ -1167,7 +1167,7 @@ def unsupported(r: Reading) -> None:
                 f.notes.append(f"unexplained: {lo.prop} above {lo.value} and below {hi.value} at once")
     common = re.search(r"\b(?:most|least)\s+(?:common|frequent|popular|used)\s+(words?|letters?|characters?)\b", r.low)
     if common:
-        f.notes.append(f"unexplained: {common.group(0)}")  # "the most common word in movie titles"
+        f.notes.append(f"unexplained: {common.group(0)}")  # "the most common word in film titles"
     for m in re.finditer(r"\b(higher|lower|greater|smaller|larger|bigger|better|worse|more|fewer|less|older|younger|"
                          r"earlier|later|longer|shorter)\b", r.low):
         if (_consumed(r, m.start()) or f.compare or f.having or f.order or alternatives(f) or f.age_cond
@@ -1175,12 +1175,12 @@ def unsupported(r: Reading) -> None:
             continue
         if any(c.op in RANGE_OPS and not isinstance(c.value, AggregateOf) for c in f.conds):
             continue
-        # "directed a movie with a higher rating": higher than what is unsaid
+        # "directed a film with a higher rating": higher than what is unsaid
         f.notes.append(f"unexplained: {m.group(1)} than what")
         break
     than = [a for a in f.anchors if re.search(r"\bthan\s+(?:the\s+)?$", r.question[max(0, a.start - 12):a.start].lower())]
     if than and not f.compare and not alternatives(f):
-        # "actors with a higher average movie rating than Tom Hanks": against that entity's figure
+        # "actors with a higher average film rating than Tom Hanks": against that entity's figure
         f.notes.append(f"unexplained: a comparison with {than[0].text}")
     when = re.search(r"\bthe\s+(year|month|day|decade|week)\s+(?:when|in which|with|that had|that has)\b", r.low)
     if when:
@@ -1261,7 +1261,7 @@ def _role_order(r: Reading, word: str, pos: int) -> bool:
         props = [p for p in props if is_birth(p)]
     if len(props) != 1:
         return False
-    # "the oldest movie": the target's own time property
+    # "the oldest film": the target's own time property
     f.order_label, f.order = (None if nxt[1] == f.target else nxt[1]), props[0]
     f.desc = word in ("youngest", "latest", "newest")
     f.limit = f.limit or 1
