@@ -17,6 +17,7 @@ from kgqa.text import fold, name_words
 
 _LONG_TEXT = 60  # values longer than this are prose (taglines, motivations), not lookup values
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+NUMERIC_TYPES = ("INT", "DOUBLE", "FLOAT", "DECIMAL", "UINT", "SERIAL")  # type-name prefixes of numbers
 
 
 def split_camel(name: str) -> str:
@@ -59,8 +60,8 @@ class SchemaView:
         return view
 
     def _profile(self, graph: Graph) -> None:
-        """Counts each property's non-null values, and finds the text properties that hold numbers ("32.38"
-        freight, written as text by a CSV import); keys and ``...ID`` codes are not numbers to compare."""
+        """Counts each property's non-null values, and checks the relationships' text properties for numbers
+        (the labels' were checked while indexing their values)."""
         owners = [(label, f"(n:`{label}`)", props) for label, props in self.nodes.items()]
         owners += [(rel, f"()-[n:`{rel}`]->()", props) for rel, props in self.rel_props.items()]
         for owner, pattern, props in owners:
@@ -69,14 +70,24 @@ class SchemaView:
                 counts = ", ".join(f"count(n.`{p}`)" for p in names)
                 row = graph.execute_unchecked(f"MATCH {pattern} RETURN {counts}").rows[0]
                 self.filled.update({(owner, p): int(c or 0) for p, c in zip(names, row)})
+        for rel, props in self.rel_props.items():
             for prop, typ in props.items():
-                words = name_words(prop)
-                if typ != "STRING" or prop == self.spec.primary_keys.get(owner) or (words and words[-1] == "id"):
-                    continue
-                q = f"MATCH {pattern} WHERE n.`{prop}` IS NOT NULL RETURN DISTINCT n.`{prop}` LIMIT 2000"
-                values = [v for (v,) in graph.execute_unchecked(q).rows]
-                if values and all(isinstance(v, str) and _NUMBER.fullmatch(v.strip()) for v in values):
-                    self.numeric_text.add((owner, prop))
+                if typ == "STRING":
+                    q = f"MATCH ()-[n:`{rel}`]->() WHERE n.`{prop}` IS NOT NULL RETURN DISTINCT n.`{prop}` LIMIT 5000"
+                    self._check_numbers(rel, prop, [v for (v,) in graph.execute_unchecked(q).rows])
+
+    def _check_numbers(self, owner: str, prop: str, values: list) -> None:
+        """Records ``owner.prop`` as text that holds numbers ("32.38" freight, written as text by a CSV import)
+        when every one of its ``values`` is a number; keys and ``...ID`` codes are not numbers to compare."""
+        words = name_words(prop)
+        if prop == self.spec.primary_keys.get(owner) or (words and words[-1] == "id"):
+            return
+        if values and all(isinstance(v, str) and _NUMBER.fullmatch(v.strip()) for v in values):
+            self.numeric_text.add((owner, prop))
+
+    def is_number(self, owner: str, prop: str) -> bool:
+        """Whether ``owner.prop`` holds numbers as the questions see them (a numeric type, or text of numbers)."""
+        return (self.prop_type(owner, prop) or "").startswith(NUMERIC_TYPES)
 
     def is_numeric_text(self, owner: str, prop: str) -> bool:
         """Whether ``owner.prop`` is stored as text but holds numbers (compared and aggregated as numbers)."""
@@ -93,9 +104,11 @@ class SchemaView:
                 if typ != "STRING":
                     continue
                 q = f"MATCH (n:`{label}`) WHERE n.`{prop}` IS NOT NULL RETURN DISTINCT n.`{prop}` LIMIT 5000"
-                for (value,) in graph.execute_unchecked(q).rows:
+                values = [value for (value,) in graph.execute_unchecked(q).rows]
+                for value in values:
                     if isinstance(value, str) and 0 < len(value) <= _LONG_TEXT:
                         index[fold(value)].append((label, prop, value))
+                self._check_numbers(label, prop, values)  # the same values say whether the text holds numbers
         self.values = dict(index)
 
     # -- queries over the schema ------------------------------------------------------------
