@@ -35,8 +35,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     # NOT EXISTS (no product that is discontinued), not on the rows
     inside: dict[str, list[Cond]] = {}
     negated = sorted(f.negated, key=lambda name: name not in v.rels)  # "never reviewed a film": the edge first
-    for name in negated:
-        step = _negated_step(v, target, name)
+    steps = {name: _negated_step(v, target, name) for name in negated}
+    for name, step in steps.items():
         if step is not None:
             inside[name] = [c for c in f.conds if c.label == step[2] and c.rel is None and c.label != target
                             and not isinstance(c.value, AggregateOf) and (c.op == "=" or c.op in RANGE_OPS)]
@@ -50,8 +50,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     for owner, prop in dict.fromkeys(asked):
         if prop and v.is_empty(owner, prop):
             f.notes.append(f"unexplained: {prop} (no {owner} in the graph has one)")
-    typ = v.prop_type(f.agg_label or target, f.agg_prop) if f.agg in ("sum", "avg") and f.agg_prop else None
-    if typ is not None and not typ.startswith(("INT", "DOUBLE", "FLOAT", "DECIMAL", "UINT", "SERIAL")):
+    held = f.agg_label or target
+    if f.agg in ("sum", "avg") and f.agg_prop and v.prop_type(held, f.agg_prop) and not v.is_number(held, f.agg_prop):
         f.notes.append(f"unexplained: the {f.agg} of {f.agg_prop}, which holds no numbers")  # "the most common role"
     labels_needed: list[str] = [target]
     for m in f.anchors:
@@ -230,8 +230,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         patterns.append(f"({var(target)}:{ident(target)})")
     # "people who never reviewed a film", "laureates with no birth city": no such edge from the target
     covered: set[str] = set()
-    for name in negated:
-        step = _negated_step(v, target, name)
+    for name, step in steps.items():
         if step is None:
             # "customers who never ordered products from Beverages": no one edge from the target says it
             f.notes.append(f"unexplained: no {name}")
@@ -343,11 +342,11 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             gkey = ident(v.key(c.value.group))
             match = (f"MATCH {every} WITH g.{gkey} AS gk, "
                      f"{c.value.fn}({_number(v, c.label, c.prop, f'x.{ident(c.prop)}')}) AS average {match}")
-            where_sql = (where_sql + " AND " if where_sql else " WHERE ") + f"{var_of.get(c.value.group, 'g')}.{gkey} = gk"
+            where_sql = _and(where_sql) + f"{var_of.get(c.value.group, 'g')}.{gkey} = gk"
         else:
             match = (f"{match}{where_sql} WITH {c.value.fn}({_number(v, c.label, c.prop, f'{holder}.{ident(c.prop)}')}) "
                      f"AS average {match}")
-        where_sql = (where_sql + " AND " if where_sql else " WHERE ") + (
+        where_sql = _and(where_sql) + (
             f"{_number(v, c.label, c.prop, f'{holder}.{ident(c.prop)}')} {c.op} average")
     # a condition's values are shown only where the question leaves them open ("price above 50": which
     # prices); "discontinued" or "in 1996" would repeat the question in every row. Of another label, only a
@@ -360,7 +359,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     if f.target_prop and f.order and f.limit == 1 and f.order in v.nodes.get(f.order_label or target, {}):
         # "In which year was the prize worth the most?": that year, with the figure
         ocol = _order_column(f, v, var_of, target)
-        tie = (where_sql + " AND " if where_sql else " WHERE ") + f"{ocol} = top"
+        tie = _and(where_sql) + f"{ocol} = top"
         cypher = (f"{match}{where_sql} WITH {'max' if f.desc else 'min'}({ocol}) AS top {match}{tie} "
                   f"RETURN DISTINCT {t}.{ident(f.target_prop)}, {ocol}")
         return Compiled(cypher, params, f, description="property of the top group")
@@ -386,7 +385,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 inner = f"count(DISTINCT {agg_holder}.{ident(f.agg_prop)})"
         elif f.age and not f.agg_prop:
             # "the average age of directors when their films came out": the aggregate of the ages
-            inner = f"{f.agg}({var_of[f.age[0]]}.{ident(f.age[1])} - {t}.{ident(f.age[2])})"
+            inner = f"{f.agg}({_age(f, var_of, t)})"
         else:
             inner = f"{f.agg}({_number(v, f.agg_label or target, f.agg_prop, f'{agg_holder}.{ident(f.agg_prop)}')})"
             if len(var_of) > 1 and f.agg_label not in v.rel_props:
@@ -452,10 +451,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         cols += [f"{t}.{ident(p)}" for p in v.nodes[target] if p != v.display(target)]
     if f.age and f.age[0] in var_of:
         # "lived to be 100 or older", "how old were they": the age, a year minus the birth year
-        age = f"{var_of[f.age[0]]}.{ident(f.age[1])} - {t}.{ident(f.age[2])}"
+        age = _age(f, var_of, t)
         cols.append(age)
         alive = f"{var_of[f.age[0]]}.{ident(f.age[1])} IS NOT NULL AND {t}.{ident(f.age[2])} IS NOT NULL"
-        where_sql = (where_sql + " AND " if where_sql else " WHERE ") + alive
+        where_sql = _and(where_sql) + alive
         if f.age_cond:
             params["age"] = f.age_cond[1]
             where_sql += f" AND {age} {f.age_cond[0]} $age"
@@ -476,13 +475,13 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         if f.limit == 1:
             # "the oldest person": every node tied at the extreme, with the value
             best = "max" if f.desc else "min"
-            tie = (where_sql + " AND " if where_sql else " WHERE ") + f"{ocol} = top"
+            tie = _and(where_sql) + f"{ocol} = top"
             cypher = (f"{match}{where_sql} WITH {best}({ocol}) AS top {match}{tie} "
                       f"RETURN {'DISTINCT ' if len(var_of) > 1 else ''}{', '.join(dict.fromkeys(cols))}")
             return Compiled(cypher, params, f, description="top group by property")
 
         if f.limit:  # "the top 3 films with the most votes": a node without the value does not rank
-            where_sql = (where_sql + " AND " if where_sql else " WHERE ") + f"{ocol} IS NOT NULL"
+            where_sql = _and(where_sql) + f"{ocol} IS NOT NULL"
         cypher = (f"{match}{where_sql} RETURN {', '.join(dict.fromkeys(cols))} "
                   f"ORDER BY {ocol} {'DESC' if f.desc else 'ASC'}{', ' + disp if disp != ocol else ''}")
         if f.limit:
@@ -642,6 +641,16 @@ def _negated_step(v: SchemaView, target: str, name: str) -> tuple[str, str, str]
         if rel == name or other == name:
             return rel, direction, other
     return None
+
+
+def _and(where_sql: str) -> str:
+    """Returns ``where_sql`` ready for one more condition (" WHERE " when it has none yet)."""
+    return where_sql + " AND " if where_sql else " WHERE "
+
+
+def _age(f: Frame, var_of: dict[str, str], t: str) -> str:
+    """Returns the age expression of ``f.age``: the event's year minus the target's (``t``) birth year."""
+    return f"{var_of[f.age[0]]}.{ident(f.age[1])} - {t}.{ident(f.age[2])}"
 
 
 def _order_column(f: Frame, v: SchemaView, var_of: dict[str, str], target: str) -> str:

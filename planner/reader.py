@@ -579,6 +579,8 @@ def booleans(r: Reading) -> None:
             f.conds.append(Cond(owner, prop, "=", not negated, _rel_of(r, owner)))
 
 
+# words that name an aggregate of the property after them ("the average price", "a total quantity")
+AGGREGATE_WORDS = {"average": "avg", "mean": "avg", "total": "sum", "sum": "sum", "maximum": "max", "minimum": "min"}
 AMOUNT_WORDS = frozenset({"quantity", "amount", "units", "count", "total", "number", "volume",
                           "qty", "sum", "hours", "minutes", "duration", "distance", "weight"})  # adding up
 
@@ -823,8 +825,7 @@ def aggregates(r: Reading) -> None:
             else:
                 f.notes.append("unexplained: an average of counts over no named group")
         return
-    for word, agg in (("average", "avg"), ("mean", "avg"), ("total", "sum"), ("sum", "sum"),
-                      ("maximum", "max"), ("minimum", "min")):
+    for word, agg in AGGREGATE_WORDS.items():
         m = re.search(rf"\b{word}\b", low)
         if m and not _consumed(r, m.start()):
             prop = next(((o, p) for s, e, o, p in r.props_at if s > m.start()), None)
@@ -1379,8 +1380,9 @@ def _aggregated(r: Reading, owner: str, prop: str, before: int) -> str | None:
     starts = [ps for ps, pe, o, p in r.props_at if (o, p) == (owner, prop) and pe <= before]
     if not starts:
         return None
-    m = re.search(r"\b(total|average|mean|sum of)\s+(?:[a-z]+\s+){0,2}$", r.low[max(0, starts[-1] - 40):starts[-1]])
-    return None if m is None else {"total": "sum", "sum of": "sum"}.get(m.group(1), "avg")
+    m = re.search(r"\b(total|average|mean|sum(?=\s+of))(?:\s+of)?\s+(?:[a-z]+\s+){0,2}$",
+                  r.low[max(0, starts[-1] - 40):starts[-1]])
+    return None if m is None else AGGREGATE_WORDS[m.group(1)]
 
 
 def _closest_numeric_prop(r: Reading, s: int, e: int, *, strings: bool = True) -> tuple[str, str] | None:
