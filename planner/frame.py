@@ -1,8 +1,8 @@
 """The compiler's intermediate form: what the reader reads a question into and the generator turns into Cypher.
 
 Typed objects only, no behaviour: a :class:`Mention` (a span of the question linked to a graph value), a
-:class:`Cond` (a property condition), the :class:`Frame` (target label, anchors, conditions, aggregation,
-ordering, limit) and the :class:`Compiled` plan. :data:`Chooser` is the shape of the constrained choice
+:class:`Cond` (a property condition; its value may be an :class:`AggregateOf` or a :class:`ValueOf`), the
+:class:`Frame` (target label, anchors, conditions, aggregation, ordering, limit) and the :class:`Compiled` plan. :data:`Chooser` is the shape of the constrained choice
 (an LLM picking one of a list) the generator may ask for.
 """
 
@@ -43,6 +43,17 @@ class AggregateOf:
     fn: str  # avg
     scope: str = "rows"  # "rows" | "all" | "group" (per node of ``group``: "of products in their category")
     group: str | None = None
+
+
+@dataclass(frozen=True)
+class ValueOf:
+    """A condition's value that is another node's property: a named entity's ("released in the same year as
+    The Matrix", ``anchor`` set: that node is matched on its own), or that of the row's node of ``label``
+    ("released in the same year they were born", "shipped later than their required date")."""
+
+    label: str
+    prop: str
+    anchor: Mention | None = None
 
 
 @dataclass

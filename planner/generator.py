@@ -13,7 +13,7 @@ from typing import Any
 
 from kgqa.kg.cypher import literal
 from kgqa.kg.schema import ident
-from kgqa.planner.frame import RANGE_OPS, AggregateOf, Chooser, Compiled, Cond, Frame
+from kgqa.planner.frame import RANGE_OPS, AggregateOf, Chooser, Compiled, Cond, Frame, ValueOf
 from kgqa.planner.lexicon import YES_NO, is_time_like
 from kgqa.planner.schema_view import SchemaView
 
@@ -61,6 +61,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             labels_needed.append(c.label)
         if isinstance(c.value, AggregateOf) and c.value.group:
             labels_needed.append(c.value.group)  # "the average price in their category": the row's category
+        if isinstance(c.value, ValueOf) and c.value.anchor is None:
+            labels_needed.append(c.value.label)  # "released in the year they were born": the person joined
     if f.agg_label and f.agg_label not in v.rel_props:
         labels_needed.append(f.agg_label)
     elif f.agg_label in v.rels and not any(target in pair for pair in v.rels[f.agg_label]):
@@ -303,6 +305,12 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         if isinstance(c.value, AggregateOf):
             against.append((c, holder))
             continue
+        if isinstance(c.value, ValueOf):
+            against_other = _value_of(c, holder, v, var_of, patterns, params, taken, f"s{j}")
+            if against_other is None:
+                f.notes.append(f"unexplained: {c.prop} against {c.value.label}.{c.value.prop}")
+            where.extend(against_other or [])
+            continue
         if c.op in ("IS NULL", "IS NOT NULL"):
             where.append(_missing(f"{holder}.{ident(c.prop)}", v.prop_type(c.label, c.prop), c.op == "IS NULL"))
             continue
@@ -353,7 +361,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     # time, of a label with few nodes per target ("won the physics prize in the 1920s": which year); other
     # values, or those of a product's many orders, would multiply the rows
     ret_props = [c for c in f.conds if c.label in var_of and c.rel is None and c.prop != v.display(c.label)
-                 and (c.op in RANGE_OPS or c.op.startswith("%") or c.op == "IN")
+                 and (c.op in RANGE_OPS or c.op.startswith("%") or c.op == "IN" or isinstance(c.value, ValueOf))
                  and (c.label == target or (is_time_like(c.prop) and v.few_per(target, c.label)))]
 
     if f.target_prop and f.order and f.limit == 1 and f.order in v.nodes.get(f.order_label or target, {}):
@@ -438,6 +446,9 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     shown = [f"{var_of[lb]}.{ident(v.display(lb))}" for lb in f.shown if lb in var_of]
     cols = [*shown, disp, *_key_column(v, target, t)] + [f"{t}.{ident(p)}" for p in f.shown_props]
     cols += [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
+    # "shipped later than their required date": the property it is compared with, beside it
+    cols += [f"{t}.{ident(c.value.prop)}" for c in ret_props if isinstance(c.value, ValueOf)
+             and c.value.anchor is None and c.value.label == target == c.label]
     if f.rel_prop and f.rel_prop[0] in rel_var:  # "what rating did X give Y": the relationship's property
         cols.append(f"{rel_var[f.rel_prop[0]]}.{ident(f.rel_prop[1])}")
     # a range on a relationship's property: its values ("reviews rated above 80")
@@ -646,6 +657,32 @@ def _negated_step(v: SchemaView, target: str, name: str) -> tuple[str, str, str]
 def _and(where_sql: str) -> str:
     """Returns ``where_sql`` ready for one more condition (" WHERE " when it has none yet)."""
     return where_sql + " AND " if where_sql else " WHERE "
+
+
+def _value_of(c: Cond, holder: str, v: SchemaView, var_of: dict[str, str], patterns: list[str],
+              params: dict[str, Any], taken: set[str], name: str) -> list[str] | None:
+    """Returns the WHERE conditions comparing ``holder``'s property with another node's (``c.value``, a
+    :class:`ValueOf`): the row's node of that label, or a named entity matched on its own (added to ``patterns``
+    as ``name``, its value as parameter ``name``, and left out of the rows when it has the row's label). Text
+    compares only where both hold a value; text of numbers compares as numbers. None when the other node is
+    not in the row."""
+    other: ValueOf = c.value
+    if other.anchor is not None:
+        taken.add(name)
+        patterns.append(f"({name}:{ident(other.label)})")
+        params[name] = other.anchor.value
+        ov, conds = name, [f"{name}.{ident(other.anchor.prop)} = ${name}"]
+        if other.label == c.label:
+            conds.append(f"{holder} <> {name}")
+    elif other.label in var_of:
+        ov, conds = var_of[other.label], []
+    else:
+        return None
+    sides = ((c.label, c.prop, holder), (other.label, other.prop, ov))
+    conds += [_missing(f"{var}.{ident(p)}", "STRING", False) for lb, p, var in sides
+              if v.prop_type(lb, p) == "STRING" and not v.is_numeric_text(lb, p)]
+    left, right = (_number(v, lb, p, f"{var}.{ident(p)}") for lb, p, var in sides)
+    return conds + [f"{left} {c.op} {right}"]
 
 
 def _age(f: Frame, var_of: dict[str, str], t: str) -> str:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from kgqa.planner.frame import RANGE_OPS, AggregateOf, Cond, Frame, Mention
+from kgqa.planner.frame import RANGE_OPS, AggregateOf, Cond, Frame, Mention, ValueOf
 from kgqa.planner.lexicon import (
     COMPARATORS,
     GRAPH_NAME,
@@ -192,6 +192,123 @@ def owners(r: Reading) -> None:
 def value_words(r: Reading) -> None:
     """Words that name a value ("women") become their conditions."""
     r.frame.conds.extend(r.value_conds)
+
+
+SAME = re.compile(r"\bthe\s+same\s+((?:[a-z`'_]+\s+){0,2}?[`'\"]?[a-z_]+[`'\"]?)\s+(as|that|they|he|she|it|where|"
+                  r"when|in\s+which)\b")
+SAME_TIME = frozenset({"year", "date", "day"})  # "the same year": the time property a verb of the question names
+
+
+def same_values(r: Reading) -> None:
+    """"movies released in the same year as The Matrix", "products with the same supplierID as Chang": the
+    target's property equals the named entity's (another node: the entity itself is left out); "the same
+    supplier as Chai": joined through that label (the relationship between it and the entity's label);
+    "acted in movies released in the same year they were born", "shipped to the same city they are based in":
+    properties of two labels of the row, equal. A time word names the property its verb does ("born",
+    "released"). Not read (the plan stays unexplained): "the same decade", and words no one property answers."""
+    f, view = r.frame, r.view
+    for m in SAME.finditer(r.low):
+        ws, we = m.span(1)
+        word = re.sub(r"[`'\"]", "", m.group(1).split()[-1])
+        after = r.low[m.end(2):]
+        # "as 'Chai'", "as the supplier 'Exotic Liquids'": the entity right after "as"
+        anchor = next((a for a in f.anchors if m.group(2) == "as"
+                       and re.fullmatch(r"\s*(?:the\s+)?(?:[a-z]+\s+){0,2}?[`'\"]?", r.low[m.end(2):a.start])), None)
+        props = [(o, p) for s, e, o, p in r.props_at if ws <= s < we]
+        labels = [lb for s, lb in r.labels_at if ws <= s < we]
+        if anchor is not None and labels and not props:
+            # "the same supplier as 'Chai'": the label between them, along its one relationship to the entity
+            rels = _rels_between(view, labels[-1], anchor.label)
+            if labels[-1] != anchor.label and f.target == anchor.label and len(rels) == 1:
+                if rels[0] not in f.rel_hints:
+                    f.rel_hints.append(rels[0])
+                f.rel_at.append((ws, rels[0]))
+                r.used.append((m.start(), ws))
+            continue
+        if anchor is not None:
+            # the row's node compared: the label named last before "the same" ("orders of customers located
+            # in the same city as X"), else the target
+            owner = anchor.label
+            before = [lb for s, lb in r.labels_at if s < m.start() and not any(a <= s < b for a, b in r.blocked)]
+            subject = before[-1] if before else f.target
+            own = _same_prop(r, owner, word, props, m.start())
+            mine = own if subject == owner else _same_prop(r, subject or "", word, props, m.start())
+            if own is None or mine is None or subject is None:
+                continue
+            f.conds.append(Cond(subject, mine, "=", ValueOf(owner, own, anchor)))
+            f.anchors = [a for a in f.anchors if a is not anchor]
+            r.used.append((m.start(), anchor.end))
+        elif m.group(2) != "as" or re.match(r"\s+(?:they|them|their|he|him|she|her|it)\b", after):
+            # two labels of the row, each with one property the word names
+            labels_in = [lb for lb in dict.fromkeys([f.target, *f.labels_mentioned]) if lb]
+            found = [(lb, _same_prop(r, lb, word, props, len(r.low), after=after)) for lb in labels_in]
+            found = [(lb, p) for lb, p in found if p]
+            if len(found) != 2:
+                continue
+            (la, pa), (lb, pb) = found
+            f.conds.append(Cond(la, pa, "=", ValueOf(lb, pb)))
+            r.used.append(m.span())
+        else:
+            continue
+        # "shipped to the same city": the verb's property word before it is the one compared
+        r.used += [(s, e) for s, e, o, p in r.props_at if 0 <= m.start() - e <= 2]
+        f.cycle = any(not any(a <= c.start() < b for a, b in r.used) for c in CYCLE.finditer(r.low)) and f.cycle
+
+
+def _same_prop(r: Reading, label: str, word: str, props: list[tuple[str, str]], before: int, *,
+               after: str = "") -> str | None:
+    """Returns the property of ``label`` that "the same <word>" names: the property word itself where the label
+    has it, else the one property whose name holds the word ("city": ``shipCity``); for a time word, the
+    label's time property that a verb of the question names ("born", "released"; before ``before`` or in
+    ``after``), else its only one; None when not exactly one."""
+    props_of = r.view.nodes.get(label, {})
+    named = [p for _o, p in props if p in props_of]
+    if named:
+        return named[0]
+    if word in SAME_TIME:
+        timed = [p for p in props_of if is_time_like(p)]
+        cues = {w for c in re.findall(r"[a-z]+", r.low[:before] + " " + after) for w in TIME_CUES.get(c, ())}
+        cued = [p for p in timed if cues & set(name_words(p))]
+        pick = cued or (timed if len(timed) == 1 else [])
+        return pick[0] if len(pick) == 1 else None
+    holding = [p for p in props_of if word in name_words(p) or word == p.lower()]
+    return holding[0] if len(holding) == 1 else None
+
+
+PROPERTY_COMPARISON = re.compile(
+    r"\b(?:(earlier|later|sooner|more|less|fewer|greater|higher|lower|larger|smaller|bigger)\s+(?:[a-z`'_]+\s+){0,4}?"
+    r"than|(before|after|above|below|under|over|exceeding|exceeds?))\s+(?:the\s+|its\s+|their\s+|his\s+|her\s+)")
+_GREATER = frozenset({"later", "more", "greater", "higher", "larger", "bigger", "after", "above", "over", "exceeding",
+                      "exceed", "exceeds"})
+
+
+def property_comparisons(r: Reading) -> None:
+    """"orders shipped later than their required date", "products with fewer units in stock than their
+    reorder level": two properties of one node compared, both numbers or both dates (a property named
+    right after the comparison, against the one of the same node named before it)."""
+    f, view = r.frame, r.view
+    for m in PROPERTY_COMPARISON.finditer(r.low):
+        if _consumed(r, m.start()):
+            continue
+        right = next(((s, e, o, p) for s, e, o, p in r.props_at if m.end() <= s <= m.end() + 1), None)
+        if right is None:
+            continue
+        kind = _comparable(view, right[2], right[3])
+        left = [(s, e, o, p) for s, e, o, p in r.props_at if e <= right[0] and o == right[2] and p != right[3]
+                and _comparable(view, o, p) == kind and s >= m.start() - 60]
+        if kind is None or not left:
+            continue
+        owner, prop = left[-1][2], left[-1][3]
+        op = ">" if (m.group(1) or m.group(2)) in _GREATER else "<"
+        f.conds.append(Cond(owner, prop, op, ValueOf(owner, right[3]), _rel_of(r, owner)))
+        r.used.append((m.start(), right[1]))
+
+
+def _comparable(view: SchemaView, owner: str, prop: str) -> str | None:
+    """"number" or "time" for a property two of which compare (a number, also as text, or a date), else None."""
+    if view.is_number(owner, prop) or view.is_numeric_text(owner, prop):
+        return "number"
+    return "time" if is_time_like(prop) and view.prop_type(owner, prop) in ("STRING", "DATE", "TIMESTAMP") else None
 
 
 AGGREGATE_COMPARISON = re.compile(
@@ -1221,7 +1338,8 @@ def negated_properties(r: Reading) -> None:
 
 
 Rule = Callable[[Reading], None]
-RULES: tuple[Rule, ...] = (schema_words, anchors, target, of_labels, negations, owners, value_words, aggregate_comparisons,
+RULES: tuple[Rule, ...] = (schema_words, anchors, target, of_labels, negations, owners, value_words, same_values,
+                           property_comparisons, aggregate_comparisons,
                            arithmetic, comparisons, years,
                            string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property,
                            relationship_property, negated_properties, entity_comparison, count_comparison,

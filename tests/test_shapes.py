@@ -440,3 +440,45 @@ def test_edge_property_plurals_and_lists_some_nodes_lack(pipe):
     assert len(r.rows) == 3 and "avg(r.rating)" in r.cypher
     r = pipe.ask("List all movies released after 2000 and their ratings.", "movies", use_answer_cache=False)
     assert r.status == "dont_know"  # an inner join would drop the movies nobody reviewed
+
+
+def test_the_same_value_as_a_named_entity(pipe, graph):
+    g = graph("movies")
+    # "the same year as Tom Hanks": his birth year, the other people born then (not Tom Hanks himself)
+    r = ask(pipe, "Who are the actors born in the same year as Tom Hanks?", "movies")
+    expected = g.query("MATCH (t:Person {name: 'Tom Hanks'}), (p:Person)-[:ACTED_IN]->(:Movie) "
+                       "WHERE p.born = t.born AND p <> t RETURN DISTINCT p.name").rows
+    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected) and expected
+    r = ask(pipe, 'List the movies released in the same year as "The Matrix".', "movies")
+    assert r.rows and {row[1] for row in r.rows} == {1999} and "The Matrix" not in {row[0] for row in r.rows}
+    # "the same supplier as 'Chai'": the other products of Chai's supplier, joined through the supplier
+    r = ask(pipe, "Find all products that have the same supplier as 'Chai'.", "northwind")
+    expected = graph("northwind").query(
+        "MATCH (:Product {productName: 'Chai'})<-[:SUPPLIES]-(:Supplier)-[:SUPPLIES]->(p:Product) "
+        "WHERE p.productName <> 'Chai' RETURN p.productName").rows
+    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected) and expected
+    # the node compared is the one named before "the same": customers' city, not their orders' ship city
+    r = ask(pipe, "List the orders placed by customers located in the same city as 'Exotic Liquids'.", "northwind")
+    assert "c.city = s0.city" in r.cypher and r.rows
+
+
+def test_two_properties_compared_within_a_row(pipe, graph):
+    g = graph("northwind")
+    # two labels of the row: the customer's city and the ship city of their order
+    r = ask(pipe, "Which customers have placed orders that were shipped to the same city they are based in?",
+            "northwind")
+    expected = g.query("MATCH (c:Customer)-[:PURCHASED]->(o:`Order`) WHERE o.shipCity = c.city "
+                       "RETURN DISTINCT c.companyName").rows
+    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected)
+    # nobody acted in a film of their own birth year: answered "none", not declined
+    r = ask(pipe, "Which people have acted in movies released in the same year they were born?", "movies")
+    assert r.rows == [] and "p.born = m.released" in r.cypher
+    # two properties of one node: numbers, and dates written as text (an order not shipped has no date)
+    r = ask(pipe, "Which products have fewer units in stock than their reorder level?", "northwind")
+    assert r.rows and all(row[2] < row[3] for row in r.rows)
+    expected = g.query("MATCH (p:Product) WHERE p.unitsInStock < p.reorderLevel RETURN count(p)").rows[0][0]
+    assert len(r.rows) == expected
+    r = ask(pipe, "How many orders have a `shippedDate` later than the `requiredDate`?", "northwind")
+    late = g.query("MATCH (o:`Order`) WHERE o.shippedDate <> 'NULL' AND o.shippedDate > o.requiredDate "
+                   "RETURN count(o)").rows[0][0]
+    assert r.rows == [[late]] and late > 0
