@@ -200,10 +200,10 @@ SAME_TIME = frozenset({"year", "date", "day"})  # "the same year": the time prop
 
 
 def same_values(r: Reading) -> None:
-    """"movies released in the same year as The Matrix", "products with the same supplierID as Chang": the
+    """"films released in the same year as The Matrix", "products with the same supplierID as Chang": the
     target's property equals the named entity's (another node: the entity itself is left out); "the same
     supplier as Chai": joined through that label (the relationship between it and the entity's label);
-    "acted in movies released in the same year they were born", "shipped to the same city they are based in":
+    "acted in films released in the same year they were born", "shipped to the same city they are based in":
     properties of two labels of the row, equal. A time word names the property its verb does ("born",
     "released"). Not read (the plan stays unexplained): "the same decade", and words no one property answers."""
     f, view = r.frame, r.view
