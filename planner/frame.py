@@ -37,12 +37,15 @@ RANGE_OPS = frozenset({"<", ">", "<=", ">="})  # the operators of a condition th
 class AggregateOf:
     """A condition's value that is an aggregate: over every node (or edge) holding the property ("priced above
     the average price of all products", scope ``all``), over the rows the rest of the question matches
-    ("born before the cast's average birth year", scope ``rows``), or per node of a label the row reaches
-    ("above the average price of products in their category", scope ``group``)."""
+    ("born before the cast's average birth year", scope ``rows``), per node of a label the row reaches
+    ("above the average price of products in their category", scope ``group``), or over the nodes its own
+    phrase restricts ("above the average price of products in the Seafood category", scope ``own``: each
+    ``(label, prop, value)`` of ``where`` holds on a node joined to them)."""
 
     fn: str  # avg
-    scope: str = "rows"  # "rows" | "all" | "group" (per node of ``group``: "of products in their category")
+    scope: str = "rows"  # "rows" | "all" | "group" (per node of ``group``: "of products in their category") | "own"
     group: str | None = None
+    where: tuple[tuple[str, str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

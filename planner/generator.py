@@ -68,6 +68,14 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     elif f.agg_label in v.rels and not any(target in pair for pair in v.rels[f.agg_label]):
         # "the customer with the highest total revenue": the order lines are reached through their order
         labels_needed.append(v.rels[f.agg_label][0][0])
+    for c in f.conds:
+        if c.rel in v.rels and not any(target in pair for pair in v.rels[c.rel]):
+            # "customers who placed orders that include products with a discount": the edge's end nearest the
+            # target is reached, the edge itself joined from there
+            ends = [lb for pair in v.rels[c.rel] for lb in pair]
+            reach = [(len(p[0]), lb) for lb in dict.fromkeys(ends) if (p := v.paths(target, lb, max_hops=3))]
+            if reach:
+                labels_needed.append(min(reach)[1])
     if f.order_label:
         labels_needed.append(f.order_label)
     if f.age:
@@ -340,6 +348,15 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         if c.value.scope == "all":
             every = f"()-[x:{ident(c.rel)}]->()" if c.rel else f"(x:{ident(c.label)})"
             match = f"MATCH {every} WITH {c.value.fn}({_number(v, c.label, c.prop, f'x.{ident(c.prop)}')}) AS average {match}"
+        elif c.value.scope == "own":
+            # "above the average price of products in the Seafood category": over the nodes those values reach
+            every, conds = _restricted(v, c, params)
+            if every is None:
+                f.notes.append(f"unexplained: an average of {c.prop} restricted so")
+                every = f"(x:{ident(c.label)})"
+            # a node reached along several of those edges counts once
+            match = (f"MATCH {every}{' WHERE ' + ' AND '.join(conds) if conds else ''} WITH DISTINCT x WITH "
+                     f"{c.value.fn}({_number(v, c.label, c.prop, f'x.{ident(c.prop)}')}) AS average {match}")
         elif c.value.scope == "group":
             # "above the average price of products in their category": each category's average, joined to
             # the row's own category on its key
@@ -708,6 +725,28 @@ def _number(v: SchemaView, owner: str, prop: str, ref: str) -> str:
         return "(" + re.sub(r"[A-Za-z_]\w*", lambda m: _number(v, owner, m.group(), f"{holder}.{ident(m.group())}"),
                             expr) + ")"
     return f"CAST({ref} AS DOUBLE)" if v.is_numeric_text(owner, prop) else ref
+
+
+def _restricted(v: SchemaView, c: Cond, params: dict[str, Any]) -> tuple[str | None, list[str]]:
+    """Returns the pattern from ``x``, a node of ``c.label``, to the nodes ``c.value.where`` restricts (each
+    along its shortest schema path) and their conditions, the values as parameters ``w0``, ``w1``, ...;
+    ``(None, [])`` when one of them is not reached within two hops."""
+    parts, conds = [f"(x:{ident(c.label)})"], []
+    for k, (label, prop, value) in enumerate(c.value.where):
+        params[f"w{k}"] = value
+        if label == c.label:
+            conds.append(f"x.{ident(prop)} = $w{k}")
+            continue
+        found = v.paths(c.label, label, max_hops=2)
+        if not found:
+            return None, []
+        cur = "x"
+        for i, (rel, direction, other) in enumerate(found[0]):
+            nxt = f"y{k}_{i}"
+            parts.append(f"({cur}){_arrow(rel, direction)}({nxt}:{ident(other)})")
+            cur = nxt
+        conds.append(f"{cur}.{ident(prop)} = $w{k}")
+    return ", ".join(parts), conds
 
 
 def _group_pattern(v: SchemaView, c: Cond, group: str) -> str | None:

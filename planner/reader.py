@@ -327,9 +327,10 @@ def aggregate_comparisons(r: Reading) -> None:
     every node holding it; "born before the cast's average birth year", "economics prizes worth more than the
     average economics prize": over the rows the rest of the question matches (a possessive, or the same
     restriction on both sides); per node of the label the question correlates ("of products in their
-    category", "the same order", "for that product"). An average over rows only its own phrase restricts
-    ("of products supplied by supplier '1'") or per value ("in the same country") has no form: the plan is
-    unexplained."""
+    category", "the same order", "for that product"); over the nodes only its own phrase restricts ("of
+    products in the 'Seafood' category": those values restrict the average, not the rows). An average
+    restricted by a number ("of products supplied by supplier '1'"), in part by the row's own values, or per
+    value ("in the same country") has no form: the plan is unexplained."""
     f = r.frame
     for m in AGGREGATE_COMPARISON.finditer(r.low):
         after = [(o, p) for s, e, o, p in r.props_at if s >= m.end(2)]
@@ -345,8 +346,31 @@ def aggregate_comparisons(r: Reading) -> None:
         inside += [t for s, e, _, t in r.terms if m.end() <= s < scope_end and "=" in t]
         outside = {(x.label, x.prop, str(x.value)) for x in r.mentions if x.end <= m.start()}
         outside |= {t for s, e, _, t in r.terms if e <= m.start() and "=" in t}
-        if any(x not in outside for x in inside) or re.search(rf"\b{NUMBER}\b", scope):
-            f.notes.append("unexplained: an average over rows only its own phrase restricts")
+        if re.search(rf"\b{NUMBER}\b", scope):
+            f.notes.append("unexplained: an average over rows restricted by a number")
+            continue
+        if any(x not in outside for x in inside):
+            # "above the average unit price of products in the 'Seafood' category": over the nodes its own
+            # phrase names, not over the rows (the values restrict the average only)
+            if any(x in outside for x in inside) or CORRELATED.search(scope):
+                f.notes.append("unexplained: an average over rows its own phrase restricts in part")
+                continue
+            own = [x for x in r.mentions if m.end() <= x.start < scope_end]
+            if not all(x.label for x in own):
+                f.notes.append("unexplained: an average restricted by a value no node holds")
+                continue
+            f.anchors = [a for a in f.anchors if a not in own]
+            words = [Cond(o, p, "=", val) for s, e, _, t in r.terms if m.end() <= s < scope_end and "=" in t
+                     for o, _, rest in [t.partition(".")] for p, _, val in [rest.partition("=")]]
+            f.conds = [c for c in f.conds if c not in words]
+            # "of products supplied by X": the relationship joins the average's nodes, not the row's
+            said = [rel for s, rel in f.rel_at if m.end() <= s < scope_end]
+            f.rel_at = [(s, rel) for s, rel in f.rel_at if not m.end() <= s < scope_end]
+            f.rel_hints = [rel for rel in f.rel_hints if rel not in said or rel in {x for _, x in f.rel_at}]
+            where = tuple((x.label, x.prop, x.value) for x in own) + tuple((c.label, c.prop, c.value) for c in words)
+            f.conds.append(Cond(owner, prop, ">" if m.group(1).split()[0] in _ABOVE else "<",
+                                AggregateOf("avg", "own", where=where), _rel_of(r, owner)))
+            r.used.append((m.start(), scope_end))
             continue
         op = ">" if m.group(1).split()[0] in _ABOVE else "<"
         per = CORRELATED.search(scope)
@@ -401,7 +425,7 @@ def arithmetic(r: Reading) -> None:
         op = ">" if m.group(1) in ("longer", "more") else "<"
         f.conds.append(Cond(owner, prop, op, int(m.group(2)), _rel_of(r, owner), fn="size"))
         r.used.append(m.span())
-    for m in re.finditer(r"\b(?:in|during)\s+(?:the\s+month\s+of\s+)?(" + "|".join(MONTHS) + r")\b(?!\s+\d)", low):
+    for m in re.finditer(r"\b(?:in|during)\s+(?:the\s+month\s+of\s+)?['\"]?(" + "|".join(MONTHS) + r")\b(?!\s+\d)", low):
         verb = re.findall(r"[a-z]+", low[:m.start()])[-1:]
         dates = [(lb, p) for lb in dict.fromkeys([f.target, *f.labels_mentioned]) if lb
                  for p, t in r.view.nodes.get(lb, {}).items() if t == "STRING" and is_date_like(p)]
@@ -600,6 +624,8 @@ def string_conditions(r: Reading) -> None:
         unquoted.append(literals[-1])
         r.used.append((m.start(), a))  # "containing the word": the operator's words
     for lit in literals:
+        if _consumed(r, lit.start):
+            continue  # "in the month of 'December'": read already
         before = low[max(0, lit.start - 30):lit.start]
         op = "="
         for pat, o in ops:

@@ -184,7 +184,15 @@ def test_an_average_over_all_nodes_or_per_group(pipe, graph):
     expected = g.query("MATCH (p:Product)-[:PART_OF]->(c:Category) WITH c, avg(p.unitPrice) AS a "
                        "MATCH (q:Product)-[:PART_OF]->(c) WHERE q.unitPrice > a RETURN q.productName").rows
     assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected)
-    # an average restricted only by its own phrase has no form: declined, not answered as another
+    # an average restricted only by its own phrase is over those nodes: the category restricts the average,
+    # not the suppliers
+    r = ask(pipe, "Which suppliers provide products with a unit price higher than the average unit price of "
+                  "products in the 'Seafood' category?", "northwind")
+    expected = g.query("MATCH (x:Product)-[:PART_OF]->(:Category {categoryName: 'Seafood'}) WITH avg(x.unitPrice) AS a "
+                       "MATCH (s:Supplier)-[:SUPPLIES]->(p:Product) WHERE p.unitPrice > a "
+                       "RETURN DISTINCT s.companyName").rows
+    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected) and len(expected) > 5
+    # restricted by a number ("supplier '1'": which property?) it has no form: declined, not answered as another
     r = pipe.ask("List all products that have a unit price greater than the average unit price of products "
                  "supplied by supplier '1'.", "northwind", use_answer_cache=False)
     assert r.status == "dont_know"
@@ -482,3 +490,16 @@ def test_two_properties_compared_within_a_row(pipe, graph):
     late = g.query("MATCH (o:`Order`) WHERE o.shippedDate <> 'NULL' AND o.shippedDate > o.requiredDate "
                    "RETURN count(o)").rows[0][0]
     assert r.rows == [[late]] and late > 0
+
+
+def test_an_edge_property_beyond_the_target_and_a_quoted_month(pipe, graph):
+    g = graph("northwind")
+    # the order lines' discount, reached from the customers through their orders
+    r = ask(pipe, "Find the customers who have placed orders that include products with a 'discount' greater "
+                  "than 0.", "northwind")
+    expected = g.query("MATCH (c:Customer)-[:PURCHASED]->(:`Order`)-[r:ORDERS]->(:Product) "
+                       "WHERE CAST(r.discount AS DOUBLE) > 0 RETURN DISTINCT c.companyName").rows
+    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected) and expected
+    r = ask(pipe, "How many orders were shipped in the month of 'December'?", "northwind")
+    expected = g.query("MATCH (o:`Order`) WHERE o.shippedDate CONTAINS '-12-' RETURN count(o)").rows
+    assert r.rows == expected
