@@ -7,8 +7,8 @@ file is stable) and ``ordered`` (true iff the query has ``ORDER BY``), keeping t
 :data:`SHAPES`). It fails loudly when a gold query errors, when a question not of type ``empty`` returns
 nothing, or when an ``empty`` one returns rows.
 
-A set named in :data:`MIXED_SETS` (``unseen`` and the held-out ``heldout``: third-party questions on movies and
-northwind) holds lines of several domains: each line is run on its own ``domain``'s graph. Such a set may also hold lines of type
+A set named in :data:`MIXED_SETS` (``unseen`` and the held-out ``heldout`` and ``fresh``: third-party questions on
+movies and northwind) holds lines of several domains: each line is run on its own ``domain``'s graph. Such a set may also hold lines of type
 ``unanswerable`` (:data:`UNANSWERABLE`): the graph does not hold what they ask, or they are too vague to have
 one right answer, so the right outcome is a decline (``kgqa.evals.scorer``). Those carry an empty
 ``gold_cypher``, ``gold_rows`` ``[]`` and a ``note`` saying why; nothing is run for them. Any line may carry
@@ -19,6 +19,7 @@ a ``note`` (kept as it is).
     python -m kgqa.evals.make_gold --check nobel      # verify the stored rows, change nothing
     python -m kgqa.evals.make_gold --check unseen     # a mixed set: each line on its own domain's graph
     python -m kgqa.evals.make_gold --check heldout    # the held-out mixed set (scored only for reports)
+    python -m kgqa.evals.make_gold --check fresh      # a third sample, held out the same way
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ QUESTIONS_DIR = Path(__file__).resolve().parent / "questions"
 SET_DOMAINS = ("movies", "nobel")
 TYPES = ("single-hop", "filter", "aggregation", "multi-hop", "comparison", "empty")
 UNANSWERABLE = "unanswerable"  # mixed sets only: no gold query, the right outcome is a decline
-MIXED_SETS = ("unseen", "heldout")  # sets whose lines carry their own domain (run on that domain's graph)
+MIXED_SETS = ("unseen", "heldout", "fresh")  # sets whose lines carry their own domain (run on that domain's graph)
 # The question shapes of issue 17 (``shape``, optional): what a set must cover, each measured on its own.
 SHAPES = ("superlative", "top-n", "rel-property", "string", "negation", "conjunction", "aggregate-comparison",
           "cycle", "role-target", "implicit-order", "return-asked", "arithmetic")

@@ -1,8 +1,9 @@
 """Our question sets: well-formed, covering the question shapes of issue 17, and every gold query reproduces its
 stored gold rows on the built graph (movies and nobel bundled, library loaded from tests/fixtures/library). The
 mixed ``unseen`` set (third-party movies and northwind questions, labelled by hand) is checked the same way, each
-line on its own domain's graph, and is the deterministic sample its README describes; so is the held-out ``heldout``
-set, a second sample drawn from the lines ``unseen`` does not hold."""
+line on its own domain's graph, and is the deterministic sample its README describes; so are the held-out ``heldout``
+set, a second sample drawn from the lines ``unseen`` does not hold, and the held-out ``fresh`` set, a third sample
+drawn from the lines neither ``unseen`` nor ``heldout`` holds."""
 
 from __future__ import annotations
 
@@ -40,8 +41,11 @@ UNSEEN_SOURCES = ("movies", "northwind")  # shared/data/unlabeled/<domain>_gemin
 UNSEEN_SEED, UNSEEN_PER_DOMAIN = 2026, 45
 HELDOUT = read_set(QUESTIONS_DIR / "heldout.jsonl")  # scored only for reports: not looked at while developing
 HELDOUT_SEED, HELDOUT_PER_DOMAIN = 2027, 40  # drawn from the lines whose ids are not in unseen.jsonl
-MIXED = {"unseen": (UNSEEN, UNSEEN_PER_DOMAIN), "heldout": (HELDOUT, HELDOUT_PER_DOMAIN)}
-ITEMS = [item for items in SETS.values() for item in items] + UNSEEN + HELDOUT
+FRESH = read_set(QUESTIONS_DIR / "fresh.jsonl")  # held out like heldout: scored only for reports
+FRESH_SEED, FRESH_PER_DOMAIN = 2028, 40  # drawn from the lines whose ids are in neither unseen.jsonl nor heldout.jsonl
+MIXED = {"unseen": (UNSEEN, UNSEEN_PER_DOMAIN), "heldout": (HELDOUT, HELDOUT_PER_DOMAIN),
+         "fresh": (FRESH, FRESH_PER_DOMAIN)}
+ITEMS = [item for items in SETS.values() for item in items] + UNSEEN + HELDOUT + FRESH
 
 
 @pytest.mark.parametrize("domain", ALL_SETS)
@@ -132,10 +136,8 @@ def _answer_from_rows(rows: list[list]) -> str:
     such as a movie without a rating, goes unsaid)."""
     if not rows:
         return "There are none."
-    if rows == [[True]]:
-        return "Yes."
-    if rows == [[False]]:
-        return "No."
+    if len(rows) == 1 and len(rows[0]) == 1 and isinstance(rows[0][0], bool):  # not 1 or 0: 1 == True
+        return "Yes." if rows[0][0] else "No."
     return "; ".join(", ".join(str(v) if not isinstance(v, list) else " and ".join(map(str, v))
                                for v in (r if all(v is None for v in r) else [v for v in r if v is not None]))
                      for r in rows) + "."
@@ -196,7 +198,8 @@ def test_make_gold_keeps_the_shape(tmp_path, movies_graph, spec):
 # -- the mixed set of third-party questions ---------------------------------------------------------
 def _drawn(data_dir, seed: int, per_domain: int, exclude: set[str] = frozenset()) -> list[dict]:
     """The lines ``random.Random(seed).sample`` draws from each unlabeled file (movies then northwind) among
-    those whose ids ``exclude`` does not hold, in the order drawn."""
+    those whose ids ``exclude`` does not hold, in the order drawn. ``exclude`` holds the ids of the earlier samples:
+    each file loses exactly its own of them."""
     expected = []
     for domain in UNSEEN_SOURCES:
         source = data_dir / "unlabeled" / f"{domain}_gemini.jsonl"
@@ -204,7 +207,7 @@ def _drawn(data_dir, seed: int, per_domain: int, exclude: set[str] = frozenset()
             pytest.skip(f"no {source}")
         lines = source.read_text(encoding="utf-8").splitlines()
         remaining = [line for line in lines if json.loads(line)["id"] not in exclude]
-        assert len(lines) - len(remaining) == (UNSEEN_PER_DOMAIN if exclude else 0)
+        assert len(lines) - len(remaining) == sum(i.startswith(f"{domain}-") for i in exclude)
         expected += [json.loads(line) for line in random.Random(seed).sample(remaining, per_domain)]
     return expected
 
@@ -231,6 +234,21 @@ def test_heldout_shares_no_question_with_unseen():
     assert not {i["question"].lower() for i in HELDOUT} & {i["question"].lower() for i in UNSEEN}
 
 
+def test_fresh_set_is_the_seeded_sample(data_dir):
+    """``random.Random(2028).sample(remaining, 40)`` of each unlabeled file, movies then northwind, where
+    ``remaining`` is the file's lines whose ids neither ``unseen.jsonl`` nor ``heldout.jsonl`` holds; in the order
+    drawn, every drawn question kept with its text as written."""
+    expected = _drawn(data_dir, FRESH_SEED, FRESH_PER_DOMAIN, {i["id"] for i in UNSEEN + HELDOUT})
+    assert [(i["id"], i["domain"], i["question"]) for i in FRESH] == \
+        [(e["id"], e["domain"], e["question"]) for e in expected]
+
+
+def test_fresh_shares_no_question_with_unseen_or_heldout():
+    for other in (UNSEEN, HELDOUT):
+        assert not {i["id"] for i in FRESH} & {i["id"] for i in other}
+        assert not {i["question"].lower() for i in FRESH} & {i["question"].lower() for i in other}
+
+
 @pytest.mark.parametrize("name", list(MIXED))
 def test_mixed_set_is_well_formed(name):
     items, per_domain = MIXED[name]
@@ -251,8 +269,8 @@ def test_mixed_set_is_well_formed(name):
 
 @pytest.mark.parametrize("name", list(MIXED))
 def test_make_gold_check_passes_on_the_mixed_sets(name, graphs):
-    """``python -m kgqa.evals.make_gold --check unseen heldout``: every stored row as the gold queries return
-    them."""
+    """``python -m kgqa.evals.make_gold --check unseen heldout fresh``: every stored row as the gold queries
+    return them."""
     assert fill_lines(QUESTIONS_DIR / f"{name}.jsonl", graphs, check=True) == []
 
 
