@@ -95,6 +95,7 @@ class Frame:
     unranked: bool = False  # "the top 5 X" with no measure: an answer only when no more than ``limit`` match
     rel_hints: list[str] = field(default_factory=list)
     rel_at: list[tuple[int, str]] = field(default_factory=list)  # (start, relationship) of relationship words
+    agent_rels: list[str] = field(default_factory=list)  # self-relationships named by their actor's noun ("followers")
     rel_prop: tuple[str, str] | None = None  # a relationship's property asked for ("what rating did X give Y")
     negated: list[str] = field(default_factory=list)  # relationships or labels the question negates ("never")
     shown: list[str] = field(default_factory=list)  # labels returned before the target ("where were X born")

@@ -138,7 +138,12 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         taken.add(av)
         # "Who does Paul Blythe follow?": the anchor is the subject, the edge runs from it
         # "the people followed by Keanu Reeves": the passive's agent is the subject too
-        subject = re.search(r"\b(?:does|did|do|[a-z]+ed\s+by)\s*$", f.question[:a.start].lower()) is not None
+        # "How many followers does X have?": the noun of the acting end makes the anchor the object
+        # "the people that Keanu Reeves follows": the anchor right before the verb is its subject
+        subject = (re.search(r"\b(?:does|did|do|[a-z]+ed\s+by)\s*$", f.question[:a.start].lower()) is not None
+                   and rel not in f.agent_rels) or any(
+            r == rel and 0 < pos - a.end <= 2 and not re.match(r"[a-z]+\s+by\b", f.question[pos:].lower())
+            for pos, r in f.rel_at)
         # "Who follows someone who follows X?": the relationship named twice is a chain of two
         hops = max(1, min(3, sum(r == rel for _, r in f.rel_at)))
         chain = "".join(f"-[:{rel}]->(x{k}:{ident(target)})" for k in range(1, hops))

@@ -84,6 +84,8 @@ def schema_words(r: Reading) -> None:
             f.rel_at.append((s, rel))
             if implied:
                 r.labels_at.append((s, implied))
+                if (implied, implied) in r.view.rels.get(rel, []):
+                    f.agent_rels.append(rel)  # "followers": those whose edge points at the node spoken of
         elif "=" in target:  # a word that names a value ("women" -> Laureate.gender = 'female')
             owner, _, rest = target.partition(".")
             prop, _, value = rest.partition("=")

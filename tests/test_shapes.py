@@ -503,3 +503,19 @@ def test_an_edge_property_beyond_the_target_and_a_quoted_month(pipe, graph):
     r = ask(pipe, "How many orders were shipped in the month of 'December'?", "northwind")
     expected = g.query("MATCH (o:`Order`) WHERE o.shippedDate CONTAINS '-12-' RETURN count(o)").rows
     assert r.rows == expected
+
+
+def test_the_direction_of_a_self_relationship(pipe, graph):
+    g = graph("movies")
+    followers = sorted(row[0] for row in g.query(
+        "MATCH (p:Person)-[:FOLLOWS]->(:Person {name: 'Jessica Thompson'}) RETURN p.name").rows)
+    followed = sorted(row[0] for row in g.query(
+        "MATCH (:Person {name: 'Paul Blythe'})-[:FOLLOWS]->(p:Person) RETURN p.name").rows)
+    assert followers and followed
+    # "followers": those whose edge points at her, whatever the verb around it
+    r = ask(pipe, "How many followers does Jessica Thompson have?", "movies")
+    assert r.rows == [[len(followers)]]
+    assert sorted(row[0] for row in ask(pipe, "Who follows Jessica Thompson?", "movies").rows) == followers
+    # the anchor right before the verb is its subject
+    r = ask(pipe, "Who are the people that Paul Blythe follows?", "movies")
+    assert sorted(row[0] for row in r.rows) == followed
