@@ -445,6 +445,13 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 cypher += f" WITH avg(value) AS average {again} WHERE value {f.having[0]} average"
                 cypher += f" RETURN {names}, value ORDER BY value DESC, {_alias(key)}"
                 return Compiled(cypher, params, f, description="grouped aggregate against its average")
+            if f.having and f.having_per in var_of:
+                # "customers who placed orders with a total value over 1000": each order's figure bounded,
+                # then the targets with such an order
+                params["h"] = f.having[1]
+                cypher = (f"{match}{where_agg} WITH {t}, {var_of[f.having_per]}, {inner} AS value "
+                          f"WHERE value {f.having[0]} $h RETURN DISTINCT {', '.join([disp, *_key_column(v, target, t)])}")
+                return Compiled(cypher, params, f, description="targets with a node whose aggregate is bounded")
             if f.having:
                 params["h"] = f.having[1]
                 cypher += f" WHERE value {f.having[0]} $h"
@@ -474,7 +481,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     if f.rel_prop and f.rel_prop[0] in rel_var:  # "what rating did X give Y": the relationship's property
         cols.append(f"{rel_var[f.rel_prop[0]]}.{ident(f.rel_prop[1])}")
     # a range on a relationship's property: its values ("reviews rated above 80")
-    edge_cols = [f"{rel_var[c.rel]}.{ident(c.prop)}" for c in f.conds if c.rel in rel_var and c.op in RANGE_OPS]
+    edge_cols = [_number(v, c.rel, c.prop, f"{rel_var[c.rel]}.{ident(c.prop)}") if (c.rel, c.prop) in v.measures
+                 else f"{rel_var[c.rel]}.{ident(c.prop)}" for c in f.conds if c.rel in rel_var and c.op in RANGE_OPS]
     cols += edge_cols
     # "Who both acted in and directed the same film?": the film is part of the answer
     cols += [f"{var_of[lb]}.{ident(v.display(lb))}" for lb in sorted(cycle_ends)]

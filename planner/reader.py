@@ -486,8 +486,15 @@ def comparisons(r: Reading) -> None:
                 agg = _aggregated(r, owner, prop, m.start())
                 if agg and op != "=" and not f.agg:
                     # "categories with an average product price greater than 20": a bound on each target's
-                    # aggregate, not on every value
+                    # aggregate, not on every value; "customers who placed orders with a total value over
+                    # 1000": on each order's
                     f.agg, f.agg_label, f.agg_prop, f.having = agg, owner, prop, (op, value)
+                    start = max(ps for ps, pe, o, p in r.props_at if (o, p) == (owner, prop) and pe <= m.start())
+                    per = [(s, lb) for s, lb in r.labels_at if s < start and re.fullmatch(
+                        r"[a-z]+\s+(?:that\s+have|which\s+have|with|having|whose)\s+(?:an?\s+|the\s+)?(?:[a-z]+\s+)?",
+                        r.low[s:start])]
+                    if per and per[-1][1] != f.target and per[-1][1] in r.view.nodes:
+                        f.having_per = per[-1][1]
                 elif agg and op == "=":
                     # "products with a total discount of 0": the total of what, over which rows, is unsaid
                     f.notes.append(f"unexplained: a {m.group(0)} total")
@@ -1522,12 +1529,13 @@ def _counted_label(r: Reading, after: str) -> str | None:
 
 def _aggregated(r: Reading, owner: str, prop: str, before: int) -> str | None:
     """Returns the aggregate ("sum", "avg") a word names right before the mention of ``owner.prop`` nearest
-    ahead of ``before`` ("a total quantity", "an average product price"), else None."""
+    ahead of ``before`` ("a total quantity", "an average product price"), or that begins the words naming it
+    ("a total value" naming a measure), else None."""
     starts = [ps for ps, pe, o, p in r.props_at if (o, p) == (owner, prop) and pe <= before]
     if not starts:
         return None
     m = re.search(r"\b(total|average|mean|sum(?=\s+of))(?:\s+of)?\s+(?:[a-z]+\s+){0,2}$",
-                  r.low[max(0, starts[-1] - 40):starts[-1]])
+                  r.low[max(0, starts[-1] - 40):starts[-1]]) or re.match(r"(total|average|mean)\s", r.low[starts[-1]:])
     return None if m is None else AGGREGATE_WORDS[m.group(1)]
 
 

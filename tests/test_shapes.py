@@ -519,3 +519,15 @@ def test_the_direction_of_a_self_relationship(pipe, graph):
     # the anchor right before the verb is its subject
     r = ask(pipe, "Who are the people that Paul Blythe follows?", "movies")
     assert sorted(row[0] for row in r.rows) == followed
+
+
+def test_a_bound_on_each_node_on_the_way(pipe, graph):
+    g = graph("northwind")
+    # "orders with a total value over 1000": each order's total, not the customer's
+    r = ask(pipe, "Find the customers who have placed orders with a total quantity greater than 100.", "northwind")
+    expected = g.query("MATCH (c:Customer)-[:PURCHASED]->(o:`Order`)-[r:ORDERS]->(:Product) WITH c, o, "
+                       "sum(r.quantity) AS q WHERE q > 100 RETURN DISTINCT c.companyName").rows
+    per_customer = g.query("MATCH (c:Customer)-[:PURCHASED]->(:`Order`)-[r:ORDERS]->(:Product) WITH c, "
+                           "sum(r.quantity) AS q WHERE q > 100 RETURN count(c)").rows[0][0]
+    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected)
+    assert 0 < len(expected) < per_customer
