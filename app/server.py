@@ -530,7 +530,10 @@ class BackgroundServer:
         if self.thread.is_alive() and getattr(srv, "trigger", None) is not None:
             # close the sockets from the loop's own thread (closing them from here races its select() into
             # EBADF); an empty socket map ends the loop
-            srv.trigger.pull_trigger(lambda: wasyncore.close_all(srv._map))
+            try:
+                srv.trigger.pull_trigger(lambda: wasyncore.close_all(srv._map))
+            except OSError:
+                pass  # the loop closed its trigger between the check and the pull: it is ending already
             self.thread.join(timeout=5)
         if self.thread.is_alive():
             srv.close()

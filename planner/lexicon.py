@@ -387,6 +387,10 @@ class Lexicon:
             if "." in target and phrase.endswith("ed") and re.match(r"\s+by\b", low[e:]) and is_time_like(
                     target.split("=", 1)[0].split(".", 1)[1]):
                 continue  # "orders placed by customers in Berlin": the verb, not the time it names
+            owner_t, _, prop_t = target.split("=", 1)[0].partition(".")
+            if prop_t and any(m.label == owner_t and 0 <= m.start - e <= 4 and m.prop != prop_t and self._used(
+                    f"{m.label}.{m.prop}", cypher) and name_words(m.prop)[:1] == name_words(prop_t)[:1] for m in f.anchors):
+                continue  # "shipped to 'Lisboa'": the verb's other property (shipCity, not shipCountry) holds the value
             if "." in target and YEAR_WORDS & set(phrase.split()) and timed:
                 continue  # "the average birth year": a year property is used
             owner, _, prop = target.split("=", 1)[0].partition(".")
