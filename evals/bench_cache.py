@@ -3,7 +3,7 @@
 Sections, all on the real graphs and the real :class:`kgqa.planner.pipeline.Pipeline` unless noted:
 
 1. **Answer-cache hits** - every question of ``northwind_dev.jsonl`` and ``evals/questions/*.jsonl`` (not the
-   mixed ``unseen.jsonl`` and ``heldout.jsonl``) is asked once with ``use_answer_cache=False`` (the uncached pipeline, plan cache
+   mixed ``unseen.jsonl``, ``heldout.jsonl`` and ``fresh.jsonl``) is asked once with ``use_answer_cache=False`` (the uncached pipeline, plan cache
    off) and then again, several times, through ``Pipeline.ask`` with the (memory-efficient) answer cache on;
    p50/p99 of both and the p50 ratio.
 2. **Compression** - the real ``Result.to_dict()`` objects of section 1 plus a few large-row questions are
@@ -53,8 +53,8 @@ from kgqa.evals.make_gold import MIXED_SETS
 from kgqa.jsonl import read_jsonl
 
 REPO = Path(__file__).resolve().parent.parent
-# Our own sets; not the mixed ones (unseen, heldout: third-party phrasing, their northwind half is no northwind_dev and
-# their unanswerable lines have no rows to compare; heldout is scored only for reports), so the figures stay
+# Our own sets; not the mixed ones (unseen, heldout, fresh: third-party phrasing, their northwind half is no
+# northwind_dev and their unanswerable lines have no rows to compare; heldout and fresh are scored only for reports), so the figures stay
 # comparable with earlier runs.
 QUESTION_SETS = sorted(p for p in (REPO / "evals" / "questions").glob("*.jsonl") if p.stem not in MIXED_SETS)
 LARGE_QUESTIONS = (  # real questions whose answers carry many rows (the "large context" objects)
