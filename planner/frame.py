@@ -2,7 +2,8 @@
 
 Typed objects only, no behaviour: a :class:`Mention` (a span of the question linked to a graph value), a
 :class:`Cond` (a property condition; its value may be an :class:`AggregateOf` or a :class:`ValueOf`), the
-:class:`Frame` (target label, anchors, conditions, aggregation, ordering, limit) and the :class:`Compiled` plan. :data:`Chooser` is the shape of the constrained choice
+:class:`Frame` (target label, anchors, conditions, aggregation, ordering, limit) and the :class:`Compiled`
+plan. :data:`Chooser` is the shape of the constrained choice
 (an LLM picking one of a list) the generator may ask for.
 """
 
