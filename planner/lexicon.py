@@ -369,8 +369,8 @@ class Lexicon:
             if (phrase in self.view.spec.name.lower() and after and not low[e:after[0]].strip()
                     and "." not in after[3] and self._used(after[3], cypher)):
                 continue  # "Nobel laureates" in a graph named after the prize: its name before a label it uses
-            owner, _, name = target.partition("=")[0].partition(".")
-            expr = self.view.measures.get((owner, name))
+            owner, _, prop = target.split("=", 1)[0].partition(".")
+            expr = self.view.measures.get((owner, prop))
             if expr is not None and all(self._used(f"{owner}.{p}", cypher) for p in re.findall(r"[A-Za-z_]\w*", expr)):
                 continue  # "revenue": a measure, written out as its arithmetic
             if self._used(target, cypher) or phrase in STOP:
@@ -384,16 +384,13 @@ class Lexicon:
                 continue  # "the movie graph": the graph's name, not its label
             if phrase in TIME_CUES and TIME_CUES[phrase] & timed:
                 continue  # "born before 1850" over a birth-year property
-            if "." in target and phrase.endswith("ed") and re.match(r"\s+by\b", low[e:]) and is_time_like(
-                    target.split("=", 1)[0].split(".", 1)[1]):
+            if "." in target and phrase.endswith("ed") and re.match(r"\s+by\b", low[e:]) and is_time_like(prop):
                 continue  # "orders placed by customers in Berlin": the verb, not the time it names
-            owner_t, _, prop_t = target.split("=", 1)[0].partition(".")
-            if prop_t and any(m.label == owner_t and 0 <= m.start - e <= 4 and m.prop != prop_t and self._used(
-                    f"{m.label}.{m.prop}", cypher) and name_words(m.prop)[:1] == name_words(prop_t)[:1] for m in f.anchors):
+            if prop and any(m.label == owner and 0 <= m.start - e <= 4 and m.prop != prop and self._used(
+                    f"{m.label}.{m.prop}", cypher) and name_words(m.prop)[:1] == name_words(prop)[:1] for m in f.anchors):
                 continue  # "shipped to 'Lisboa'": the verb's other property (shipCity, not shipCountry) holds the value
             if "." in target and YEAR_WORDS & set(phrase.split()) and timed:
                 continue  # "the average birth year": a year property is used
-            owner, _, prop = target.split("=", 1)[0].partition(".")
             if (prop and phrase.endswith("ed") and is_time_like(prop)
                     and self._used(owner, cypher) and not re.search(YEAR + r"|\d-\d", low)):
                 continue  # "orders placed" with no date: the verb of a time property, no condition

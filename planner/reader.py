@@ -280,8 +280,9 @@ def _same_prop(r: Reading, label: str, word: str, props: list[tuple[str, str]], 
 PROPERTY_COMPARISON = re.compile(
     r"\b(?:(earlier|later|sooner|more|less|fewer|greater|higher|lower|larger|smaller|bigger)\s+(?:[a-z`'_]+\s+){0,4}?"
     r"than|(before|after|above|below|under|over|exceeding|exceeds?))\s+(?:the\s+|its\s+|their\s+|his\s+|her\s+)")
-_GREATER = frozenset({"later", "more", "greater", "higher", "larger", "bigger", "after", "above", "over", "exceeding",
-                      "exceed", "exceeds"})
+# comparison words that mean "greater than" (the others mean "less than")
+ABOVE_WORDS = frozenset({"later", "more", "greater", "higher", "larger", "bigger", "after", "above", "over", "exceeding",
+                         "exceed", "exceeds"})
 
 
 def property_comparisons(r: Reading) -> None:
@@ -301,7 +302,7 @@ def property_comparisons(r: Reading) -> None:
         if kind is None or not left:
             continue
         owner, prop = left[-1][2], left[-1][3]
-        op = ">" if (m.group(1) or m.group(2)) in _GREATER else "<"
+        op = ">" if (m.group(1) or m.group(2)) in ABOVE_WORDS else "<"
         f.conds.append(Cond(owner, prop, op, ValueOf(owner, right[3]), _rel_of(r, owner)))
         r.used.append((m.start(), right[1]))
 
@@ -317,7 +318,6 @@ AGGREGATE_COMPARISON = re.compile(
     r"\b(more than|greater than|higher than|larger than|above|over|exceeding|less than|lower than|smaller than|"
     r"below|under|earlier than|before|later than|after|(?:more|greater|higher|larger|less|lower|smaller|fewer)"
     r"\s+(?:[a-z`'_]+\s+){1,4}?than)\s+(?:the\s+|an?\s+)?(?:[a-z']+\s+){0,2}?(average|mean)\b")
-_ABOVE = ("more", "greater", "higher", "larger", "above", "over", "exceeding", "later", "after")
 
 
 CORRELATED = re.compile(r"\b(?:their|its|his|her|the same|that|this|each|per|own|respective|corresponding)\b")
@@ -344,8 +344,10 @@ def aggregate_comparisons(r: Reading) -> None:
         scope_end = m.end() + CLAUSE_END.search(r.low, m.end()).start() - m.end()
         scope = r.low[m.end():scope_end]
         # restrictions in the average's own phrase: linked values, and words that name one ("economics")
-        inside = [(x.label, x.prop, str(x.value)) for x in r.mentions if m.end() <= x.start < scope_end]
-        inside += [t for s, e, _, t in r.terms if m.end() <= s < scope_end and "=" in t]
+        own = [x for x in r.mentions if m.end() <= x.start < scope_end]
+        own_words = [t for s, e, _, t in r.terms if m.end() <= s < scope_end and "=" in t]
+        inside = [(x.label, x.prop, str(x.value)) for x in own] + own_words
+        op = ">" if m.group(1).split()[0] in ABOVE_WORDS else "<"
         outside = {(x.label, x.prop, str(x.value)) for x in r.mentions if x.end <= m.start()}
         outside |= {t for s, e, _, t in r.terms if e <= m.start() and "=" in t}
         if re.search(rf"\b{NUMBER}\b", scope):
@@ -357,12 +359,11 @@ def aggregate_comparisons(r: Reading) -> None:
             if any(x in outside for x in inside) or CORRELATED.search(scope):
                 f.notes.append("unexplained: an average over rows its own phrase restricts in part")
                 continue
-            own = [x for x in r.mentions if m.end() <= x.start < scope_end]
             if not all(x.label for x in own):
                 f.notes.append("unexplained: an average restricted by a value no node holds")
                 continue
             f.anchors = [a for a in f.anchors if a not in own]
-            words = [Cond(o, p, "=", val) for s, e, _, t in r.terms if m.end() <= s < scope_end and "=" in t
+            words = [Cond(o, p, "=", val) for t in own_words
                      for o, _, rest in [t.partition(".")] for p, _, val in [rest.partition("=")]]
             f.conds = [c for c in f.conds if c not in words]
             # "of products supplied by X": the relationship joins the average's nodes, not the row's
@@ -370,11 +371,9 @@ def aggregate_comparisons(r: Reading) -> None:
             f.rel_at = [(s, rel) for s, rel in f.rel_at if not m.end() <= s < scope_end]
             f.rel_hints = [rel for rel in f.rel_hints if rel not in said or rel in {x for _, x in f.rel_at}]
             where = tuple((x.label, x.prop, x.value) for x in own) + tuple((c.label, c.prop, c.value) for c in words)
-            f.conds.append(Cond(owner, prop, ">" if m.group(1).split()[0] in _ABOVE else "<",
-                                AggregateOf("avg", "own", where=where), _rel_of(r, owner)))
+            f.conds.append(Cond(owner, prop, op, AggregateOf("avg", "own", where=where), _rel_of(r, owner)))
             r.used.append((m.start(), scope_end))
             continue
-        op = ">" if m.group(1).split()[0] in _ABOVE else "<"
         per = CORRELATED.search(scope)
         if per:
             # "above the average unit price of products in their category": per category, the row's own
