@@ -3,7 +3,8 @@
 * :class:`Neo4jDialect` rewrites the planner's canonical (Kuzu) Cypher into Neo4j Cypher: function names
   (``lower`` -> ``toLower``), Kuzu-only functions into operators (``contains(a, b)`` -> ``a CONTAINS b``),
   ``label(x)`` into ``type(r)`` / ``head(labels(n))``, 1-based list subscripts and slices into 0-based
-  ones, ``substring``'s 1-based start, ``CAST(x AS T)`` into ``toString``/``toInteger``/``toFloat``.
+  ones, ``substring``'s 1-based start, ``CAST(x AS T)`` into ``toString``/``toInteger``/``toFloat``/``datetime``,
+  ``nullif`` into ``CASE``, ``to_epoch_ms(t)`` into ``t.epochMillis``.
   String literals and back-quoted names are never touched.
 * :class:`BoltEngine` runs a query through the official ``neo4j`` driver in a READ session, after
   :func:`kgqa.kg.safety.check_read_only` has passed both the canonical and the rewritten text (ArcadeDB,
@@ -84,7 +85,7 @@ def _close(text: str, start: int, open_ch: str, close_ch: str) -> int:
 _CAST_TO = {"STRING": "toString", "INT64": "toInteger", "INT32": "toInteger", "INT16": "toInteger",
             "INT8": "toInteger", "INT128": "toInteger", "UINT64": "toInteger", "UINT32": "toInteger",
             "DOUBLE": "toFloat", "FLOAT": "toFloat", "BOOL": "toBoolean", "BOOLEAN": "toBoolean",
-            "DATE": "date"}
+            "DATE": "date", "TIMESTAMP": "datetime"}
 
 
 class Neo4jDialect(Dialect):
@@ -162,6 +163,10 @@ class Neo4jDialect(Dialect):
             return f"({args[0]} =~ ('(?s).*' + {args[1]} + '.*'))"  # Kuzu searches, Neo4j matches whole
         if low == "substring" and len(args) == 3:  # Kuzu counts from 1, Neo4j from 0
             return f"substring({args[0]}, ({args[1]}) - 1, {args[2]})"
+        if low == "nullif" and len(args) == 2:
+            return f"CASE WHEN {args[0]} = {args[1]} THEN null ELSE {args[0]} END"
+        if low == "to_epoch_ms" and len(args) == 1:
+            return f"({args[0]}).epochMillis"
         if low in ("list_extract", "array_extract") and len(args) == 2:
             return f"({args[0]})[({args[1]}) - 1]"
         if low == "cast" and len(args) == 1:

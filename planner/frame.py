@@ -109,6 +109,8 @@ class Frame:
     cycle: bool = False  # "the same movie", "also", "themselves": relationships named close on one node
     labels_mentioned: list[str] = field(default_factory=list)
     of_labels: list[str] = field(default_factory=list)  # labels named in "X of Y" ("the institutions of ...")
+    derived: dict[tuple[str, str], str] = field(default_factory=dict)  # numbers the question defines: (owner,
+    # name) -> arithmetic over the owner's properties ("the days between the order date and the shipped date")
     distinct: bool = True
     notes: list[str] = field(default_factory=list)
     question: str = ""

@@ -15,7 +15,7 @@ from kgqa.kg.cypher import literal
 from kgqa.kg.schema import ident
 from kgqa.planner.frame import RANGE_OPS, AggregateOf, Chooser, Compiled, Cond, Frame, ValueOf
 from kgqa.planner.lexicon import YES_NO, is_time_like
-from kgqa.planner.schema_view import SchemaView
+from kgqa.planner.schema_view import MISSING_TEXT, SchemaView
 
 
 def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Compiled:
@@ -24,7 +24,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     of the anchor, a grouped aggregate, an aggregate, rows ordered by a property, ages, a selection; or, on their
     own forms, a comparison of two entities or of two counts, and the connections of one entity. Where schema
     paths tie, ``f.exemplar_rels`` and then ``chooser`` pick one. Drops from ``f.anchors`` an anchor it joins along a self-relationship ("Who follows Keanu Reeves?")."""
-    v = view
+    v = view.with_measures(f.derived)
     target = f.target
     if f.connections is not None and len(f.anchors) == 1:
         return _connections(f, v)
@@ -390,7 +390,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         # "In which year was the prize worth the most?": that year, with the figure
         ocol = _order_column(f, v, var_of, target)
         tie = _and(where_sql) + f"{ocol} = top"
-        cypher = (f"{match}{where_sql} WITH {'max' if f.desc else 'min'}({ocol}) AS top {match}{tie} "
+        cypher = (f"{match}{where_sql} WITH {'max' if f.desc else 'min'}({ocol}) AS top {_carry(match)}{tie} "
                   f"RETURN DISTINCT {t}.{ident(f.target_prop)}, {ocol}")
         return Compiled(cypher, params, f, description="property of the top group")
     if f.target_prop:
@@ -458,7 +458,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             if f.limit == 1 and f.order == "agg" and not f.having:
                 # "which supplier supplies the most products": every group tied at the top, with the figure
                 best = "max" if f.desc else "min"
-                again = (f"{match}{where_sql}{dedupe.replace('DISTINCT', 'DISTINCT top,')} "
+                again = (f"{_carry(match)}{where_sql}{dedupe.replace('DISTINCT', 'DISTINCT top,')} "
                          f"WITH top, {group}, {inner} AS value")
                 cypher += f" WITH {best}(value) AS top {again} WHERE value = top RETURN {names}, value"
                 return Compiled(cypher, params, f, description="top group of a grouped aggregate")
@@ -501,7 +501,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             where_sql += f" AND {age} {f.age_cond[0]} $age"
         if f.order == "age":
             best = "max" if f.desc else "min"
-            cypher = (f"{match}{where_sql} WITH {best}({age}) AS top {match}{where_sql} AND {age} = top "
+            cypher = (f"{match}{where_sql} WITH {best}({age}) AS top {_carry(match)}{where_sql} AND {age} = top "
                       f"RETURN {', '.join(dict.fromkeys(cols))}")
             return Compiled(cypher, params, f, description="top group by age")
         cypher = f"{match}{where_sql} RETURN DISTINCT {', '.join(dict.fromkeys(cols))}"
@@ -517,7 +517,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             # "the oldest person": every node tied at the extreme, with the value
             best = "max" if f.desc else "min"
             tie = _and(where_sql) + f"{ocol} = top"
-            cypher = (f"{match}{where_sql} WITH {best}({ocol}) AS top {match}{tie} "
+            cypher = (f"{match}{where_sql} WITH {best}({ocol}) AS top {_carry(match)}{tie} "
                       f"RETURN {'DISTINCT ' if len(var_of) > 1 else ''}{', '.join(dict.fromkeys(cols))}")
             return Compiled(cypher, params, f, description="top group by property")
 
@@ -605,10 +605,6 @@ def _comparison(f: Frame, v: SchemaView) -> Compiled:
     cypher = (f"MATCH (a:{label}), (b:{label}) WHERE a.{ident(a.prop)} = $v0 AND b.{ident(b.prop)} = $v1 "
               f"RETURN {verdict}, a.{disp}, a.{p}, b.{disp}, b.{p}")
     return Compiled(cypher, {"v0": a.value, "v1": b.value}, f, description="comparison of two entities")
-
-
-# how text data writes "no value" besides null (CSV exports write NULL or leave the field empty)
-MISSING_TEXT = ("", "NULL")
 
 
 def _missing(expr: str, typ: str | None, missing: bool) -> str:
@@ -735,9 +731,23 @@ def _number(v: SchemaView, owner: str, prop: str, ref: str) -> str:
     expr = v.measures.get((owner, prop))
     if expr is not None:
         holder = ref.rsplit(".", 1)[0]
-        return "(" + re.sub(r"[A-Za-z_]\w*", lambda m: _number(v, owner, m.group(), f"{holder}.{ident(m.group())}"),
+        return "(" + re.sub(r"[A-Za-z_]\w*", lambda m: _term(v, owner, m.group(), f"{holder}.{ident(m.group())}"),
                             expr) + ")"
     return f"CAST({ref} AS DOUBLE)" if v.is_numeric_text(owner, prop) else ref
+
+
+def _term(v: SchemaView, owner: str, prop: str, ref: str) -> str:
+    """Returns a property inside a measure's arithmetic as a number: a date as its day number (days since
+    1970-01-01; date text cut to its date, missing text as null), else as :func:`_number` does."""
+    if not v.is_date(owner, prop):
+        return _number(v, owner, prop, ref)
+    if v.prop_type(owner, prop) == "STRING":
+        for word in MISSING_TEXT:
+            ref = f"nullif({ref}, {literal(word)})"
+        ref = f"CAST(substring({ref}, 1, 10) AS TIMESTAMP)"
+    elif not (v.prop_type(owner, prop) or "").startswith("TIMESTAMP"):
+        ref = f"CAST({ref} AS TIMESTAMP)"
+    return f"to_epoch_ms({ref}) / 86400000"
 
 
 def _restricted(v: SchemaView, c: Cond, params: dict[str, Any]) -> tuple[str | None, list[str]]:
@@ -778,6 +788,12 @@ def _group_pattern(v: SchemaView, c: Cond, group: str) -> str | None:
     for i, (rel, direction, other) in enumerate(paths[0], start=1):
         pattern += f"{_arrow(ident(rel), direction)}({'g' if i == len(paths[0]) else f'n{i}'}:{ident(other)})"
     return pattern
+
+
+def _carry(match: str) -> str:
+    """Returns ``match`` repeated after ``WITH ... AS top``: each ``WITH`` of it (an average computed first,
+    "priced below the average") keeps ``top`` in scope."""
+    return re.sub(r"\bWITH (DISTINCT )?", lambda m: f"WITH {m.group(1) or ''}top, ", match)
 
 
 def _arrow(rel: str, direction: str, variable: str = "") -> str:

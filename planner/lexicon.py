@@ -60,7 +60,7 @@ FILLER = set("we our us you your i my sell sells sold carry stock have has datab
 
 
 AUXILIARIES = frozenset({"has", "have", "had", "is", "was", "are", "were", "be", "been"})
-PREPOSITIONS = frozenset({"in", "by", "of", "to", "at", "with", "from", "for", "on", "into", "as"})
+PREPOSITIONS = frozenset({"in", "by", "of", "to", "at", "with", "from", "for", "on", "into", "as", "via"})
 IRREGULAR_AGENTS = {"wrote": "writer", "written": "writer", "won": "winner", "made": "maker", "sold": "seller",
                     "bought": "buyer", "taught": "teacher", "led": "leader", "drew": "drawer", "built": "builder",
                     "sang": "singer", "ran": "runner", "held": "holder", "owned": "owner", "founded": "founder"}
@@ -175,7 +175,8 @@ LIGHT = frozenset("""based located made came still among associated terms value 
 belong belongs belonging include includes included specified described having being currently code live lives
 alongside gives gave got went word phrase placed generated generate generates applied apply""".split())
 # nouns that, right after a property word, only say what kind of value it is ("discontinued status")
-TRAILING_NOUNS = frozenset({"description", "status", "value", "number", "option", "cost", "field", "flag"})
+TRAILING_NOUNS = frozenset({"description", "status", "value", "number", "option", "cost", "field", "flag", "method",
+                            "values", "costs", "property", "attribute", "code"})
 # words about a time a property holds, with the words of the property names that hold it
 _DEATH = frozenset({"death", "died"})
 TIME_CUES = {"born": BIRTH_WORDS, "birth": BIRTH_WORDS, "died": _DEATH, "death": _DEATH, "dead": _DEATH,
@@ -205,6 +206,13 @@ class Lexicon:
                 entries.setdefault(split_camel(prop), f"{label}.{prop}")
                 entries.setdefault(plural(split_camel(prop)), f"{label}.{prop}")
                 entries.setdefault(prop.lower(), f"{label}.{prop}")
+                entries.setdefault(plural(prop.lower()), f"{label}.{prop}")  # "the orderIDs of"
+                if len(words := split_camel(prop).split()) == 2 and words[1] in PREPOSITIONS:
+                    for verb in (words[0] + "ed", words[0] + words[0][-1] + "ed", words[0] + "d"):
+                        entries.setdefault(f"{verb} {words[1]}", f"{label}.{prop}")  # "shipped via": shipVia
+                last = split_camel(prop).split()[-1] if split_camel(prop) else ""
+                if last.endswith("e") and len(last) > 3:
+                    entries.setdefault(last + "d", f"{label}.{prop}")  # "priced above 20": the verb of the price
                 words = split_camel(prop).split()
                 cut = next((i for i, w in enumerate(words) if i and (w in PREPOSITIONS or w == "per")), None)
                 if cut:  # "quantities per unit": the head noun before the preposition takes the plural

@@ -198,6 +198,44 @@ def value_words(r: Reading) -> None:
 
 SAME = re.compile(r"\bthe\s+same\s+((?:[a-z`'_]+\s+){0,2}?[`'\"]?[a-z_]+[`'\"]?)\s+(as|that|they|he|she|it|where|"
                   r"when|in\s+which)\b")
+DIFFERENCE = re.compile(r"\b(?:(?P<days>(?:how\s+many\s+|(?:the\s+)?(?:total\s+)?number\s+of\s+)?days?)\s+(?:between|from)"
+                        r"|(?:the\s+)?difference\s+between)\s+")
+_BEFORE_PROP = re.compile(r"(?:the|its|their|his|her)?[\s`'\"]*")
+_BETWEEN_PROPS = re.compile(r"[\s`'\"]*(?:and|to)\s+(?:the|its|their|his|her)?[\s`'\"]*")
+
+
+def differences(r: Reading) -> None:
+    """"the number of days between the order date and the shipped date", "the difference between its units in
+    stock and its reorder level": two properties of one owner combined into one number the frame may use as any
+    numeric property (aggregated, ordered, asked for): the later date minus the earlier one named ("days
+    between A and B": B - A; "the difference between A and B": A - B), or the first number minus the second."""
+    f = r.frame
+    for m in DIFFERENCE.finditer(r.low):
+        after = sorted(p for p in r.props_at if p[0] >= m.end())
+        if len(after) < 2 or not _BEFORE_PROP.fullmatch(r.low[m.end():after[0][0]]) \
+                or not _BETWEEN_PROPS.fullmatch(r.low[after[0][1]:after[1][0]]):
+            continue
+        (s1, e1, o1, p1), (s2, e2, o2, p2) = after[:2]
+        owner = o1 if o1 == o2 else next((o for o in (f.target, o1, o2) if o and p1 in r.view.nodes.get(o, {})
+                                          and p2 in r.view.nodes.get(o, {})), None)
+        if owner is None or p1 == p2:
+            continue
+        dates = r.view.is_date(owner, p1) and r.view.is_date(owner, p2)
+        if not dates and not (r.view.is_number(owner, p1) and r.view.is_number(owner, p2)):
+            continue
+        if m.group("days") and not dates:
+            continue
+        first, second = (p2, p1) if m.group("days") else (p1, p2)
+        words = (["days", "from", *name_words(second), "to", *name_words(first)] if m.group("days")
+                 else [*name_words(first), "minus", *name_words(second)])
+        name = words[0] + "".join(w.title() for w in words[1:])  # daysFromOrderDateToShippedDate
+        key = (owner, name)
+        f.derived[key] = f"{first} - {second}"
+        r.view = r.view.with_measures({key: f.derived[key]})
+        r.props_at = sorted([p for p in r.props_at if p not in after[:2]] + [(m.start(), e2, owner, name)])
+        r.used.append((m.start(), e2))
+
+
 SAME_TIME = frozenset({"year", "date", "day"})  # "the same year": the time property a verb of the question names
 
 
@@ -475,6 +513,11 @@ def comparisons(r: Reading) -> None:
                 continue
             value = number_value(m.group(m.lastindex))
             counted = _counted_label(r, low[m.end():m.end() + 40])
+            such = re.match(r"\s+([a-z]+\s+){1,2}?([a-z]+)\b", low[m.end():])
+            if (op, value) in ((">=", 1), (">", 0)) and such and _counted_label(r, such.group(2)):
+                # "at least one discontinued product": the condition on that node joins one, no count
+                r.used.append((m.start(), m.end()))
+                continue
             if counted and (op != "=" or re.match(r"(?:exactly|only|just)\b", m.group(0))):
                 f.agg, f.agg_label, f.having = "count", counted, (op, value)
                 r.used.append((m.start(), m.end()))
@@ -933,7 +976,7 @@ def aggregates(r: Reading) -> None:
     f, low = r.frame, r.low
     if f.agg:
         return
-    if re.search(r"\bhow many\b|\bnumber of\b|\bcount\b", low):
+    if any(not _consumed(r, m.start()) for m in re.finditer(r"\bhow many\b|\bnumber of\b|\bcount\b", low)):
         m = re.search(r"\bhow many\s+(?:different |distinct |unique )?([a-z]+)", low)
         counted = r.lex.entries.get(m.group(1)) if m else None
         if counted and "." in counted and "=" not in counted and not counted.startswith("rel:"):
@@ -959,7 +1002,7 @@ def aggregates(r: Reading) -> None:
             f.agg_label, f.target, f.group_prop = counted or f.agg_label, owner, prop
             return
         # "how many books were published each year": a count per value of the target's property
-        per = re.search(r"\b(?:each|every|per)\s+([a-z]+(?: [a-z]+)?)", low)
+        per = re.search(r"\b(?:each|every|per)\s+(?:distinct\s+|different\s+)?[`'\"]?([a-z]+(?: [a-z]+)?)", low)
         target = r.lex.entries.get(per.group(1)) or r.lex.entries.get(per.group(1).split()[0]) if per else None
         own = [p for p in r.view.nodes.get(f.target or "", {}) if per and per.group(1).split()[0] in name_words(p)]
         if target and "." in target and "=" not in target and target.split(".")[0] == f.target:
@@ -982,6 +1025,8 @@ def aggregates(r: Reading) -> None:
             prop = next(((o, p) for s, e, o, p in r.props_at if s > m.start()), None)
             if prop:
                 f.agg, f.agg_label, f.agg_prop = agg, prop[0], prop[1]
+                if f.target is None and prop[0] in r.view.nodes:
+                    f.target = prop[0]  # "the average freight for each shipCountry": no label named, the owner's
                 if f.anchors and f.target not in f.labels_mentioned and not re.search(r"\b(each|per|by)\b", low):
                     # "the average review rating of The Replacements": of the named entity, not per reviewer
                     f.target = f.anchors[0].label
@@ -989,11 +1034,16 @@ def aggregates(r: Reading) -> None:
                     f.order = None
                 # "by" groups after a noun ("average price by category"), not after a verb ("ordered by
                 # customers in the USA": who did it)
-                per = re.search(r"\b(?:(?:by |for )?(?:each|every)|per|(?<!ed )(?<!en )by)\s+([a-z]+)", low)
+                per = re.search(r"\b(?:(?:by |for )?(?:each|every)|per|(?<!ed )(?<!en )by)\s+(?:distinct\s+|different\s+)?"
+                                r"[`'\"]?([a-z]+)", low)
                 label = r.lex.entries.get(per.group(1)) if per else None
+                grouping = label.split(".", 1)[1] if label and "." in label and "=" not in label else None
                 if label in r.view.nodes:
                     # "the average unit price of products supplied by each supplier": per supplier
                     f.target, f.per_target = label, True
+                elif grouping and grouping in r.view.nodes.get(f.target or "", {}):
+                    # "the average quantity ordered for each 'categoryID'": per value of the target's property
+                    f.group_prop, f.per_target = grouping, True
                 elif per and re.match(r"(?:by |for )?(?:each|every|per)\b", per.group(0)) and not (
                         label and "." in label and "=" not in label):
                     f.notes.append(f"unexplained: per {per.group(1)}")  # "in each year": no form for it
@@ -1001,6 +1051,25 @@ def aggregates(r: Reading) -> None:
                     # "the average quantity of products ordered by the customer ALFKI": one figure
                     f.per_target = False
                 return
+
+
+def led_group(r: Reading) -> None:
+    """"List the `customerID` and the number of distinct products they have ordered": a property named first,
+    right before the aggregate, is the key of the label the figure is per (the label whose key it is, else
+    the one the lexicon reads it of), when that is not the label aggregated."""
+    f, view = r.frame, r.view
+    if not f.agg or f.group_prop or f.anchors or not r.props_at:
+        return
+    s, e, owner, prop = r.props_at[0]
+    if not (ASKED_LEAD.match(r.low[:s]) and re.match(
+            r"[\s`'\"]*(?:,|and)\s+(?:the\s+|their\s+|its\s+)?(?:total\s+|average\s+)?"
+            r"(?:number|count|sum|total|average|amount)\b", r.low[e:])):
+        return
+    holder = next((lb for lb in view.nodes if view.spec.primary_keys.get(lb) == prop), owner)
+    aggregated = f.agg_label or f.target
+    if holder not in view.nodes or holder in (f.target, aggregated) or not view.paths(holder, aggregated or "", 3):
+        return
+    f.agg_label, f.target, f.per_target = aggregated, holder, True
 
 
 WHEN = re.compile(r"\s*(?:when\b|(?:in\s+)?(?:what|which)\s+years?\b)")
@@ -1033,7 +1102,7 @@ def asked_time(r: Reading, *labels: str) -> bool:
 
 
 ASKED_LEAD = re.compile(r"\s*(?:what|which|list|show|give|find|return|display|get)\b(?:\s+(?:me|us|is|are|was|were|"
-                        r"the|all|a|an|and|their|its|names?\s+and))*\s*$")
+                        r"the|all|a|an|and|their|its|names?\s+and))*[\s`'\"]*$")
 
 
 def shown_properties(r: Reading) -> list[str]:
@@ -1046,9 +1115,9 @@ def shown_properties(r: Reading) -> list[str]:
     out: list[str] = []
     last = 0  # where the previous shown property's word ended
     for s, e, owner, prop in r.props_at:
-        if owner != f.target:
-            continue
-        lead = first is not None and e <= first and bool(ASKED_LEAD.match(r.low[:s]) or (
+        if owner != f.target and prop not in r.view.nodes.get(f.target or "", {}):
+            continue  # "the `supplierID` of suppliers": a name other labels hold too is the target's own
+        lead = (first is None or e <= first) and bool(ASKED_LEAD.match(r.low[:s]) or (
             last and re.fullmatch(r"[\s`'\",]*(?:and|,)?[\s`'\"]*", r.low[last:s])))
         aside = re.search(r"\(\s*(?:(?:show|showing|display|with|including|return)\b[^)]*|[`'\"]?)$", r.low[:s])
         if lead or aside:
@@ -1301,6 +1370,11 @@ def unsupported(r: Reading) -> None:
     if re.search(r"\b(?:two|three|several)\s+different\s+[a-z]+\s+(?:by|of|from|in)\s+the\s+same\b", r.low):
         # "two different books by the same author"
         f.notes.append("unexplained: a count of different nodes within one row")
+    if f.agg and f.having is None and f.target != f.agg_label and any(c.label == f.agg_label for c in f.conds) and re.search(
+            r"\b(?:at least one|some|any)\b", r.low):
+        # "the number of products they supply for suppliers who supply at least one discontinued product": the
+        # condition picks the groups, not what is counted in them
+        f.notes.append("unexplained: a condition on some of the nodes counted")
     if UNIVERSAL.search(r.low):
         f.notes.append(f"unexplained: {UNIVERSAL.search(r.low).group(0)}")
     if f.limit and not f.order and not f.agg and re.search(r"\btop\s+(?:\d+|[a-z]+)\b", r.masked):
@@ -1372,10 +1446,12 @@ def negated_properties(r: Reading) -> None:
 
 
 Rule = Callable[[Reading], None]
-RULES: tuple[Rule, ...] = (schema_words, anchors, target, of_labels, negations, owners, value_words, same_values,
+RULES: tuple[Rule, ...] = (schema_words, anchors, target, of_labels, negations, owners, value_words, differences,
+                           same_values,
                            property_comparisons, aggregate_comparisons,
                            arithmetic, comparisons, years,
-                           string_conditions, booleans, superlatives, implicit_order, aggregates, asked_property,
+                           string_conditions, booleans, superlatives, implicit_order, aggregates, led_group,
+                           asked_property,
                            relationship_property, negated_properties, entity_comparison, count_comparison,
                            count_against_average, ages, connections, unsupported)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kgqa.kg.backend import read_catalog
 from kgqa.kg.db import Graph
@@ -17,6 +17,9 @@ from kgqa.text import fold, name_words
 
 _LONG_TEXT = 60  # values longer than this are prose (taglines, motivations), not lookup values
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?")  # ISO date text, with a time of day or not
+MISSING_TEXT = ("", "NULL")  # how text data writes "no value" besides null (CSV exports)
+DATE_TYPES = ("DATE", "TIMESTAMP")
 NUMERIC_TYPES = ("INT", "DOUBLE", "FLOAT", "DECIMAL", "UINT", "SERIAL")  # type-name prefixes of numbers
 
 
@@ -37,6 +40,7 @@ class SchemaView:
     filled: dict[tuple[str, str], int] = field(default_factory=dict)  # (label or type, prop) -> non-null values
     numeric_text: set[tuple[str, str]] = field(default_factory=set)  # text properties whose values are numbers
     measures: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, name) -> arithmetic (annotations)
+    date_text: set[tuple[str, str]] = field(default_factory=set)  # text properties whose values are ISO dates
 
     @classmethod
     def from_graph(cls, graph: Graph, spec: DomainSpec) -> SchemaView:
@@ -74,20 +78,40 @@ class SchemaView:
             for prop, typ in props.items():
                 if typ == "STRING":
                     q = f"MATCH ()-[n:`{rel}`]->() WHERE n.`{prop}` IS NOT NULL RETURN DISTINCT n.`{prop}` LIMIT 5000"
-                    self._check_numbers(rel, prop, [v for (v,) in graph.execute_unchecked(q).rows])
+                    self._check_text(rel, prop, [v for (v,) in graph.execute_unchecked(q).rows])
 
-    def _check_numbers(self, owner: str, prop: str, values: list) -> None:
+    def with_measures(self, extra: dict[tuple[str, str], str]) -> SchemaView:
+        """Returns a view that also holds the numbers ``extra`` computes ((owner, name) -> arithmetic over the
+        owner's properties; a date in it counts days), as a question may define ("the days between the order
+        date and the shipped date"); this view is unchanged."""
+        if not extra:
+            return self
+        nodes, rel_props = dict(self.nodes), dict(self.rel_props)
+        for owner, name in extra:
+            holder = nodes if owner in nodes else rel_props
+            holder[owner] = {**holder.get(owner, {}), name: "DOUBLE"}
+        return replace(self, nodes=nodes, rel_props=rel_props, measures={**self.measures, **extra})
+
+    def _check_text(self, owner: str, prop: str, values: list) -> None:
         """Records ``owner.prop`` as text that holds numbers ("32.38" freight, written as text by a CSV import)
-        when every one of its ``values`` is a number; keys and ``...ID`` codes are not numbers to compare."""
+        when every one of its ``values`` is a number, or dates when every one given is ISO date text; keys and
+        ``...ID`` codes are neither."""
         words = name_words(prop)
         if prop == self.spec.primary_keys.get(owner) or (words and words[-1] == "id"):
             return
         if values and all(isinstance(v, str) and _NUMBER.fullmatch(v.strip()) for v in values):
             self.numeric_text.add((owner, prop))
+        given = [v for v in values if v not in MISSING_TEXT]
+        if given and all(isinstance(v, str) and _DATE.fullmatch(v.strip()) for v in given):
+            self.date_text.add((owner, prop))
 
     def is_number(self, owner: str, prop: str) -> bool:
         """Whether ``owner.prop`` holds numbers as the questions see them (a numeric type, or text of numbers)."""
         return (self.prop_type(owner, prop) or "").startswith(NUMERIC_TYPES)
+
+    def is_date(self, owner: str, prop: str) -> bool:
+        """Whether ``owner.prop`` holds dates: a date type, or text of ISO dates (missing ones written as text)."""
+        return (owner, prop) in self.date_text or (self.prop_type(owner, prop) or "").startswith(DATE_TYPES)
 
     def is_numeric_text(self, owner: str, prop: str) -> bool:
         """Whether ``owner.prop`` is stored as text but holds numbers (compared and aggregated as numbers)."""
@@ -108,7 +132,7 @@ class SchemaView:
                 for value in values:
                     if isinstance(value, str) and 0 < len(value) <= _LONG_TEXT:
                         index[fold(value)].append((label, prop, value))
-                self._check_numbers(label, prop, values)  # the same values say whether the text holds numbers
+                self._check_text(label, prop, values)  # the same values say whether the text holds numbers
         self.values = dict(index)
 
     # -- queries over the schema ------------------------------------------------------------

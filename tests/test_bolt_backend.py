@@ -55,6 +55,17 @@ def test_dialect_rewrites_kuzu_functions_and_one_based_lists():
         "MATCH (n)-[:`A`*1..2]->(m) WHERE (n.x CONTAINS 'a') RETURN substring(n.x, (1) - 1, 2)"
 
 
+def test_day_numbers_of_date_text_give_the_same_days(engine, graph):
+    """A date written as text ("1996-07-16 00:00:00.000"), as the planner counts days between two: the same
+    day number on the server as in Kuzu, and no value for missing text."""
+    day = "to_epoch_ms(CAST(substring(nullif(nullif({}, ''), 'NULL'), 1, 10) AS TIMESTAMP)) / 86400000"
+    assert NEO4J.translate(day.format("x")) == (
+        "(datetime(substring(CASE WHEN CASE WHEN x = '' THEN null ELSE x END = 'NULL' THEN null ELSE CASE WHEN "
+        "x = '' THEN null ELSE x END END, (1) - 1, 10))).epochMillis / 86400000")
+    query = f"RETURN {day.format(repr('1996-07-16 00:00:00.000'))} AS d, {day.format(repr('NULL'))} AS missing"
+    assert engine.query(query).rows == graph("movies").query(query).rows == [[9693, None]]
+
+
 def test_catalogue_introspected_from_the_server(engine, graph):
     kuzu, bolt = graph("movies").catalog(), engine.catalog()
     assert set(bolt.nodes) == set(kuzu.nodes) and set(bolt.rels) == set(kuzu.rels)

@@ -531,3 +531,73 @@ def test_a_bound_on_each_node_on_the_way(pipe, graph):
                            "sum(r.quantity) AS q WHERE q > 100 RETURN count(c)").rows[0][0]
     assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected)
     assert 0 < len(expected) < per_customer
+
+
+def _days(g, where: str, first: str, second: str) -> list[int]:
+    """Days from ``first`` to ``second`` of the orders ``where`` selects, computed here from the date text."""
+    from datetime import date
+    rows = g.query(f"MATCH (o:`Order`) WHERE {where} RETURN o.{first}, o.{second}").rows
+    return [(date.fromisoformat(b[:10]) - date.fromisoformat(a[:10])).days for a, b in rows
+            if a not in ("", "NULL") and b not in ("", "NULL")]
+
+
+def test_days_between_two_dates_and_the_difference_of_two_numbers(pipe, graph):
+    g = graph("northwind")
+    # "days between A and B": B - A, dates written as text, an order not shipped left out
+    r = ask(pipe, "What is the average number of days between the order date and the shipped date for orders "
+                  "shipped to 'France'?", "northwind")
+    days = _days(g, "o.shipCountry = 'France'", "orderDate", "shippedDate")
+    assert r.rows[0][0] == pytest.approx(sum(days) / len(days))
+    # per value of a property named in quotes with its noun ("each 'shipVia' method")
+    r = ask(pipe, "What is the average number of days between the 'orderDate' and the 'shippedDate' for each "
+                  "'shipVia' method?", "northwind")
+    days = _days(g, "o.shipVia = '2'", "orderDate", "shippedDate")
+    assert dict((row[0], row[1]) for row in r.rows)["2"] == pytest.approx(sum(days) / len(days))
+    # "at least one discontinued product": each such order once, no count of products
+    r = ask(pipe, "What is the average number of days between the `shippedDate` and the `requiredDate` for orders "
+                  "that contain at least one discontinued product?", "northwind")
+    assert len(r.rows) == 1 and "count(" not in r.cypher
+    # "the difference between A and B": A - B, ordered by it
+    r = ask(pipe, "Which product has the highest difference between its units in stock and its reorder level?",
+            "northwind")
+    top = g.query("MATCH (p:Product) RETURN max(p.unitsInStock - p.reorderLevel)").rows[0][0]
+    assert r.rows and all(row[-1] == top for row in r.rows)
+
+
+def test_the_properties_asked_first_are_shown_and_group(pipe, graph):
+    g = graph("northwind")
+    # a back-quoted property asked for, before its label
+    r = ask(pipe, "What is the `shipCity` of the order with the earliest `orderDate`?", "northwind")
+    first = g.query("MATCH (o:`Order`) WITH min(o.orderDate) AS d MATCH (o:`Order`) WHERE o.orderDate = d "
+                    "RETURN o.shipCity").rows
+    assert [row[1] for row in r.rows] == [row[0] for row in first]
+    # "the orderIDs of": a plural of a property name
+    r = ask(pipe, "List the orderIDs of orders that contain more than 5 different products.", "northwind")
+    assert r.rows and all(row[1] > 5 for row in r.rows)
+    # the key named first is the label the figure is per ("they" = the customers)
+    r = ask(pipe, "List the `customerID` and the number of distinct products they have ordered.", "northwind")
+    alfki = g.query("MATCH (c:Customer {customerID: 'ALFKI'})-[:PURCHASED]->(:`Order`)-[:ORDERS]->(p:Product) "
+                    "RETURN count(DISTINCT p)").rows[0][0]
+    assert {row[1]: row[2] for row in r.rows}["ALFKI"] == alfki
+    # grouped by a property of the target named in quotes
+    r = ask(pipe, "What is the average 'quantity' of products ordered for each 'categoryID'?", "northwind")
+    assert "p.categoryID AS categoryID" in r.cypher and len(r.rows) == 8
+    # a count of some nodes of the groups, not all counted: declined
+    r = pipe.ask("List the `supplierID` and the number of products they supply for suppliers who supply at least "
+                 "one discontinued product.", "northwind", use_answer_cache=False)
+    assert r.status != "answered"
+
+
+def test_the_top_node_below_an_average_and_verbs_of_properties(pipe, graph):
+    g = graph("northwind")
+    r = ask(pipe, "Which product has the highest unitsOnOrder among products with a unitPrice lower than the "
+                  "average unitPrice?", "northwind")
+    expected = g.query("MATCH (x:Product) WITH avg(x.unitPrice) AS a MATCH (p:Product) WHERE p.unitPrice < a "
+                       "RETURN max(p.unitsOnOrder)").rows[0][0]
+    assert r.rows and all(row[-1] == expected for row in r.rows)
+    # "shipped via" is the shipVia property; "priced above" the price
+    r = ask(pipe, "What is the average `freight` cost for orders shipped via '3'?", "northwind")
+    assert "o.shipVia = $" in r.cypher or "o.shipVia = '3'" in r.cypher
+    r = ask(pipe, "List products priced above 100.", "northwind")
+    assert sorted(row[0] for row in r.rows) == sorted(
+        row[0] for row in g.query("MATCH (p:Product) WHERE p.unitPrice > 100 RETURN p.productName").rows)
