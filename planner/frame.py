@@ -98,6 +98,8 @@ class Frame:
     rel_hints: list[str] = field(default_factory=list)
     rel_at: list[tuple[int, str]] = field(default_factory=list)  # (start, relationship) of relationship words
     agent_rels: list[str] = field(default_factory=list)  # self-relationships named by their actor's noun ("followers")
+    role_rels: list[tuple[int, str, str]] = field(default_factory=list)  # (start, relationship, label the noun
+    # names) of a relationship named by a noun of one end ("actors": Person)
     rel_prop: tuple[str, str] | None = None  # a relationship's property asked for ("what rating did X give Y")
     negated: list[str] = field(default_factory=list)  # relationships or labels the question negates ("never")
     shown: list[str] = field(default_factory=list)  # labels returned before the target ("where were X born")

@@ -53,6 +53,16 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     held = f.agg_label or target
     if f.agg in ("sum", "avg") and f.agg_prop and v.prop_type(held, f.agg_prop) and not v.is_number(held, f.agg_prop):
         f.notes.append(f"unexplained: the {f.agg} of {f.agg_prop}, which holds no numbers")  # "the most common role"
+    # "actors who directed films rated below 60": a relationship named by a noun of the target's end, beside a
+    # verb joining the same labels, only says what the target is (someone who acted); the verb's edge is the
+    # path. The noun comes first and names the target (not the people counted in "the film with the most actors
+    # who directed"), no named entity may be what it is about ("directed films with Joel Silver as a
+    # producer"), and no verb names the noun's relationship too ("actors who acted in")
+    verbs = [(s, rel) for s, rel in f.rel_at if (s, rel) not in {(s0, r0) for s0, r0, _ in f.role_rels}]
+    roles = {rel for s, rel, label in f.role_rels if not f.cycle and not f.anchors and label == target
+             and rel not in {r0 for _, r0 in verbs} and any(
+                 s < s2 and set(v.rels.get(other, [])) & set(v.rels.get(rel, [])) for s2, other in verbs)}
+    hints = [rel for rel in f.rel_hints if rel not in roles]
     labels_needed: list[str] = [target]
     for m in f.anchors:
         labels_needed.append(m.label)
@@ -84,7 +94,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     # the other labels the question names with a relationship of theirs ("the institute where Einstein
     # worked"), joined right after the target: they say which way to go
     anchored = {m.label for m in f.anchors}
-    touched = {lb for rel in f.rel_hints for pair in v.rels.get(rel, []) for lb in pair}
+    touched = {lb for rel in hints for pair in v.rels.get(rel, []) for lb in pair}
     mentioned = [lb for lb in f.labels_mentioned if lb not in anchored and lb != target and lb in touched]
     # a label the question names in "X of Y" and nothing else joins ("the countries of the institutions of
     # the 2020 physics laureates"): on the way
@@ -128,8 +138,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     edges: list[str] = []  # the labels at both ends of every joined edge, for how many edges touch a label
     # a relationship read only for its property ("produced films with a rating below 60": the reviews'
     # rating) does not choose the path when a relationship the question names joins the same labels
-    named_pairs = {frozenset(pair) for rel in f.rel_hints for pair in v.rels.get(rel, [])}
-    prefer = set(f.rel_hints) | {c.rel for c in rel_conds if c.rel in f.rel_hints or not (
+    named_pairs = {frozenset(pair) for rel in hints for pair in v.rels.get(rel, [])}
+    prefer = set(hints) | {c.rel for c in rel_conds if c.rel in hints or not (
         {frozenset(pair) for pair in v.rels.get(c.rel, [])} & named_pairs)}
     if same and any(r in v.rels and (target, target) in v.rels[r] for r in prefer):
         rel = next(r for r in prefer if r in v.rels and (target, target) in v.rels[r])
@@ -207,7 +217,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     exists_only: set[str] = set()  # labels joined only because the question names a relationship to them
     # a relationship the question names but no path took: "How many women have won a Nobel Prize?" joins
     # the prize; "Who both acted in and directed the same film?" joins the film twice (the same node)
-    for rel in dict.fromkeys(f.rel_hints + [c.rel for c in rel_conds]):
+    for rel in dict.fromkeys(hints + [c.rel for c in rel_conds]):
         if rel in used_rels or rel not in v.rels:
             continue
         for src, dst in v.rels[rel]:
@@ -216,7 +226,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             connected_before = set(connected)
             ends = [var_of.get(src), var_of.get(dst)]
             if src in connected and dst in connected:
-                if (not f.cycle or rel not in f.rel_hints) and any(c.rel == rel for c in rel_conds):
+                if (not f.cycle or rel not in hints) and any(c.rel == rel for c in rel_conds):
                     # "people who produced films with a rating below 60", "the average rating of films
                     # written by ...": a property of the far end's edges (the film's reviews), by anyone, so
                     # the acting end (the reviewer) is another node
@@ -260,6 +270,9 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             clause = f"NOT EXISTS {{ MATCH ({var_of[target]}){_arrow(rel, direction)}{such} }}"
             if clause not in where:  # "no institutional affiliation": the label and the relationship, one edge
                 where.append(clause)
+    for rel in sorted(roles):
+        src = next(a for a, b in v.rels[rel] if target in (a, b))
+        where.append(f"EXISTS {{ MATCH ({var_of[target]}){_arrow(rel, 'out' if src == target else 'in')}() }}")
     # anchors and conditions; anchors naming values of one property: "Apollo 13 or Twister" is either,
     # "Tom Hanks and Meg Ryan" both (the path to the second anchor joined again), "more in Germany than in
     # France" a comparison the generator has no shape for

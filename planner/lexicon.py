@@ -177,6 +177,7 @@ alongside gives gave got went word phrase placed generated generate generates ap
 # nouns that, right after a property word, only say what kind of value it is ("discontinued status")
 TRAILING_NOUNS = frozenset({"description", "status", "value", "number", "option", "cost", "field", "flag", "method",
                             "values", "costs", "property", "attribute", "code"})
+PARTICIPLES = frozenset({"given", "received", "assigned"})  # "the rating given by ...": the property's own verb
 # words about a time a property holds, with the words of the property names that hold it
 _DEATH = frozenset({"death", "died"})
 TIME_CUES = {"born": BIRTH_WORDS, "birth": BIRTH_WORDS, "died": _DEATH, "death": _DEATH, "dead": _DEATH,
@@ -444,8 +445,9 @@ class Lexicon:
                     or w in PRONOUNS or w in heads
                     or w in self.view.spec.name):
                 continue
-            if w in TRAILING_NOUNS and any(not low[b:m.start()].strip(" `'\"") for a, b in covered if b <= m.start()):
-                continue  # "a discontinued status": the noun of the property word before it
+            if w in (*TRAILING_NOUNS, *PARTICIPLES) and any(not low[b:m.start()].strip(" `'\"")
+                                                          for a, b in covered if b <= m.start()):
+                continue  # "a discontinued status", "the rating given": the noun or verb of the property before it
             if w in TIME_CUES and any(TIME_CUES[w] & set(name_words(p)) for p in props):
                 continue  # "born", "released", "died": a property of a label in the frame holds that time
             words.append(w)

@@ -84,6 +84,7 @@ def schema_words(r: Reading) -> None:
             f.rel_at.append((s, rel))
             if implied:
                 r.labels_at.append((s, implied))
+                f.role_rels.append((s, rel, implied))
                 if (implied, implied) in r.view.rels.get(rel, []):
                     f.agent_rels.append(rel)  # "followers": those whose edge points at the node spoken of
         elif "=" in target:  # a word that names a value ("women" -> Laureate.gender = 'female')
@@ -779,6 +780,9 @@ AMOUNT_WORDS = frozenset({"quantity", "amount", "units", "count", "total", "numb
                           "qty", "sum", "hours", "minutes", "duration", "distance", "weight"})  # adding up
 
 
+GIVEN = re.compile(r"[\s`'\"]*(?:given|received|assigned)\b")  # after an edge's property: each edge's own value
+
+
 def superlatives(r: Reading) -> None:
     """"top 5", "the 3 ...": a limit. "most", "cheapest", "oldest" ...: an order, on the property that
     follows, or a count of the label that follows ("most orders"), or a grouping ("most common cities")."""
@@ -881,7 +885,10 @@ def superlatives(r: Reading) -> None:
                 # "the highest-rated film", "the film with the highest rating": each film's average over its
                 # edges; "the most ...", "the highest quantity" (an amount) add them up
                 amount = (sup and sup.group(1) in ("most", "least")) or bool(AMOUNT_WORDS & set(name_words(prop)))
-                f.agg, f.agg_label, f.agg_prop, f.order = "sum" if amount else "avg", owner, prop, "agg"
+                # "the highest rating given to a film": one edge's value, the film holding the extreme one
+                given = any(s0 == after[0][0] and GIVEN.match(r.low, e0) for s0, e0, _, _ in props_at)
+                f.agg = "sum" if amount else ("max" if desc else "min") if given else "avg"
+                f.agg_label, f.agg_prop, f.order = owner, prop, "agg"
                 nearest = next((lb for s0, lb in reversed(labels_at) if s0 < sup.start()), None) if sup else None
                 if not amount and nearest not in (None, f.target):
                     # "the person who directed the film with the lowest rating": that film's director, not

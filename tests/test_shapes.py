@@ -601,3 +601,24 @@ def test_the_top_node_below_an_average_and_verbs_of_properties(pipe, graph):
     r = ask(pipe, "List products priced above 100.", "northwind")
     assert sorted(row[0] for row in r.rows) == sorted(
         row[0] for row in g.query("MATCH (p:Product) WHERE p.unitPrice > 100 RETURN p.productName").rows)
+
+
+def test_a_role_noun_beside_another_verb_and_a_value_given(pipe, graph):
+    g = graph("movies")
+    # "actors who have written a film": people with an ACTED_IN edge, joined along WROTE
+    r = ask(pipe, "Which actors have also written a movie?", "movies")
+    expected = g.query("MATCH (p:Person)-[:WROTE]->(:Movie) MATCH (p)-[:ACTED_IN]->(:Movie) "
+                       "RETURN DISTINCT p.name").rows
+    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected) and expected
+    # the noun names someone else: the named producer, the people counted, or its verb is there too
+    r = ask(pipe, "Find all people who have directed movies with Joel Silver as a producer.", "movies")
+    assert "EXISTS" not in r.cypher and {row[0] for row in r.rows} >= {"Lana Wachowski", "Lilly Wachowski"}
+    for question in ("Find the movie with the highest number of actors who have also directed a movie.",
+                     "Which actors have acted in movies directed by the person born in 1952?"):
+        assert "EXISTS" not in (pipe.ask(question, "movies", use_answer_cache=False).cypher or "")
+    # "the highest rating given to a film": one review's rating, not a film's average
+    r = ask(pipe, "What is the highest rating given to a movie?", "movies")
+    top = g.query("MATCH ()-[r:REVIEWED]->() RETURN max(r.rating)").rows[0][0]
+    assert r.rows and all(row[-1] == top for row in r.rows)
+    r = ask(pipe, "What is the average rating given by people who reviewed movies released after 2005?", "movies")
+    assert r.rows == g.query("MATCH ()-[r:REVIEWED]->(m:Movie) WHERE m.released > 2005 RETURN avg(r.rating)").rows
