@@ -536,7 +536,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
 
         if f.limit:  # "the top 3 films with the most votes": a node without the value does not rank
             where_sql = _and(where_sql) + f"{ocol} IS NOT NULL"
-        cypher = (f"{match}{where_sql} RETURN {', '.join(dict.fromkeys(cols))} "
+        cypher = (f"{match}{where_sql} RETURN {'DISTINCT ' if len(var_of) > 1 else ''}{', '.join(dict.fromkeys(cols))} "
                   f"ORDER BY {ocol} {'DESC' if f.desc else 'ASC'}{', ' + disp if disp != ocol else ''}")
         if f.limit:
             cypher += f" LIMIT {int(f.limit)}"
@@ -734,6 +734,8 @@ def _order_column(f: Frame, v: SchemaView, var_of: dict[str, str], target: str) 
     as a number where it holds numbers as text, under ``f.order_fn`` ("the longest tagline": its length)."""
     olabel = f.order_label or target
     ocol = _number(v, olabel, f.order, f"{var_of[olabel]}.{ident(f.order)}")
+    if olabel in v.numeric_keys and f.order == v.spec.primary_keys.get(olabel):
+        ocol = f"CAST({ocol} AS INT64)"  # keys "1", "2", "10" in the order of their numbers
     return f"{f.order_fn}({ocol})" if f.order_fn else ocol
 
 

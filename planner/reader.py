@@ -958,6 +958,9 @@ def implicit_order(r: Reading) -> None:
         f.limit = f.limit or 1
         return
     own = _timed(view, f.target)
+    named = [p for p in own if set(name_words(f.target)) & set(name_words(p))]
+    if len(own) > 1 and len(named) == 1:
+        own = named  # "the first orders": of an order's dates, its own (orderDate), not when it shipped
     # a named entity is not what is ordered; a value of another property ("the physics prize") does not name one
     anchored = {a.label for a in f.anchors if a.prop in (view.display(a.label), view.spec.primary_keys.get(a.label))
                 or a.label == f.target}
@@ -969,6 +972,9 @@ def implicit_order(r: Reading) -> None:
     elif len(own) != 1 and other in view.nodes and len(_timed(view, other)) == 1:
         # "the first two women to win the physics prize": the prize's year orders them
         f.order_label, f.order = other, _timed(view, other)[0]
+    elif m.group(1) == "first" and f.limit and not own and not others and f.target in view.spec.primary_keys:
+        # "the first 3 products with ...": nothing timed, so the graph's own listing order, by key
+        f.order = view.key(f.target)
     else:
         f.notes.append(f"unexplained: {m.group(1)}")  # an order the plan cannot take: not a guess either
         return
@@ -1419,7 +1425,7 @@ def unsupported(r: Reading) -> None:
     if when:
         f.notes.append(f"unexplained: the {when.group(1)} when")  # "orders placed in the year when the most ..."
     if (f.order and f.order != "agg" and not f.order_fn and r.view.prop_type(f.order_label or f.target or "", f.order)
-            == "STRING" and not is_time_like(f.order)):
+            == "STRING" and not is_time_like(f.order) and f.order != r.view.spec.primary_keys.get(f.order_label or f.target)):
         # "the product with the highest quantity per unit": text has no highest
         f.notes.append(f"unexplained: an order on the text {f.order}")
     only = re.search(r"\b(?:supply|supplies|sell|sells|have|has|contain|contains|include|includes|with)\s+only\s+"

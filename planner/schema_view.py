@@ -41,6 +41,7 @@ class SchemaView:
     numeric_text: set[tuple[str, str]] = field(default_factory=set)  # text properties whose values are numbers
     measures: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, name) -> arithmetic (annotations)
     date_text: set[tuple[str, str]] = field(default_factory=set)  # text properties whose values are ISO dates
+    numeric_keys: set[str] = field(default_factory=set)  # labels whose text keys are all digits ("1", "2", "10")
 
     @classmethod
     def from_graph(cls, graph: Graph, spec: DomainSpec) -> SchemaView:
@@ -97,6 +98,9 @@ class SchemaView:
         when every one of its ``values`` is a number, or dates when every one given is ISO date text; keys and
         ``...ID`` codes are neither."""
         words = name_words(prop)
+        if prop == self.spec.primary_keys.get(owner) and values and all(isinstance(v, str) and v.isdigit()
+                                                                        for v in values):
+            self.numeric_keys.add(owner)  # listed in the order of their numbers, not their text
         if prop == self.spec.primary_keys.get(owner) or (words and words[-1] == "id"):
             return
         if values and all(isinstance(v, str) and _NUMBER.fullmatch(v.strip()) for v in values):

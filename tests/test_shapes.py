@@ -622,3 +622,22 @@ def test_a_role_noun_beside_another_verb_and_a_value_given(pipe, graph):
     assert r.rows and all(row[-1] == top for row in r.rows)
     r = ask(pipe, "What is the average rating given by people who reviewed movies released after 2005?", "movies")
     assert r.rows == g.query("MATCH ()-[r:REVIEWED]->(m:Movie) WHERE m.released > 2005 RETURN avg(r.rating)").rows
+
+
+def test_the_first_few_by_their_own_date_else_by_key(pipe, graph):
+    g = graph("northwind")
+    # of an order's three dates, its own (orderDate)
+    r = ask(pipe, "What are the orderIDs of the first 3 orders shipped to 'Portland'?", "northwind")
+    dates = sorted(row[0] for row in g.query("MATCH (o:`Order`) WHERE o.shipCity = 'Portland' "
+                                             "RETURN o.orderDate").rows)[:3]
+    assert [row[-1] for row in r.rows] == dates
+    # nothing timed: the listing order of the keys, "2" before "10"
+    r = ask(pipe, "List the product names of the first 3 products that have a unitPrice greater than 20.",
+            "northwind")
+    ids = sorted(int(row[0]) for row in g.query("MATCH (p:Product) WHERE p.unitPrice > 20 "
+                                                 "RETURN p.productID").rows)[:3]
+    assert [int(row[1]) for row in r.rows] == ids
+    # one row per supplier, however many of their products match
+    r = ask(pipe, "List the names of the first 3 suppliers that supply products with a unitPrice less than 10.",
+            "northwind")
+    assert len({row[0] for row in r.rows}) == len(r.rows) == 3
