@@ -404,10 +404,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         ocol = _order_column(f, v, var_of, target)
         tie = _and(where_sql) + f"{ocol} = top"
         cypher = (f"{match}{where_sql} WITH {'max' if f.desc else 'min'}({ocol}) AS top {_carry(match)}{tie} "
-                  f"RETURN DISTINCT {t}.{ident(f.target_prop)}, {ocol}")
+                  f"RETURN DISTINCT {_shown(v, target, f.target_prop, t)}, {ocol}")
         return Compiled(cypher, params, f, description="property of the top group")
     if f.target_prop:
-        asked = [disp, f"{t}.{ident(f.target_prop)}", *(f"{t}.{ident(p)}" for p in f.shown_props)]
+        asked = [disp, _shown(v, target, f.target_prop, t), *(_shown(v, target, p, t) for p in f.shown_props)]
         cypher = f"{match}{where_sql} RETURN DISTINCT {', '.join(dict.fromkeys(asked))}"
         return Compiled(cypher, params, f, description="property of anchor")
 
@@ -486,16 +486,15 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         return Compiled(cypher, params, f, description="aggregate")
 
     shown = [f"{var_of[lb]}.{ident(v.display(lb))}" for lb in f.shown if lb in var_of]
-    cols = [*shown, disp, *_key_column(v, target, t)] + [f"{t}.{ident(p)}" for p in f.shown_props]
+    cols = [*shown, disp, *_key_column(v, target, t)] + [_shown(v, target, p, t) for p in f.shown_props]
     cols += [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
     # "shipped later than their required date": the property it is compared with, beside it
     cols += [f"{t}.{ident(c.value.prop)}" for c in ret_props if isinstance(c.value, ValueOf)
              and c.value.anchor is None and c.value.label == target == c.label]
     if f.rel_prop and f.rel_prop[0] in rel_var:  # "what rating did X give Y": the relationship's property
-        cols.append(f"{rel_var[f.rel_prop[0]]}.{ident(f.rel_prop[1])}")
+        cols.append(_shown(v, *f.rel_prop, rel_var[f.rel_prop[0]]))
     # a range on a relationship's property: its values ("reviews rated above 80")
-    edge_cols = [_number(v, c.rel, c.prop, f"{rel_var[c.rel]}.{ident(c.prop)}") if (c.rel, c.prop) in v.measures
-                 else f"{rel_var[c.rel]}.{ident(c.prop)}" for c in f.conds if c.rel in rel_var and c.op in RANGE_OPS]
+    edge_cols = [_shown(v, c.rel, c.prop, rel_var[c.rel]) for c in f.conds if c.rel in rel_var and c.op in RANGE_OPS]
     cols += edge_cols
     # "Who both acted in and directed the same film?": the film is part of the answer
     cols += [f"{var_of[lb]}.{ident(v.display(lb))}" for lb in sorted(cycle_ends)]
@@ -746,9 +745,16 @@ def _number(v: SchemaView, owner: str, prop: str, ref: str) -> str:
     expr = v.measures.get((owner, prop))
     if expr is not None:
         holder = ref.rsplit(".", 1)[0]
-        return "(" + re.sub(r"[A-Za-z_]\w*", lambda m: _term(v, owner, m.group(), f"{holder}.{ident(m.group())}"),
-                            expr) + ")"
+        # names of properties, not of functions ("size(roles)") or inside quotes
+        return "(" + re.sub(r"'[^']*'|\b[A-Za-z_]\w*\b(?!\s*\()", lambda m: m.group() if m.group().startswith("'") else
+                            _term(v, owner, m.group(), f"{holder}.{ident(m.group())}"), expr) + ")"
     return f"CAST({ref} AS DOUBLE)" if v.is_numeric_text(owner, prop) else ref
+
+
+def _shown(v: SchemaView, owner: str, prop: str, holder: str) -> str:
+    """Returns the column of ``holder``'s property: a measure as its arithmetic, else the property itself."""
+    ref = f"{holder}.{ident(prop)}"
+    return _number(v, owner, prop, ref) if (owner, prop) in v.measures else ref
 
 
 def _term(v: SchemaView, owner: str, prop: str, ref: str) -> str:

@@ -199,6 +199,37 @@ def value_words(r: Reading) -> None:
 
 SAME = re.compile(r"\bthe\s+same\s+((?:[a-z`'_]+\s+){0,2}?[`'\"]?[a-z_]+[`'\"]?)\s+(as|that|they|he|she|it|where|"
                   r"when|in\s+which)\b")
+PARTS = re.compile(r"\b(?:(?:how\s+many|(?:the\s+)?(?:total\s+)?number\s+of)\s+(?:(?P<unit>words|characters|letters)\s+"
+                   r"(?:are\s+)?(?:in|of)\s+)?|(?:the\s+)?(?P<length>length)\s+of\s+)(?:the\s+|their\s+|its\s+|each\s+)?")
+
+
+def parts(r: Reading) -> None:
+    """"the number of words in the taglines", "the length of the titles", "the number of roles" (a list): a
+    function of one property (its words, its characters, its items) the frame may use as a numeric property."""
+    f = r.frame
+    for m in PARTS.finditer(r.low):
+        if _consumed(r, m.start()):
+            continue
+        after = sorted(p for p in r.props_at if p[0] >= m.end())
+        if not after or not re.fullmatch(r"(?:[a-z]+\s+)?", r.low[m.end():after[0][0]]):
+            continue  # "the number of words in movie taglines": a label word may come between
+        s, e, owner, prop = after[0]
+        typ = r.view.prop_type(owner, prop) or ""
+        if m.group("unit") == "words" and typ == "STRING":
+            words, expr = ["words", "in", *name_words(prop)], f"size(string_split({prop}, ' '))"
+        elif (m.group("unit") or m.group("length")) and typ == "STRING":
+            words, expr = ["length", "of", *name_words(prop)], f"size({prop})"
+        elif not (m.group("unit") or m.group("length")) and typ.endswith("[]"):
+            words, expr = ["number", "of", *name_words(prop)], f"size({prop})"
+        else:
+            continue
+        key = (owner, words[0] + "".join(w.title() for w in words[1:]))  # wordsInTagline
+        f.derived[key] = expr
+        r.view = r.view.with_measures({key: expr})
+        r.props_at = sorted([p for p in r.props_at if p != after[0]] + [(m.start(), e, *key)])
+        r.used.append((m.start(), e))
+
+
 DIFFERENCE = re.compile(r"\b(?:(?P<days>(?:how\s+many\s+|(?:the\s+)?(?:total\s+)?number\s+of\s+)?days?)\s+(?:between|from)"
                         r"|(?:the\s+)?difference\s+between)\s+")
 _BEFORE_PROP = re.compile(r"(?:the|its|their|his|her)?[\s`'\"]*")
@@ -1460,7 +1491,7 @@ def negated_properties(r: Reading) -> None:
 
 Rule = Callable[[Reading], None]
 RULES: tuple[Rule, ...] = (schema_words, anchors, target, of_labels, negations, owners, value_words, differences,
-                           same_values,
+                           parts, same_values,
                            property_comparisons, aggregate_comparisons,
                            arithmetic, comparisons, years,
                            string_conditions, booleans, superlatives, implicit_order, aggregates, led_group,

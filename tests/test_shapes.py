@@ -641,3 +641,18 @@ def test_the_first_few_by_their_own_date_else_by_key(pipe, graph):
     r = ask(pipe, "List the names of the first 3 suppliers that supply products with a unitPrice less than 10.",
             "northwind")
     assert len({row[0] for row in r.rows}) == len(r.rows) == 3
+
+
+def test_words_characters_and_items_of_one_property(pipe, graph):
+    g = graph("movies")
+    r = ask(pipe, "What is the average number of words in movie taglines?", "movies")
+    taglines = [row[0] for row in g.query("MATCH (m:Movie) WHERE m.tagline IS NOT NULL RETURN m.tagline").rows]
+    assert r.rows[0][0] == pytest.approx(sum(len(t.split(" ")) for t in taglines) / len(taglines))
+    r = ask(pipe, "What is the average length of movie titles?", "movies")
+    titles = [row[0] for row in g.query("MATCH (m:Movie) RETURN m.title").rows]
+    assert r.rows[0][0] == pytest.approx(sum(map(len, titles)) / len(titles))
+    # a list on an edge: its items
+    r = ask(pipe, "How many roles did Tom Hanks play in Cloud Atlas?", "movies")
+    roles = g.query("MATCH (:Person {name: 'Tom Hanks'})-[r:ACTED_IN]->(:Movie {title: 'Cloud Atlas'}) "
+                    "RETURN size(r.roles)").rows[0][0]
+    assert r.rows[0][-1] == roles > 1
