@@ -62,6 +62,7 @@ class Reading:
     props_at: list[PropAt] = field(default_factory=list)  # property words
     value_conds: list[Cond] = field(default_factory=list)  # words that name a value ("women")
     used: list[Span] = field(default_factory=list)  # spans the comparisons consumed
+    listing: bool = False  # "the first 3 products": ordered by key, the graph's listing order, not a ranking
 
     @cached_property
     def masked(self) -> str:
@@ -709,6 +710,9 @@ def string_conditions(r: Reading) -> None:
     for lit in literals:
         if _consumed(r, lit.start):
             continue  # "in the month of 'December'": read already
+        if lit.text.lower() in ("true", "false") and any(
+                view.prop_type(o, p) == "BOOL" and 0 <= lit.start - e <= 12 for _s, e, o, p in r.props_at):
+            continue  # "a discontinued status of 'True'": the property's own value, read as a boolean
         before = low[max(0, lit.start - 30):lit.start]
         op = "="
         for pat, o in ops:
@@ -801,6 +805,11 @@ def booleans(r: Reading) -> None:
         before = low[max(0, s - 24):s]
         # "not discontinued", "never been discontinued", "hasn't been discontinued"
         negated = bool(re.search(r"\b(not|non|never|n't)\b[\s-]*(?:(?:been|be|being|ever|yet)\s+)?$", before))
+        # "a discontinued status of 'False'", "discontinued = false": the value written after it
+        value = re.match(r"[\s`'\"]*(?:\w+\s+)?(?:of|is|=|equal to|equals|set to)?\s*['\"]?(false|true)\b", low[e:])
+        if value:
+            negated ^= value.group(1) == "false"
+            r.used.append((e, e + value.end()))
         if not any(c.prop == prop for c in f.conds):
             f.conds.append(Cond(owner, prop, "=", not negated, _rel_of(r, owner)))
 
@@ -1005,7 +1014,7 @@ def implicit_order(r: Reading) -> None:
         f.order_label, f.order = other, _timed(view, other)[0]
     elif m.group(1) == "first" and f.limit and not own and not others and f.target in view.spec.primary_keys:
         # "the first 3 products with ...": nothing timed, so the graph's own listing order, by key
-        f.order = view.key(f.target)
+        f.order, r.listing = view.key(f.target), True
     else:
         f.notes.append(f"unexplained: {m.group(1)}")  # an order the plan cannot take: not a guess either
         return
@@ -1456,7 +1465,7 @@ def unsupported(r: Reading) -> None:
     if when:
         f.notes.append(f"unexplained: the {when.group(1)} when")  # "orders placed in the year when the most ..."
     if (f.order and f.order != "agg" and not f.order_fn and r.view.prop_type(f.order_label or f.target or "", f.order)
-            == "STRING" and not is_time_like(f.order) and f.order != r.view.spec.primary_keys.get(f.order_label or f.target)):
+            == "STRING" and not is_time_like(f.order) and not r.listing):
         # "the product with the highest quantity per unit": text has no highest
         f.notes.append(f"unexplained: an order on the text {f.order}")
     only = re.search(r"\b(?:supply|supplies|sell|sells|have|has|contain|contains|include|includes|with)\s+only\s+"

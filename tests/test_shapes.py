@@ -656,3 +656,17 @@ def test_words_characters_and_items_of_one_property(pipe, graph):
     roles = g.query("MATCH (:Person {name: 'Tom Hanks'})-[r:ACTED_IN]->(:Movie {title: 'Cloud Atlas'}) "
                     "RETURN size(r.roles)").rows[0][0]
     assert r.rows[0][-1] == roles > 1
+
+
+def test_a_boolean_written_as_its_value_and_no_ranking_by_a_title(pipe, graph):
+    g = graph("northwind")
+    discontinued = g.query("MATCH (p:Product) WHERE p.discontinued = false RETURN count(p)").rows[0][0]
+    for question in ("Which products have a discontinued value of 'False'?", "Which products have discontinued = false?"):
+        r = ask(pipe, question, "northwind")
+        assert len(r.rows) == discontinued and "= false" in r.cypher
+    r = ask(pipe, "List the shipCity of the first 3 orders that include a product with a discontinued status of "
+                  "'True'.", "northwind")
+    assert "'True'" not in r.cypher and len(r.rows) == 3
+    # "the top 3 rated movies" is no order of their titles, though the title is the key
+    r = pipe.ask("What are the titles of the top 3 rated movies?", "movies", use_answer_cache=False)
+    assert r.status != "answered"
