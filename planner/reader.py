@@ -135,7 +135,7 @@ def anchors(r: Reading) -> None:
             continue
         options = [(m.label, m.prop, m.value)] + m.alternatives
         context = set(f.labels_mentioned)
-        near = _nearby_prop(m, r.props_at)
+        near = _nearby_prop(m, r.props_at, r.question)
         hinted = {lb for rel in f.rel_hints for pair in view.rels.get(rel, []) for lb in pair}
         if near:
             # "suppliers from the city 'London'": of the labels with that property, one the question names
@@ -1054,6 +1054,11 @@ def aggregates(r: Reading) -> None:
             owner, prop = asked.split(".", 1)
             f.agg_label, f.target, f.group_prop = counted or f.agg_label, owner, prop
             return
+        other_group = _label_group(r)
+        if other_group:
+            # "how many orders were placed by customers in each region": per value of the customers' region
+            f.agg_label, f.target, f.group_prop = f.agg_label or f.target, *other_group
+            return
         # "how many books were published each year": a count per value of the target's property
         per = re.search(r"\b(?:each|every|per)\s+(?:distinct\s+|different\s+)?[`'\"]?([a-z]+(?: [a-z]+)?)", low)
         target = r.lex.entries.get(per.group(1)) or r.lex.entries.get(per.group(1).split()[0]) if per else None
@@ -1085,6 +1090,12 @@ def aggregates(r: Reading) -> None:
                     f.target = f.anchors[0].label
                 if re.search(r"\b(each|per|by)\b", low):
                     f.order = None
+                other_group = _label_group(r)
+                if other_group:
+                    # "the average freight of orders placed by customers in each country": per customer country
+                    f.target, f.group_prop = other_group
+                    f.per_target = True
+                    return
                 # "by" groups after a noun ("average price by category"), not after a verb ("ordered by
                 # customers in the USA": who did it)
                 per = re.search(r"\b(?:(?:by |for )?(?:each|every)|per|(?<!ed )(?<!en )by)\s+(?:distinct\s+|different\s+)?"
@@ -1628,21 +1639,43 @@ def _reown(r: Reading, s: int, e: int, owner: str, prop: str) -> PropAt:
     for ls, lb in r.labels_at:
         if 0 <= s - ls <= len(lb) + 3 and prop in r.view.nodes.get(lb, {}):
             return (s, e, lb, prop)
+        # "customers with a contactTitle containing ...", "suppliers whose city is ...": the label's own
+        if 0 <= ls < s and prop in r.view.nodes.get(lb, {}) and re.fullmatch(
+                r"[a-z]+\s+(?:with|whose|having|that\s+have|who\s+have)\s+(?:an?\s+|the\s+)?[`'\"]?", r.low[ls:s]):
+            return (s, e, lb, prop)
     if owner != target and owner in r.view.nodes and prop in r.view.nodes.get(target or "", {}):
         return (s, e, target, prop)
     return (s, e, owner, prop)
 
 
-def _nearby_prop(m: Mention, props_at: list[PropAt]) -> tuple[str, str] | None:
+def _nearby_prop(m: Mention, props_at: list[PropAt], question: str) -> tuple[str, str] | None:
     """A property named within 12 characters of the mention that one of its readings holds, nearest first
     ("from Berlin", "in the UK", "based in", "located in": a place of the subject)."""
     best = None
     for s, e, owner, prop in props_at:
         dist = m.start - e if e <= m.start else s - m.end
+        if e > m.start and re.search(r"\b(?:and|or|but)\b|,", question[m.end:s].lower()):
+            continue  # "customers in 'Germany' and shipped to 'France'": the next value's property
         if 0 <= dist <= 12 and any(prop == alt[1] for alt in [(m.label, m.prop, m.value)] + m.alternatives):
             if best is None or dist < best[0]:
                 best = (dist, (owner, prop))
     return best[1] if best else None
+
+
+def _label_group(r: Reading) -> tuple[str, str] | None:
+    """Returns (label, property) for "<label word> in each <property word>" ("customers in each country"),
+    a label of the question other than the target holding that property, and marks those words read; else
+    None."""
+    if len(re.findall(r"\b(?:each|every|per)\b", r.low)) > 1:
+        return None  # "the average quantity of each product ordered by customers in each country": two groupings
+    for m in re.finditer(r"\b([a-z]+)\s+(?:in|from|of|by)\s+each\s+(?:distinct\s+|different\s+)?[`'\"]?([a-z]+)",
+                         r.low):
+        label = next((lb for s, lb in r.labels_at if s == m.start(1)), None)
+        props = [p for p in r.view.nodes.get(label or "", {}) if m.group(2) in (p.lower(), *name_words(p))]
+        if label and label != r.frame.target and len(props) == 1:
+            r.used.append(m.span(2))
+            return label, props[0]
+    return None
 
 
 def _counted_label(r: Reading, after: str) -> str | None:

@@ -670,3 +670,23 @@ def test_a_boolean_written_as_its_value_and_no_ranking_by_a_title(pipe, graph):
     # "the top 3 rated movies" is no order of their titles, though the title is the key
     r = pipe.ask("What are the titles of the top 3 rated movies?", "movies", use_answer_cache=False)
     assert r.status != "answered"
+
+
+def test_a_label_named_before_its_value_property_or_grouping(pipe, graph):
+    g = graph("northwind")
+    # "customers in 'Germany' and shipped to 'France'": each value by the words before it
+    r = pipe.ask("What is the average freight cost of orders placed by customers in 'Germany' and shipped to "
+                 "'France'?", "northwind", use_answer_cache=False)
+    assert "c.country = 'Germany'" in r.cypher and "o.shipCountry = 'France'" in r.cypher
+    # "customers with a contactTitle containing ...": the customers' property, not the suppliers'
+    r = ask(pipe, "What is the average freight cost for orders placed by customers with a contactTitle "
+                  "containing 'Manager'?", "northwind")
+    assert "c.contactTitle" in r.cypher and "Supplier" not in r.cypher
+    # "customers in each region": per value of the customers' region
+    r = ask(pipe, "How many orders have been placed by customers in each region?", "northwind")
+    expected = dict(g.query("MATCH (c:Customer)-[:PURCHASED]->(o:`Order`) RETURN c.region, count(o)").rows)
+    assert dict((row[0], row[1]) for row in r.rows) == expected
+    # two groupings: declined
+    r = pipe.ask("What is the average quantity of each product ordered by customers in each country?", "northwind",
+                 use_answer_cache=False)
+    assert r.status != "answered"
