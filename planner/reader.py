@@ -810,6 +810,9 @@ def booleans(r: Reading) -> None:
         if value:
             negated ^= value.group(1) == "false"
             r.used.append((e, e + value.end()))
+        if any(c.prop == prop and c.op == "=" and c.value is negated for c in f.conds):
+            # "a product that is discontinued and also one that is not": two nodes, one condition each
+            f.notes.append(f"unexplained: {prop} both true and false")
         if not any(c.prop == prop for c in f.conds):
             f.conds.append(Cond(owner, prop, "=", not negated, _rel_of(r, owner)))
 
