@@ -235,6 +235,15 @@ class Lexicon:
                     for phrase in phrases:
                         if len(cands) == 1:
                             entries.setdefault(phrase, f"{label}.{cands[0]}")
+        for label, props in view.nodes.items():
+            # "release year", "the year of publication": a year property named by its verb ("released")
+            for prop, typ in props.items():
+                words = name_words(prop)
+                if typ.startswith("INT") and len(words) == 1 and words[0].endswith("ed") and len(words[0]) > 5:
+                    verb = words[0]
+                    base = verb[:-1] if verb[-3] in "cgvzus" else verb[:-2]
+                    for phrase in (f"{base} year", f"{base} years", f"year of {base}", f"{base} date"):
+                        entries.setdefault(phrase, f"{label}.{prop}")
         for rel, ends in view.rels.items():
             if len(ends) == 1:  # a type between one pair of labels: its verb and nouns say which ends
                 for word, target in relationship_words(rel, *ends[0]).items():

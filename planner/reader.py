@@ -176,6 +176,28 @@ def target(r: Reading) -> None:
         f.target = _far_end(r) or f.anchors[0].label
 
 
+def their_labels(r: Reading) -> None:
+    """"List all movies released before 1990 and their (respective) directors": another label shown beside
+    each row (a role noun brings its relationship); "and their release years": a property of the target. A
+    named entity "worked with" ("actors who worked with director Nancy Meyers") is joined through a node both
+    touch, which the verb only says."""
+    f = r.frame
+    for m in re.finditer(r"\band\s+their\s+(respective\s+)?", r.low):
+        label = next((lb for s, lb in r.labels_at if s == m.end()), None)
+        prop = next(((o, p) for s, e, o, p in r.props_at if s == m.end() and o == f.target), None)
+        if label and label != f.target and label not in f.shown:
+            f.shown.append(label)
+        elif prop and prop[1] not in f.shown_props:
+            f.shown_props.append(prop[1])
+        else:
+            continue
+        if m.group(1):
+            r.used.append(m.span(1))
+    for m in re.finditer(r"\bworked\s+(?:with|alongside)\s+(?:[a-z]+\s+)?", r.low):
+        if any(a.start == m.end() and a.label == f.target for a in f.anchors):
+            r.used.append((m.start(), m.start() + len("worked")))
+
+
 def of_labels(r: Reading) -> None:
     """Labels named in "X of Y" ("the countries of the institutions of the 2020 laureates"): the generator
     joins them on the way even where no relationship word names them."""
@@ -975,6 +997,42 @@ def superlatives(r: Reading) -> None:
         f.notes.append("unexplained: two superlatives")
 
 
+SORTED = re.compile(r"\b(?:in\s+(?:(ascending|descending|reverse)\s+)?order\s+of|sorted\s+by|sort\s+by|ranked\s+by|"
+                    r"order\s+by|in\s+(ascending|descending)\s+order\s+of)\s+(?:their\s+|the\s+|its\s+)?")
+
+
+def sorted_by(r: Reading) -> None:
+    """"List the movies directed by Nancy Meyers in order of release date", "sorted by order date": the rows
+    in the order of the target's property named (latest first after "descending"), all of them."""
+    f = r.frame
+    m = SORTED.search(r.low)
+    if m is None or f.order or f.agg or not f.target:
+        return
+    prop = next(((o, p) for s, e, o, p in r.props_at if s == m.end()), None)
+    if prop is None or prop[1] not in r.view.nodes.get(f.target, {}):
+        return
+    # "in order of": the word "order" names no label or relationship here
+    inside = [lb for s, lb in r.labels_at if m.start() <= s < m.end()]
+    r.labels_at = [(s, lb) for s, lb in r.labels_at if not m.start() <= s < m.end()]
+    for lb in inside:
+        for named in (f.labels_mentioned, f.of_labels):
+            if lb in named:
+                named.remove(lb)
+    said = [rel for s, rel in f.rel_at if m.start() <= s < m.end()]
+    f.rel_at = [(s, rel) for s, rel in f.rel_at if not m.start() <= s < m.end()]
+    for rel in said:
+        if rel in f.rel_hints:
+            f.rel_hints.remove(rel)
+    f.order = prop[1]
+    way = re.search(r"\b(?:in\s+)?(?:(descending|reverse|desc)|ascending|asc)(?:\s+order)?\b|"
+                    r"\b(?:(latest|newest|highest|most)|earliest|oldest|lowest|least)\s+first\b", r.low[m.end():])
+    f.desc = bool(m.group(1) in ("descending", "reverse") or m.group(2) == "descending"
+                  or (way and (way.group(1) or way.group(2))))
+    r.used.append(m.span())
+    if way:
+        r.used.append((m.end() + way.start(), m.end() + way.end()))
+
+
 def implicit_order(r: Reading) -> None:
     """"the first two films X appeared in", "X's latest book": an order by the target's own time property
     (a year, else a date), ascending for first/earliest, descending for last/latest/newest/most recent; no
@@ -1199,7 +1257,7 @@ def asked_property(r: Reading) -> None:
     target asked to be shown (:func:`shown_properties`) are returned beside it."""
     f = r.frame
     if f.target and not f.target_prop:
-        f.shown_props = shown_properties(r)
+        f.shown_props = list(dict.fromkeys(shown_properties(r) + f.shown_props))
     if f.order and f.order != "agg" and f.limit == 1 and not f.agg and not f.anchors and f.target:
         # "In which year was the prize worth the most?": the year of the top group, not its nodes
         asked_time(r, f.target)
@@ -1513,11 +1571,11 @@ def negated_properties(r: Reading) -> None:
 
 
 Rule = Callable[[Reading], None]
-RULES: tuple[Rule, ...] = (schema_words, anchors, target, of_labels, negations, owners, value_words, differences,
+RULES: tuple[Rule, ...] = (schema_words, anchors, target, their_labels, of_labels, negations, owners, value_words, differences,
                            parts, same_values,
                            property_comparisons, aggregate_comparisons,
                            arithmetic, comparisons, years,
-                           string_conditions, booleans, superlatives, implicit_order, aggregates, led_group,
+                           string_conditions, booleans, superlatives, sorted_by, implicit_order, aggregates, led_group,
                            asked_property,
                            relationship_property, negated_properties, entity_comparison, count_comparison,
                            count_against_average, ages, connections, unsupported)

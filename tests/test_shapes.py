@@ -694,3 +694,26 @@ def test_a_label_named_before_its_value_property_or_grouping(pipe, graph):
     r = pipe.ask("What is the average quantity of each product ordered by customers in each country?", "northwind",
                  use_answer_cache=False)
     assert r.status != "answered"
+
+
+def test_their_respective_labels_sorted_rows_and_worked_with(pipe, graph):
+    g = graph("movies")
+    # "and their respective directors": the director beside each film
+    r = ask(pipe, "List all movies released before 1990 and their respective directors.", "movies")
+    expected = g.query("MATCH (p:Person)-[:DIRECTED]->(m:Movie) WHERE m.released < 1990 RETURN p.name, m.title").rows
+    assert sorted(row[:2] for row in r.rows) == sorted(expected)
+    r = ask(pipe, "List all movies with a tagline containing the word \"Forever\" and their respective release years.",
+            "movies")
+    assert r.rows and all(isinstance(row[-1], int) for row in r.rows)
+    # "in order of release date": every row, ordered
+    r = ask(pipe, "List the movies Tom Hanks acted in, in order of release date.", "movies")
+    years = [row[-1] for row in r.rows]
+    assert years == sorted(years) and len(r.rows) == 12
+    r = ask(pipe, "List the products in order of unit price, highest first.", "northwind")
+    prices = [row[-1] for row in r.rows]
+    assert prices == sorted(prices, reverse=True) and "Order" not in r.cypher
+    # "worked with director Nancy Meyers": through a film both touch
+    r = ask(pipe, "Which actors have worked with director Nancy Meyers?", "movies")
+    expected = g.query("MATCH (p:Person)-[:ACTED_IN]->(:Movie)<-[:DIRECTED]-(:Person {name: 'Nancy Meyers'}) "
+                       "RETURN DISTINCT p.name").rows
+    assert sorted(r.rows) == sorted(expected)
