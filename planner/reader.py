@@ -1083,6 +1083,29 @@ def implicit_order(r: Reading) -> None:
     f.limit = f.limit or 1
 
 
+ONCE = re.compile(r"\b(at\s+least|more\s+than|only|exactly|just)\s+(once|twice)\b")
+
+
+def times(r: Reading) -> None:
+    """"ordered at least once": an edge of the verb before it exists (the join says so); "ordered only once",
+    "more than once": a count of the verb's far end per target, bounded."""
+    f = r.frame
+    for m in ONCE.finditer(r.low):
+        verb = max(((s, rel) for s, rel in f.rel_at if s < m.start()), default=None)
+        if verb is None:
+            continue
+        n = 1 if m.group(2) == "once" else 2
+        if m.group(1).startswith("at least") and n == 1:
+            r.used.append(m.span())
+            continue
+        ends = [lb for pair in r.view.rels.get(verb[1], []) for lb in pair if lb != f.target]
+        if f.agg or f.having or len(set(ends)) != 1:
+            continue
+        op = ">" if m.group(1).startswith("more") else ">=" if m.group(1).startswith("at least") else "="
+        f.agg, f.agg_label, f.having = "count", ends[0], (op, n)
+        r.used.append(m.span())
+
+
 def aggregates(r: Reading) -> None:
     """"how many", "number of", "count": a count (of the label counted, which becomes the target); "average",
     "total", "maximum" ...: that aggregate of the property named after the word. Not when the superlatives
@@ -1090,6 +1113,10 @@ def aggregates(r: Reading) -> None:
     f, low = r.frame, r.low
     if f.agg:
         return
+    for m in re.finditer(r"\bnumber\s+of\s+", low):
+        named = next(((o, p) for s, e, o, p in r.props_at if s == m.end()), None)
+        if named and r.view.is_number(*named) and not is_time_like(named[1]):
+            r.used.append(m.span())  # "the average number of units in stock": the property's own figure
     if any(not _consumed(r, m.start()) for m in re.finditer(r"\bhow many\b|\bnumber of\b|\bcount\b", low)):
         m = re.search(r"\bhow many\s+(?:different |distinct |unique )?([a-z]+)", low)
         counted = r.lex.entries.get(m.group(1)) if m else None
@@ -1575,7 +1602,7 @@ RULES: tuple[Rule, ...] = (schema_words, anchors, target, their_labels, of_label
                            parts, same_values,
                            property_comparisons, aggregate_comparisons,
                            arithmetic, comparisons, years,
-                           string_conditions, booleans, superlatives, sorted_by, implicit_order, aggregates, led_group,
+                           string_conditions, booleans, times, superlatives, sorted_by, implicit_order, aggregates, led_group,
                            asked_property,
                            relationship_property, negated_properties, entity_comparison, count_comparison,
                            count_against_average, ages, connections, unsupported)

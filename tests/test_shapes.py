@@ -717,3 +717,18 @@ def test_their_respective_labels_sorted_rows_and_worked_with(pipe, graph):
     expected = g.query("MATCH (p:Person)-[:ACTED_IN]->(:Movie)<-[:DIRECTED]-(:Person {name: 'Nancy Meyers'}) "
                        "RETURN DISTINCT p.name").rows
     assert sorted(r.rows) == sorted(expected)
+
+
+def test_a_number_of_units_is_the_property_and_once_is_a_count(pipe, graph):
+    g = graph("northwind")
+    # "the total number of units on order": the property summed, not a count of products
+    r = ask(pipe, "What is the total number of units on order for products in the Seafood category?", "northwind")
+    assert r.rows == g.query("MATCH (p:Product)-[:PART_OF]->(:Category {categoryName: 'Seafood'}) "
+                             "RETURN sum(p.unitsOnOrder)").rows
+    # "ordered at least once": the join; "more than once": a count of orders above one
+    r = ask(pipe, "What is the average `unitsInStock` for products that have been ordered at least once?",
+            "northwind")
+    assert r.rows == g.query("MATCH (p:Product) WHERE EXISTS { MATCH (p)<-[:ORDERS]-(:`Order`) } "
+                             "RETURN avg(p.unitsInStock)").rows
+    r = ask(pipe, "Which products have been ordered more than once?", "northwind")
+    assert r.rows and all(row[-1] > 1 for row in r.rows) and "count(" in r.cypher
