@@ -88,7 +88,8 @@ class Frame:
     per_target: bool | None = None  # an aggregate of another label per target node (None: when they differ)
     over_groups: str | None = None  # "avg": the average of the per-target figures ("average number of X per Y")
     having: tuple[str, float | AggregateOf] | None = None  # a bound on the grouped count: a number or the average
-    having_per: str | None = None  # the bound holds per node of this label on the way ("orders with a total value")
+    having_per: str | None = None  # the bound or ranking holds per node of this label on the way ("orders with a
+    # total value over 1000", "the customer who placed the order with the highest total value")
     order: str | None = None  # "agg" or a property of the target (or of ``order_label``)
     order_label: str | None = None  # another label whose property orders ("who directed the oldest movie")
     order_fn: str | None = None  # a function of the ordering property ("size": "the longest tagline")

@@ -465,6 +465,20 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 cypher = (f"{match}{where_agg} WITH {t}, {var_of[f.having_per]}, {inner} AS value "
                           f"WHERE value {f.having[0]} $h RETURN DISTINCT {', '.join([disp, *_key_column(v, target, t)])}")
                 return Compiled(cypher, params, f, description="targets with a node whose aggregate is bounded")
+            if f.having_per and not f.having and f.order == "agg" and f.limit == 1:
+                # "the customer who placed the order with the highest total value": the top orders' figure, then
+                # their customers (each order's figure computed on its own, whoever placed it)
+                per = var_of.get(f.having_per)
+                if per is None or per == t or dedupe or " WITH " in match:
+                    f.notes.append(f"unexplained: the {f.having_per} with the top figure")
+                else:
+                    best = "max" if f.desc else "min"
+                    cypher = (f"{match}{where_sql} WITH {per}, {inner} AS value WITH {best}(value) AS top "
+                              f"{_carry(match)}{where_sql} WITH top, {per}, {inner} AS value WHERE value = top "
+                              f"{match}{where_sql} RETURN DISTINCT "
+                              f"{', '.join([disp, *_key_column(v, target, t), *(_shown(v, target, p, t) for p in f.shown_props)])}, "
+                              f"{per}.{ident(v.display(f.having_per))}, value")
+                    return Compiled(cypher, params, f, description="targets of the top node on the way")
             if f.having:
                 params["h"] = f.having[1]
                 cypher += f" WHERE value {f.having[0]} $h"

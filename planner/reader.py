@@ -987,8 +987,8 @@ def superlatives(r: Reading) -> None:
         named = r.lex.entries.get(holder.group(1)) if holder else None
         if named in view.nodes and named != f.target:
             # "the customer who placed the order with the highest total quantity": that order's customer, not
-            # each customer's total
-            f.notes.append(f"unexplained: the {holder.group(1)} with the {sup.group(1)}")
+            # each customer's total; the figure is per order
+            f.having_per = named
         if f.agg == "count" and total and not re.match(r"\s*(?:number|count)\b", low[pos + total.end():]):
             f.notes.append("unexplained: a total with nothing to add")  # "the lowest total order value"
     if sup and len(re.findall(r"\b(?:most|least|highest|lowest|cheapest|largest|smallest|oldest|youngest|"

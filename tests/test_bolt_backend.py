@@ -66,6 +66,16 @@ def test_day_numbers_of_date_text_give_the_same_days(engine, graph):
     assert engine.query(query).rows == graph("movies").query(query).rows == [[9693, None]]
 
 
+def test_a_top_node_matched_again_gives_the_same_rows(engine, graph):
+    """The planner's form for "the people in the film with the highest total rating": the top film's figure,
+    then a MATCH again from that film (its variable bound by the WITH before)."""
+    path = "MATCH (p:Person)-[:ACTED_IN]->(m:Movie), (x:Person)-[r:REVIEWED]->(m:Movie)"
+    query = (f"{path} WITH m, sum(r.rating) AS value WITH max(value) AS top {path} WITH top, m, sum(r.rating) AS "
+             f"value WHERE value = top {path} RETURN DISTINCT p.name, m.title, value")
+    rows = sorted(graph("movies").query(query).rows)
+    assert rows and sorted(engine.query(query).rows) == rows
+
+
 def test_catalogue_introspected_from_the_server(engine, graph):
     kuzu, bolt = graph("movies").catalog(), engine.catalog()
     assert set(bolt.nodes) == set(kuzu.nodes) and set(bolt.rels) == set(kuzu.rels)
