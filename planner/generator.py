@@ -270,6 +270,12 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             clause = f"NOT EXISTS {{ MATCH ({var_of[target]}){_arrow(rel, direction)}{such} }}"
             if clause not in where:  # "no institutional affiliation": the label and the relationship, one edge
                 where.append(clause)
+    for label, rel, far in f.exists:
+        if label not in var_of:
+            f.notes.append(f"unexplained: {rel} of {label}")
+            continue
+        out = (label, far) in v.rels.get(rel, [])
+        where.append(f"EXISTS {{ MATCH ({var_of[label]}){_arrow(rel, 'out' if out else 'in')}(:{ident(far)}) }}")
     for rel in sorted(roles):
         src = next(a for a, b in v.rels[rel] if target in (a, b))
         where.append(f"EXISTS {{ MATCH ({var_of[target]}){_arrow(rel, 'out' if src == target else 'in')}() }}")

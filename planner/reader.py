@@ -997,6 +997,31 @@ def superlatives(r: Reading) -> None:
         f.notes.append("unexplained: two superlatives")
 
 
+ALSO = re.compile(r"\b([a-z]+)\s+(?:who|that|which)\s+(?:have\s+|has\s+|had\s+)?also\s+(?:been\s+)?([a-z ]+?)\s+"
+                  r"(?:a|an|any|some|at\s+least\s+one)\s+([a-z]+)\s*[?.!]?\s*$")
+
+
+def also_exists(r: Reading) -> None:
+    """"movies directed by people who have also acted in a movie": an edge of the people named before "who",
+    to any node of that label (not the row's), so an existence beside the path, not a second path."""
+    f = r.frame
+    m = ALSO.search(r.low)
+    if m is None:
+        return
+    subject = next((lb for s, lb in r.labels_at if s == m.start(1)), None)
+    far = next((lb for s, lb in r.labels_at if s == m.start(3)), None)
+    verbs = [(s, rel) for s, rel in f.rel_at if m.start(2) <= s < m.end(2)]
+    if subject is None or far is None or subject == f.target or len(verbs) != 1:
+        return
+    rel = verbs[0][1]
+    if (subject, far) not in r.view.rels.get(rel, []) and (far, subject) not in r.view.rels.get(rel, []):
+        return
+    f.exists.append((subject, rel, far))
+    f.rel_at.remove(verbs[0])
+    f.rel_hints.remove(rel)
+    r.used.append((m.start(2), m.end(3)))
+
+
 SORTED = re.compile(r"\b(?:in\s+(?:(ascending|descending|reverse)\s+)?order\s+of|sorted\s+by|sort\s+by|ranked\s+by|"
                     r"order\s+by|in\s+(ascending|descending)\s+order\s+of)\s+(?:their\s+|the\s+|its\s+)?")
 
@@ -1602,7 +1627,7 @@ RULES: tuple[Rule, ...] = (schema_words, anchors, target, their_labels, of_label
                            parts, same_values,
                            property_comparisons, aggregate_comparisons,
                            arithmetic, comparisons, years,
-                           string_conditions, booleans, times, superlatives, sorted_by, implicit_order, aggregates, led_group,
+                           string_conditions, booleans, times, also_exists, superlatives, sorted_by, implicit_order, aggregates, led_group,
                            asked_property,
                            relationship_property, negated_properties, entity_comparison, count_comparison,
                            count_against_average, ages, connections, unsupported)
