@@ -103,6 +103,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     labels_needed[1:1] = mentioned
     rel_conds = [c for c in f.conds if c.rel] + ([Cond(f.agg_label, f.agg_prop or "", "", None, f.agg_label)]
                                                  if f.agg_label in v.rel_props else [])
+    if f.order_label in v.rel_props and f.order_label not in v.nodes:
+        rel_conds.append(Cond(f.order_label, f.order or "", "", None, f.order_label))  # ordered by an edge's time
     if f.rel_prop:
         rel_conds.append(Cond(f.rel_prop[0], f.rel_prop[1], "", None, f.rel_prop[0]))
     # variables
@@ -539,9 +541,10 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         cypher = f"{match}{where_sql} RETURN DISTINCT {', '.join(dict.fromkeys(cols))}"
         return Compiled(cypher, params, f, description="age")
     olabel = f.order_label or target
-    if f.order and f.order in v.nodes.get(olabel, {}) and olabel in var_of:
-        ocol = _order_column(f, v, var_of, target)
-        if olabel != target:  # "who directed the oldest film": the film too
+    holders = {**rel_var, **var_of}  # "the first books X borrowed": a relationship's time orders them
+    if f.order and (f.order in v.nodes.get(olabel, {}) or f.order in v.rel_props.get(olabel, {})) and olabel in holders:
+        ocol = _order_column(f, v, holders, target)
+        if olabel != target and olabel in var_of:  # "who directed the oldest film": the film too
             cols.append(f"{var_of[olabel]}.{ident(v.display(olabel))}")
         if ocol not in cols:
             cols.append(ocol)

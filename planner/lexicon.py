@@ -173,7 +173,7 @@ twenty""".split())
 # general verbs and adverbs that carry no condition of their own
 LIGHT = frozenset("""based located made came still among associated terms value values situated found listed
 belong belongs belonging include includes included specified described having being currently code live lives
-alongside gives gave got went word phrase placed generated generate generates applied apply""".split())
+alongside gives gave got went word phrase placed generated generate generates applied apply come comes""".split())
 # nouns that, right after a property word, only say what kind of value it is ("discontinued status")
 TRAILING_NOUNS = frozenset({"description", "status", "value", "number", "option", "cost", "field", "flag", "method",
                             "values", "costs", "property", "attribute", "code"})
@@ -208,7 +208,10 @@ class Lexicon:
                 entries.setdefault(plural(split_camel(prop)), f"{label}.{prop}")
                 entries.setdefault(prop.lower(), f"{label}.{prop}")
                 entries.setdefault(plural(prop.lower()), f"{label}.{prop}")  # "the orderIDs of"
-                if len(words := split_camel(prop).split()) == 2 and words[1] in PREPOSITIONS:
+                if (len(words := split_camel(prop).split()) == 2 and words[1] in ("count", "number", "total")
+                        and view.is_number(label, prop)):
+                    entries.setdefault(plural(words[0]), f"{label}.{prop}")  # "how many pages": page_count
+                if len(words) == 2 and words[1] in PREPOSITIONS:
                     for verb in (words[0] + "ed", words[0] + words[0][-1] + "ed", words[0] + "d"):
                         entries.setdefault(f"{verb} {words[1]}", f"{label}.{prop}")  # "shipped via": shipVia
                 last = split_camel(prop).split()[-1] if split_camel(prop) else ""
@@ -457,6 +460,8 @@ class Lexicon:
             if w in (*TRAILING_NOUNS, *PARTICIPLES) and any(not low[b:m.start()].strip(" `'\"")
                                                           for a, b in covered if b <= m.start()):
                 continue  # "a discontinued status", "the rating given": the noun or verb of the property before it
+            if w == "recently" and f.order and is_time_like(f.order):
+                continue  # "the most recently published": the time the frame orders by
             if w in TIME_CUES and any(TIME_CUES[w] & set(name_words(p)) for p in props):
                 continue  # "born", "released", "died": a property of a label in the frame holds that time
             words.append(w)

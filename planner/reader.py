@@ -193,6 +193,12 @@ def their_labels(r: Reading) -> None:
             continue
         if m.group(1):
             r.used.append(m.span(1))
+    if re.search(r"\band\s+(?:by\s+)?(?:whom|who)\b", r.low):
+        # "Which book was borrowed most recently, and by whom?": the acting end of the verb's relationship
+        acting = [src for rel in f.rel_hints for src, dst in r.view.rels.get(rel, []) if dst == f.target != src]
+        who = acting[-1] if acting else r.view.spec.who
+        if who and who in r.view.nodes and who != f.target:
+            f.shown.append(who)
     for m in re.finditer(r"\bworked\s+(?:with|alongside)\s+(?:[a-z]+\s+)?", r.low):
         if any(a.start == m.end() and a.label == f.target for a in f.anchors):
             r.used.append((m.start(), m.start() + len("worked")))
@@ -1093,7 +1099,11 @@ def implicit_order(r: Reading) -> None:
     others = {lb for lb in f.labels_mentioned if lb != f.target and lb not in anchored and _timed(view, lb)}
     others |= {rel for rel in f.rel_hints if any(is_time_like(p) for p in view.rel_props.get(rel, {}))}
     other = next(iter(others)) if len(others) == 1 else None
-    if len(own) == 1 and not others:
+    timed_edge = [p for p in view.rel_props.get(other or "", {}) if is_time_like(p)] if other not in view.nodes else []
+    if len(timed_edge) == 1:
+        # "the first two books X borrowed": the time of the relationship the verb names, not the books' own
+        f.order_label, f.order = other, timed_edge[0]
+    elif len(own) == 1 and not others:
         f.order = own[0]
     elif len(own) != 1 and other in view.nodes and len(_timed(view, other)) == 1:
         # "the first two women to win the physics prize": the prize's year orders them
@@ -1148,6 +1158,12 @@ def aggregates(r: Reading) -> None:
         if counted and "." in counted and "=" not in counted and not counted.startswith("rel:"):
             # "how many different categories of prizes": the distinct values of a property
             owner, prop = counted.split(".", 1)
+            if owner in r.view.nodes and f.anchors and r.view.is_number(owner, prop) and any(
+                    a.label == owner for a in f.anchors):
+                # "How many pages does Kafka on the Shore have?": its page count, a number it holds
+                f.target, f.target_prop = owner, prop
+                r.used.append(m.span())
+                return
             if owner in r.view.nodes:
                 f.agg, f.agg_label, f.agg_prop, f.target = "count", owner, prop, owner
                 return
