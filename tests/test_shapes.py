@@ -12,6 +12,11 @@ def pipe(built_graphs, kgqa_home):
     return Pipeline(Settings(home=kgqa_home, vector_memory=False))
 
 
+def names(rows):
+    """Returns the first column of ``rows``, sorted: the entities an answer names."""
+    return sorted(row[0] for row in rows)
+
+
 def ask(pipe, question, domain):
     r = pipe.ask(question, domain, use_answer_cache=False)
     assert r.status == "answered", (question, r.status, r.error, r.cypher)
@@ -183,7 +188,7 @@ def test_an_average_over_all_nodes_or_per_group(pipe, graph):
                   "category?", "northwind")
     expected = g.query("MATCH (p:Product)-[:PART_OF]->(c:Category) WITH c, avg(p.unitPrice) AS a "
                        "MATCH (q:Product)-[:PART_OF]->(c) WHERE q.unitPrice > a RETURN q.productName").rows
-    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected)
+    assert names(r.rows) == names(expected)
     # an average restricted only by its own phrase is over those nodes: the category restricts the average,
     # not the suppliers
     r = ask(pipe, "Which suppliers provide products with a unit price higher than the average unit price of "
@@ -191,7 +196,7 @@ def test_an_average_over_all_nodes_or_per_group(pipe, graph):
     expected = g.query("MATCH (x:Product)-[:PART_OF]->(:Category {categoryName: 'Seafood'}) WITH avg(x.unitPrice) AS a "
                        "MATCH (s:Supplier)-[:SUPPLIES]->(p:Product) WHERE p.unitPrice > a "
                        "RETURN DISTINCT s.companyName").rows
-    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected) and len(expected) > 5
+    assert names(r.rows) == names(expected) and len(expected) > 5
     # restricted by a number ("supplier '1'": which property?) it has no form: declined, not answered as another
     r = pipe.ask("List all products that have a unit price greater than the average unit price of products "
                  "supplied by supplier '1'.", "northwind", use_answer_cache=False)
@@ -332,7 +337,7 @@ def test_negation_with_a_condition_and_declines_for_two_readings(pipe, graph):
     expected = graph("northwind").query(
         "MATCH (c:Category) WHERE NOT EXISTS { MATCH (c)<-[:PART_OF]-(p:Product) WHERE p.discontinued = true } "
         "RETURN c.categoryName").rows
-    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected)
+    assert names(r.rows) == names(expected)
     r = ask(pipe, "Which people never reviewed a movie?", "movies")
     assert r.cypher.count("NOT EXISTS") == 1  # the edge, not also some other edge to a movie
     for question in ("Which customers have never ordered products from the 'Beverages' category?",
@@ -455,7 +460,7 @@ def test_the_same_value_as_a_named_entity(pipe, graph):
     r = ask(pipe, "Who are the actors born in the same year as Tom Hanks?", "movies")
     expected = g.query("MATCH (t:Person {name: 'Tom Hanks'}), (p:Person)-[:ACTED_IN]->(:Movie) "
                        "WHERE p.born = t.born AND p <> t RETURN DISTINCT p.name").rows
-    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected) and expected
+    assert names(r.rows) == names(expected) and expected
     r = ask(pipe, 'List the movies released in the same year as "The Matrix".', "movies")
     assert r.rows and {row[1] for row in r.rows} == {1999} and "The Matrix" not in {row[0] for row in r.rows}
     # "the same supplier as 'Chai'": the other products of Chai's supplier, joined through the supplier
@@ -463,7 +468,7 @@ def test_the_same_value_as_a_named_entity(pipe, graph):
     expected = graph("northwind").query(
         "MATCH (:Product {productName: 'Chai'})<-[:SUPPLIES]-(:Supplier)-[:SUPPLIES]->(p:Product) "
         "WHERE p.productName <> 'Chai' RETURN p.productName").rows
-    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected) and expected
+    assert names(r.rows) == names(expected) and expected
     # the node compared is the one named before "the same": customers' city, not their orders' ship city
     r = ask(pipe, "List the orders placed by customers located in the same city as 'Exotic Liquids'.", "northwind")
     assert "c.city = s0.city" in r.cypher and r.rows
@@ -476,7 +481,7 @@ def test_two_properties_compared_within_a_row(pipe, graph):
             "northwind")
     expected = g.query("MATCH (c:Customer)-[:PURCHASED]->(o:`Order`) WHERE o.shipCity = c.city "
                        "RETURN DISTINCT c.companyName").rows
-    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected)
+    assert names(r.rows) == names(expected)
     # nobody acted in a film of their own birth year: answered "none", not declined
     r = ask(pipe, "Which people have acted in movies released in the same year they were born?", "movies")
     assert r.rows == [] and "p.born = m.released" in r.cypher
@@ -498,7 +503,7 @@ def test_an_edge_property_beyond_the_target_and_a_quoted_month(pipe, graph):
                   "than 0.", "northwind")
     expected = g.query("MATCH (c:Customer)-[:PURCHASED]->(:`Order`)-[r:ORDERS]->(:Product) "
                        "WHERE CAST(r.discount AS DOUBLE) > 0 RETURN DISTINCT c.companyName").rows
-    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected) and expected
+    assert names(r.rows) == names(expected) and expected
     r = ask(pipe, "How many orders were shipped in the month of 'December'?", "northwind")
     expected = g.query("MATCH (o:`Order`) WHERE o.shippedDate CONTAINS '-12-' RETURN count(o)").rows
     assert r.rows == expected
@@ -528,7 +533,7 @@ def test_a_bound_on_each_node_on_the_way(pipe, graph):
                        "sum(r.quantity) AS q WHERE q > 100 RETURN DISTINCT c.companyName").rows
     per_customer = g.query("MATCH (c:Customer)-[:PURCHASED]->(:`Order`)-[r:ORDERS]->(:Product) WITH c, "
                            "sum(r.quantity) AS q WHERE q > 100 RETURN count(c)").rows[0][0]
-    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected)
+    assert names(r.rows) == names(expected)
     assert 0 < len(expected) < per_customer
 
 
@@ -608,7 +613,7 @@ def test_a_role_noun_beside_another_verb_and_a_value_given(pipe, graph):
     r = ask(pipe, "Which actors have also written a movie?", "movies")
     expected = g.query("MATCH (p:Person)-[:WROTE]->(:Movie) MATCH (p)-[:ACTED_IN]->(:Movie) "
                        "RETURN DISTINCT p.name").rows
-    assert sorted(row[0] for row in r.rows) == sorted(row[0] for row in expected) and expected
+    assert names(r.rows) == names(expected) and expected
     # the noun names someone else: the named producer, the people counted, or its verb is there too
     r = ask(pipe, "Find all people who have directed movies with Joel Silver as a producer.", "movies")
     assert "EXISTS" not in r.cypher and {row[0] for row in r.rows} >= {"Lana Wachowski", "Lilly Wachowski"}
