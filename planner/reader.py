@@ -235,7 +235,6 @@ PARTS = re.compile(r"\b(?:(?:how\s+many|(?:the\s+)?(?:total\s+)?number\s+of)\s+(
 def parts(r: Reading) -> None:
     """"the number of words in the taglines", "the length of the titles", "the number of roles" (a list): a
     function of one property (its words, its characters, its items) the frame may use as a numeric property."""
-    f = r.frame
     for m in PARTS.finditer(r.low):
         if _consumed(r, m.start()):
             continue
@@ -252,11 +251,7 @@ def parts(r: Reading) -> None:
             words, expr = ["number", "of", *name_words(prop)], f"size({prop})"
         else:
             continue
-        key = (owner, words[0] + "".join(w.title() for w in words[1:]))  # wordsInTagline
-        f.derived[key] = expr
-        r.view = r.view.with_measures({key: expr})
-        r.props_at = sorted([p for p in r.props_at if p != after[0]] + [(m.start(), e, *key)])
-        r.used.append((m.start(), e))
+        _define(r, owner, words, expr, (m.start(), e), after[:1])  # wordsInTagline
 
 
 DIFFERENCE = re.compile(r"\b(?:(?P<days>(?:how\s+many\s+|(?:the\s+)?(?:total\s+)?number\s+of\s+)?days?)\s+(?:between|from)"
@@ -268,8 +263,8 @@ _BETWEEN_PROPS = re.compile(r"[\s`'\"]*(?:and|to)\s+(?:the|its|their|his|her)?[\
 def differences(r: Reading) -> None:
     """"the number of days between the order date and the shipped date", "the difference between its units in
     stock and its reorder level": two properties of one owner combined into one number the frame may use as any
-    numeric property (aggregated, ordered, asked for): the later date minus the earlier one named ("days
-    between A and B": B - A; "the difference between A and B": A - B), or the first number minus the second."""
+    numeric property (aggregated, ordered, asked for): the days from the first date named to the second ("days
+    between A and B": B - A), or the first number minus the second ("the difference between A and B": A - B)."""
     f = r.frame
     for m in DIFFERENCE.finditer(r.low):
         after = sorted(p for p in r.props_at if p[0] >= m.end())
@@ -289,12 +284,17 @@ def differences(r: Reading) -> None:
         first, second = (p2, p1) if m.group("days") else (p1, p2)
         words = (["days", "from", *name_words(second), "to", *name_words(first)] if m.group("days")
                  else [*name_words(first), "minus", *name_words(second)])
-        name = words[0] + "".join(w.title() for w in words[1:])  # daysFromOrderDateToShippedDate
-        key = (owner, name)
-        f.derived[key] = f"{first} - {second}"
-        r.view = r.view.with_measures({key: f.derived[key]})
-        r.props_at = sorted([p for p in r.props_at if p not in after[:2]] + [(m.start(), e2, owner, name)])
-        r.used.append((m.start(), e2))
+        _define(r, owner, words, f"{first} - {second}", (m.start(), e2), after[:2])  # daysFromOrderDateToShippedDate
+
+
+def _define(r: Reading, owner: str, words: list[str], expr: str, span: Span, replaced: list[PropAt]) -> None:
+    """Defines ``owner``'s number ``expr`` the question names over ``span`` (named by ``words`` in camel case):
+    in the frame, in the reading's view, and as the one property word of that span in place of ``replaced``."""
+    key = (owner, words[0] + "".join(w.title() for w in words[1:]))
+    r.frame.derived[key] = expr
+    r.view = r.view.with_measures({key: expr})
+    r.props_at = sorted([p for p in r.props_at if p not in replaced] + [(*span, *key)])
+    r.used.append(span)
 
 
 SAME_TIME = frozenset({"year", "date", "day"})  # "the same year": the time property a verb of the question names
