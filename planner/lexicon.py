@@ -204,20 +204,18 @@ class Lexicon:
             entries.setdefault(low[:-1] + "ies" if low.endswith("y") else low + "es", label)
         for label, props in view.nodes.items():
             for prop in props:
+                words = split_camel(prop).split()
                 entries.setdefault(split_camel(prop), f"{label}.{prop}")
                 entries.setdefault(plural(split_camel(prop)), f"{label}.{prop}")
                 entries.setdefault(prop.lower(), f"{label}.{prop}")
                 entries.setdefault(plural(prop.lower()), f"{label}.{prop}")  # "the orderIDs of"
-                if (len(words := split_camel(prop).split()) == 2 and words[1] in ("count", "number", "total")
-                        and view.is_number(label, prop)):
+                if len(words) == 2 and words[1] in ("count", "number", "total") and view.is_number(label, prop):
                     entries.setdefault(plural(words[0]), f"{label}.{prop}")  # "how many pages": page_count
                 if len(words) == 2 and words[1] in PREPOSITIONS:
                     for verb in (words[0] + "ed", words[0] + words[0][-1] + "ed", words[0] + "d"):
                         entries.setdefault(f"{verb} {words[1]}", f"{label}.{prop}")  # "shipped via": shipVia
-                last = split_camel(prop).split()[-1] if split_camel(prop) else ""
-                if last.endswith("e") and len(last) > 3:
-                    entries.setdefault(last + "d", f"{label}.{prop}")  # "priced above 20": the verb of the price
-                words = split_camel(prop).split()
+                if words and words[-1].endswith("e") and len(words[-1]) > 3:
+                    entries.setdefault(words[-1] + "d", f"{label}.{prop}")  # "priced above 20": the verb of the price
                 cut = next((i for i, w in enumerate(words) if i and (w in PREPOSITIONS or w == "per")), None)
                 if cut:  # "quantities per unit": the head noun before the preposition takes the plural
                     entries.setdefault(" ".join([*words[:cut - 1], plural(words[cut - 1]), *words[cut:]]),
