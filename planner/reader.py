@@ -735,16 +735,24 @@ def string_conditions(r: Reading) -> None:
         literals.append(Mention(a, b, m.group(1), "", "", m.group(1), score=0.0))
         unquoted.append(literals[-1])
         r.used.append((m.start(), a))  # "containing the word": the operator's words
+    prev: tuple[int, str, tuple] | None = None  # (end, operator, property) of the last substring read
     for lit in literals:
         if _consumed(r, lit.start):
             continue  # "in the month of 'December'": read already
+        if prev and prev[1] != "=" and re.fullmatch(r"[\s`'\"]*and[\s`'\"]*", low[prev[0]:lit.start]):
+            # "a summary containing both 'Silly' and 'fun'": the same text holds the second one too
+            best, op = prev[2], prev[1]
+            f.conds.append(Cond(best[1], best[2], op, lit.text, best[1] if best[1] in view.rel_props
+                                and best[1] not in view.nodes else None, fold=lit.text.islower() or lit.text.isupper()))
+            prev = (lit.end, op, best)
+            continue
         if lit.text.lower() in ("true", "false") and any(
                 view.prop_type(o, p) == "BOOL" and 0 <= lit.start - e <= 12 for _s, e, o, p in r.props_at):
             continue  # "a discontinued status of 'True'": the property's own value, read as a boolean
         before = low[max(0, lit.start - 30):lit.start]
         op = "="
         for pat, o in ops:
-            said = r"(?:\s+the\s+(?:word|phrase|text|letters?))?"  # "containing the word FREEDOM"
+            said = r"(?:\s+both)?(?:\s+the\s+(?:words?|phrases?|text|letters?))?"  # "containing the word FREEDOM"
             if re.search(pat + said + r"\s*$", before.strip() + " ") or re.search(pat + said + r"\W*$", before):
                 op = o
                 break
@@ -784,6 +792,7 @@ def string_conditions(r: Reading) -> None:
             fold = op in ("CONTAINS", "STARTS WITH", "ENDS WITH") and (lit.text.islower() or lit.text.isupper())
             rel = best[1] if best[1] in view.rel_props and best[1] not in view.nodes else None
             f.conds.append(Cond(best[1], best[2], op, lit.text, rel, fold=fold))
+            prev = (lit.end, op, best) if substring else None
 
 
 def booleans(r: Reading) -> None:

@@ -760,3 +760,11 @@ def test_the_target_of_the_top_node_on_the_way(pipe, graph):
     most = g.query("MATCH (o:`Order`)-[:ORDERS]->(p:Product) WITH o, count(DISTINCT p) AS n RETURN max(n)").rows[0][0]
     assert r.rows and all(row[-1] == most for row in r.rows)
 
+
+
+def test_one_text_containing_both_of_two_words(pipe, graph):
+    # "a review summary containing both A and B": one review's summary holds both
+    r = ask(pipe, 'Which movies have a review summary containing both "amazing" and "journey"?', "movies")
+    expected = graph("movies").query("MATCH ()-[r:REVIEWED]->(m:Movie) WHERE lower(r.summary) CONTAINS 'amazing' "
+                                     "AND lower(r.summary) CONTAINS 'journey' RETURN DISTINCT m.title").rows
+    assert sorted(r.rows) == sorted(expected) and expected and r.cypher.count("r.summary") == 2
