@@ -100,7 +100,7 @@ class Frame:
     rel_at: list[tuple[int, str]] = field(default_factory=list)  # (start, relationship) of relationship words
     agent_rels: list[str] = field(default_factory=list)  # self-relationships named by their actor's noun ("followers")
     exists: list[tuple[str, str, str]] = field(default_factory=list)  # (label, relationship, far label): such an
-    # edge from the row's node of that label ("movies directed by people who have also acted in a movie")
+    # edge from the row's node of that label ("films directed by people who have also acted in a film")
     role_rels: list[tuple[int, str, str]] = field(default_factory=list)  # (start, relationship, label the noun
     # names) of a relationship named by a noun of one end ("actors": Person)
     rel_prop: tuple[str, str] | None = None  # a relationship's property asked for ("what rating did X give Y")

@@ -177,7 +177,7 @@ def target(r: Reading) -> None:
 
 
 def their_labels(r: Reading) -> None:
-    """"List all movies released before 1990 and their (respective) directors": another label shown beside
+    """"List all films released before 1990 and their (respective) directors": another label shown beside
     each row (a role noun brings its relationship); "and their release years": a property of the target. A
     named entity "worked with" ("actors who worked with director Nancy Meyers") is joined through a node both
     touch, which the verb only says."""
@@ -1017,7 +1017,7 @@ ALSO = re.compile(r"\b([a-z]+)\s+(?:who|that|which)\s+(?:have\s+|has\s+|had\s+)?
 
 
 def also_exists(r: Reading) -> None:
-    """"movies directed by people who have also acted in a movie": an edge of the people named before "who",
+    """"films directed by people who have also acted in a film": an edge of the people named before "who",
     to any node of that label (not the row's), so an existence beside the path, not a second path."""
     f = r.frame
     m = ALSO.search(r.low)
@@ -1042,7 +1042,7 @@ SORTED = re.compile(r"\b(?:in\s+(?:(ascending|descending|reverse)\s+)?order\s+of
 
 
 def sorted_by(r: Reading) -> None:
-    """"List the movies directed by Nancy Meyers in order of release date", "sorted by order date": the rows
+    """"List the films directed by Nancy Meyers in order of release date", "sorted by order date": the rows
     in the order of the target's property named (latest first after "descending"), all of them."""
     f = r.frame
     m = SORTED.search(r.low)
