@@ -410,8 +410,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
     if f.target_prop and f.order and f.limit == 1 and f.order in v.nodes.get(f.order_label or target, {}):
         # "In which year was the prize worth the most?": that year, with the figure
         ocol = _order_column(f, v, var_of, target)
-        tie = _and(where_sql) + f"{ocol} = top"
-        cypher = (f"{match}{where_sql} WITH {'max' if f.desc else 'min'}({ocol}) AS top {_carry(match)}{tie} "
+        cypher = (f"{_tied(match, where_sql, 'max' if f.desc else 'min', ocol)} "
                   f"RETURN DISTINCT {_shown(v, target, f.target_prop, t)}, {ocol}")
         return Compiled(cypher, params, f, description="property of the top group")
     if f.target_prop:
@@ -419,6 +418,8 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         cypher = f"{match}{where_sql} RETURN DISTINCT {', '.join(dict.fromkeys(asked))}"
         return Compiled(cypher, params, f, description="property of anchor")
 
+    # the target's own columns: its name, its key, the properties asked to be shown
+    own_cols = [disp, *_key_column(v, target, t), *(_shown(v, target, p, t) for p in f.shown_props)]
     if f.agg:
         agg_holder = rel_var.get(f.agg_label) if f.agg_label in v.rel_props else var_of.get(f.agg_label, t)
         dedupe = ""
@@ -483,8 +484,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                     best = "max" if f.desc else "min"
                     cypher = (f"{match}{where_sql} WITH {per}, {inner} AS value WITH {best}(value) AS top "
                               f"{_carry(match)}{where_sql} WITH top, {per}, {inner} AS value WHERE value = top "
-                              f"{match}{where_sql} RETURN DISTINCT "
-                              f"{', '.join([disp, *_key_column(v, target, t), *(_shown(v, target, p, t) for p in f.shown_props)])}, "
+                              f"{match}{where_sql} RETURN DISTINCT {', '.join(own_cols)}, "
                               f"{per}.{ident(v.display(f.having_per))}, value")
                     return Compiled(cypher, params, f, description="targets of the top node on the way")
             if f.having:
@@ -508,7 +508,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         return Compiled(cypher, params, f, description="aggregate")
 
     shown = [f"{var_of[lb]}.{ident(v.display(lb))}" for lb in f.shown if lb in var_of]
-    cols = [*shown, disp, *_key_column(v, target, t)] + [_shown(v, target, p, t) for p in f.shown_props]
+    cols = [*shown, *own_cols]
     cols += [f"{var_of[c.label]}.{ident(c.prop)}" for c in ret_props]
     # "shipped later than their required date": the property it is compared with, beside it
     cols += [f"{t}.{ident(c.value.prop)}" for c in ret_props if isinstance(c.value, ValueOf)
@@ -534,8 +534,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             params["age"] = f.age_cond[1]
             where_sql += f" AND {age} {f.age_cond[0]} $age"
         if f.order == "age":
-            best = "max" if f.desc else "min"
-            cypher = (f"{match}{where_sql} WITH {best}({age}) AS top {_carry(match)}{where_sql} AND {age} = top "
+            cypher = (f"{_tied(match, where_sql, 'max' if f.desc else 'min', age)} "
                       f"RETURN {', '.join(dict.fromkeys(cols))}")
             return Compiled(cypher, params, f, description="top group by age")
         cypher = f"{match}{where_sql} RETURN DISTINCT {', '.join(dict.fromkeys(cols))}"
@@ -550,9 +549,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             cols.append(ocol)
         if f.limit == 1:
             # "the oldest person": every node tied at the extreme, with the value
-            best = "max" if f.desc else "min"
-            tie = _and(where_sql) + f"{ocol} = top"
-            cypher = (f"{match}{where_sql} WITH {best}({ocol}) AS top {_carry(match)}{tie} "
+            cypher = (f"{_tied(match, where_sql, 'max' if f.desc else 'min', ocol)} "
                       f"RETURN {'DISTINCT ' if len(var_of) > 1 else ''}{', '.join(dict.fromkeys(cols))}")
             return Compiled(cypher, params, f, description="top group by property")
 
@@ -832,6 +829,12 @@ def _group_pattern(v: SchemaView, c: Cond, group: str) -> str | None:
     for i, (rel, direction, other) in enumerate(paths[0], start=1):
         pattern += f"{_arrow(ident(rel), direction)}({'g' if i == len(paths[0]) else f'n{i}'}:{ident(other)})"
     return pattern
+
+
+def _tied(match: str, where_sql: str, best: str, expr: str) -> str:
+    """Returns the clauses that keep the rows of ``match`` whose ``expr`` is the ``best`` (max or min) of all:
+    every row tied at the extreme, ``top`` in scope."""
+    return f"{match}{where_sql} WITH {best}({expr}) AS top {_carry(match)}{_and(where_sql)}{expr} = top"
 
 
 def _carry(match: str) -> str:
