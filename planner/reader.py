@@ -1029,7 +1029,7 @@ def also_exists(r: Reading) -> None:
     if subject is None or far is None or subject == f.target or len(verbs) != 1:
         return
     rel = verbs[0][1]
-    if (subject, far) not in r.view.rels.get(rel, []) and (far, subject) not in r.view.rels.get(rel, []):
+    if rel not in _rels_between(r.view, subject, far):
         return
     f.exists.append((subject, rel, far))
     f.rel_at.remove(verbs[0])
