@@ -399,12 +399,15 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                      f"AS average {match}")
         where_sql = _and(where_sql) + (
             f"{_number(v, c.label, c.prop, f'{holder}.{ident(c.prop)}')} {c.op} average")
-    # a condition's values are shown only where the question leaves them open ("price above 50": which
-    # prices); "discontinued" or "in 1996" would repeat the question in every row. Of another label, only a
-    # time, of a label with few nodes per target ("won the physics prize in the 1920s": which year); other
-    # values, or those of a product's many orders, would multiply the rows
+    # a condition's values are shown beside each row: the evidence that it holds ("price above 50": which
+    # prices). The target's own values fixed by the question ("discontinued", "in the UK") are shown too, in
+    # the rows only (the sentence leaves them out: summarizer.fixed_columns); a node has one value, so they
+    # never multiply the rows. Of another label, only a time, of a label with few nodes per target ("won the
+    # physics prize in the 1920s": which year); other values, or those of a product's many orders, would
+    # multiply the rows
     ret_props = [c for c in f.conds if c.label in var_of and c.rel is None and c.prop != v.display(c.label)
-                 and (c.op in RANGE_OPS or c.op.startswith("%") or c.op == "IN" or isinstance(c.value, ValueOf))
+                 and (c.op in RANGE_OPS or c.op.startswith("%") or c.op == "IN" or isinstance(c.value, ValueOf)
+                      or (c.op == "=" and c.label == target))
                  and (c.label == target or (is_time_like(c.prop) and v.few_per(target, c.label)))]
 
     if f.target_prop and f.order and f.limit == 1 and f.order in v.nodes.get(f.order_label or target, {}):
@@ -567,6 +570,20 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
         # per review
         cols = [f"collect(DISTINCT {c})" if c in edge_cols else c for c in cols]
         distinct = ""
+    # "suppliers that provide products priced under 10": which products, at what prices, beside each supplier
+    # (the evidence that the condition holds), one row per supplier, its matching products listed in
+    # parallel lists (a list of one is read as its item: summarizer.evidence_items)
+    near = [c for c in f.conds if c.label in var_of and c.label != target and c.rel is None
+            and c.prop != v.display(c.label) and (c.op in RANGE_OPS or c.op.startswith("%"))]
+    n = var_of[near[0].label] if near else ""
+    own = [c for c in cols if not c.startswith(f"{n}.")]  # a time of the other label, shown above, is evidence too
+    if (near and not edge_cols and not f.limit and not f.rel_prop and len({c.label for c in near}) == 1
+            and all(c.split(".")[0] == t for c in own)):
+        cols = own
+        each = [f"{n}.{ident(v.display(near[0].label))}", *(_shown(v, c.label, c.prop, n) for c in near)]
+        cypher = (f"{match}{where_sql} WITH DISTINCT {t}, {n} RETURN {', '.join(dict.fromkeys(cols))}, "
+                  f"{', '.join(f'collect({e})' for e in dict.fromkeys(each))}")
+        return Compiled(cypher, params, f, description="selection with evidence")
     cypher = f"{match}{where_sql} RETURN {distinct}{', '.join(dict.fromkeys(cols))}"
     if f.limit:  # one more than asked when nothing ranks them: the pipeline can tell whether all fit
         cypher += f" LIMIT {int(f.limit) + int(f.unranked)}"

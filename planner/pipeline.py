@@ -188,10 +188,10 @@ class Pipeline:
             res = d.graph.query(cypher, params)
         except (QueryTimeout, QueryError) as err:
             return [], [], str(err)
-        rows = [render_row(row, d.view.spec) for row in res.rows]
+        columns, rows = summarizer.evidence_items(res.columns, [render_row(row, d.view.spec) for row in res.rows])
         if not _ORDERED.search(cypher):  # hash order varies between runs; answers and caches should not
             rows.sort(key=lambda row: [(v is None, str(v)) for v in row])
-        return res.columns, rows, None
+        return columns, rows, None
 
     @contextmanager
     def _timed(self, timings: dict[str, float], stage: str):
@@ -463,7 +463,8 @@ class Pipeline:
             answer, status = summarizer.summarize(question, r.columns, rows,
                                                   empty_is_answer=grounded and error is None, subject=subject,
                                                   keys=set(d.view.spec.primary_keys.values()),
-                                                  parts={p for ps in d.view.spec.key_parts.values() for p in ps})
+                                                  parts={p for ps in d.view.spec.key_parts.values() for p in ps},
+                                                  cypher=cypher, names=d.view.display_names())
             r.answer, r.status = answer, status
             r.evidence = "rows" if rows else ("subgraph" if r.subgraph else "none")
             if error:

@@ -183,6 +183,10 @@ class SchemaView:
     def display(self, label: str) -> str:
         return self.spec.display_prop(label)
 
+    def display_names(self) -> set[str]:
+        """Returns the display properties of every label (what names a node in an answer)."""
+        return {self.display(label) for label in self.nodes}
+
     def key(self, label: str) -> str:
         return self.spec.primary_keys[label]
 

@@ -48,6 +48,39 @@ def beside_keys(columns: list[str], keys: set[str], parts: set[str] = frozenset(
     return hidden
 
 
+EVIDENCE = re.compile(r"collect\((?!DISTINCT\b)[^()]+\)$", re.IGNORECASE)  # lists of evidence (generator)
+
+
+def evidence_items(columns: list[str], rows: list[list[Any]]) -> tuple[list[str], list[list[Any]]]:
+    """Returns the columns and rows with each evidence column (``collect(p.productName)``, which the generator
+    writes beside the rows it explains) whose lists all hold one item shown as that item, under the collected
+    expression's name; other columns, and evidence with two items on some row, unchanged."""
+    single = [i for i, col in enumerate(columns) if EVIDENCE.match(col) and rows
+              and all(isinstance(r[i], list) and len(r[i]) == 1 for r in rows)]
+    if not single:
+        return columns, rows
+    columns = [col[len("collect("):-1] if i in single else col for i, col in enumerate(columns)]
+    return columns, [[x[0] if i in single else x for i, x in enumerate(r)] for r in rows]
+
+
+def evidence_columns(columns: list[str]) -> set[int]:
+    """Returns the positions of the columns of evidence lists (some row has several items): in the rows, left
+    out of the sentence, which names what was asked. Evidence of one item per row is said beside it."""
+    return {i for i, col in enumerate(columns) if i > 0 and EVIDENCE.match(col)}
+
+
+_LITERAL = r"(?:\$\w+|'(?:[^'\\]|\\.)*'|-?\d+(?:\.\d+)?|true|false)"
+
+
+def fixed_columns(columns: list[str], cypher: str, names: set[str] = frozenset()) -> set[int]:
+    """Returns the positions of columns (after the first) whose property the query sets equal to one value
+    (``p.discontinued = true``, ``CAST(o.shipVia AS DOUBLE) = 1``): the same on every row, evidence in the
+    rows that the sentence leaves out, since the question said it. Names (``names``: display properties) stay:
+    "Yes (The Matrix, 1999, Cast Away, 2000)"."""
+    return {i for i, col in enumerate(columns) if i > 0 and "." in col and col.partition(".")[2] not in names
+            and re.search(rf"(?<![\w.`]){re.escape(col)}(?:\s+AS\s+\w+\))?\s*=\s*{_LITERAL}(?![\w.])", cypher)}
+
+
 def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 100, hide: set[int] = frozenset()) -> str:
     """Returns the rows as one sentence or list, without the columns at the positions in ``hide``."""
     if hide:
@@ -73,13 +106,15 @@ def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 100, hid
 
 def summarize(question: str, columns: list[str], rows: list[list[Any]], *, empty_is_answer: bool = False,
               subject: str = "results", keys: set[str] = frozenset(),
-              parts: set[str] = frozenset()) -> tuple[str, str]:
+              parts: set[str] = frozenset(), cypher: str = "", names: set[str] = frozenset()) -> tuple[str, str]:
     """(answer, status) from the rows. Empty rows give 'I don't know' unless the query was fully grounded,
     in which case 'none' is itself the answer. Key columns beside a display column or before the properties
-    they are made of (``keys``: the graph's primary-key properties; ``parts``: those properties) stay out of
-    the sentence."""
+    they are made of (``keys``: the graph's primary-key properties; ``parts``: those properties), columns
+    that ``cypher`` sets to one value (but names: ``names``) and evidence lists stay out of the sentence."""
     if rows and not (len(rows) == 1 and all(v is None for v in rows[0])):
-        return render_rows(columns, rows, hide=beside_keys(columns or [], keys, parts)), "answered"
+        cols = columns or []
+        hide = beside_keys(cols, keys, parts) | fixed_columns(cols, cypher, names) | evidence_columns(cols)
+        return render_rows(columns, rows, hide=hide), "answered"
     if empty_is_answer:
         return f"None: the knowledge graph has no {subject} matching the question.", "answered"
     return DONT_KNOW, "dont_know"

@@ -110,8 +110,10 @@ def test_unranked_top_n_answers_only_when_all_fit(pipe):
 
 def test_entity_lists_carry_the_key_but_the_sentence_does_not(pipe):
     r = ask(pipe, "What are the discontinued products?", "northwind")
-    assert all(len(row) == 2 for row in r.rows) and "Alice Mutton" in r.answer
+    # name, key and the value the question fixed (discontinued: true)
+    assert all(len(row) == 3 and row[2] is True for row in r.rows) and "Alice Mutton" in r.answer
     assert not any(f"({row[1]})" in r.answer for row in r.rows)  # productIDs stay in the rows
+    assert "True" not in r.answer  # and so does the value the question said
 
 
 def test_ranking_by_the_property_after_by(pipe):
@@ -768,3 +770,25 @@ def test_one_text_containing_both_of_two_words(pipe, graph):
     expected = graph("movies").query("MATCH ()-[r:REVIEWED]->(m:Movie) WHERE lower(r.summary) CONTAINS 'amazing' "
                                      "AND lower(r.summary) CONTAINS 'journey' RETURN DISTINCT m.title").rows
     assert sorted(r.rows) == sorted(expected) and expected and r.cypher.count("r.summary") == 2
+
+
+def test_the_evidence_of_a_condition_beside_each_row(pipe, graph):
+    g = graph("northwind")
+    # a condition on the products reached: which products, at what price, one row per supplier
+    r = ask(pipe, "Which suppliers provide products with a unit price less than 10?", "northwind")
+    expected = g.query("MATCH (s:Supplier)-[:SUPPLIES]->(p:Product) WHERE p.unitPrice < 10 "
+                       "RETURN s.companyName, p.productName, p.unitPrice").rows
+    assert r.columns[-2:] == ["p.productName", "p.unitPrice"]  # one product each: the items, not lists
+    assert sorted((row[0], row[-2], row[-1]) for row in r.rows) == sorted(map(tuple, expected))
+    assert "Mayumi's (Konbu, 6)" in r.answer  # one product each: said beside its supplier
+    # two products of one supplier: one row, its products and their levels in parallel lists
+    r = ask(pipe, "Find all suppliers who have a product in the 'Grains/Cereals' category with a reorder level "
+                  "above 10.", "northwind")
+    expected = g.query("MATCH (s:Supplier)-[:SUPPLIES]->(p:Product)-[:PART_OF]->(:Category {categoryName: "
+                       "'Grains/Cereals'}) WHERE p.reorderLevel > 10 RETURN DISTINCT s.companyName").rows
+    assert names(r.rows) == names(expected)
+    assert any(len(row[-2]) == 2 for row in r.rows) and all(len(row[-2]) == len(row[-1]) for row in r.rows)
+    assert "Tunnbröd" not in r.answer and "PB Knäckebröd AB" in r.answer  # lists: in the rows, not the sentence
+    # the target's own values the question fixed are in the rows, not repeated in the sentence
+    r = ask(pipe, "What are the products with a 'unitPrice' less than 10 and are discontinued?", "northwind")
+    assert r.rows == [["Guaraná Fantástica", "24", 4.5, True]] and r.answer == "Guaraná Fantástica (4.5)."

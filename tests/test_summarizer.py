@@ -1,0 +1,39 @@
+"""The summarizer's rules on rows: which columns the sentence names, and when evidence lists are read as items."""
+
+from kgqa.planner.summarizer import evidence_columns, evidence_items, fixed_columns, summarize
+
+
+def test_a_list_of_one_evidence_item_is_that_item():
+    columns = ["s.companyName", "s.supplierID", "COLLECT(p.productName)", "COLLECT(p.unitPrice)"]
+    rows = [["Mayumi's", "6", ["Konbu"], [6.0]], ["G'day", "24", ["Filo Mix"], [7.0]]]
+    assert evidence_items(columns, rows) == (
+        ["s.companyName", "s.supplierID", "p.productName", "p.unitPrice"],
+        [["Mayumi's", "6", "Konbu", 6.0], ["G'day", "24", "Filo Mix", 7.0]])
+    # two items on some row: every row keeps its list, so the column has one type
+    rows[1][2:] = [["Filo Mix", "Gnocchi"], [7.0, 38.0]]
+    assert evidence_items(columns, rows) == (columns, rows)
+    # lists the question asked for (collect(DISTINCT ...), a list property) are not evidence
+    asked = ["m.title", "collect(DISTINCT r.rating)"]
+    assert evidence_items(asked, [["Cloud Atlas", [95]]]) == (asked, [["Cloud Atlas", [95]]])
+
+
+def test_evidence_and_values_the_question_fixed_stay_out_of_the_sentence():
+    cypher = ("MATCH (s:Supplier)-[:SUPPLIES]->(p:Product) WHERE p.unitPrice < $v0 AND s.country = 'UK' "
+              "WITH DISTINCT s, p RETURN s.companyName, s.country, collect(p.productName), collect(p.unitPrice)")
+    columns = ["s.companyName", "s.country", "p.productName", "p.unitPrice"]
+    assert fixed_columns(columns, cypher) == {1} and evidence_columns(columns) == set()
+    answer, status = summarize("?", columns, [["Exotic Liquids", "UK", "Chai", 18.0]], cypher=cypher)
+    assert (answer, status) == ("Exotic Liquids (Chai, 18).", "answered")  # one product: said beside it
+    lists = ["s.companyName", "s.country", "COLLECT(p.productName)", "COLLECT(p.unitPrice)"]
+    assert evidence_columns(lists) == {2, 3}
+    answer, _ = summarize("?", lists, [["Exotic Liquids", "UK", ["Chai", "Chang"], [18.0, 19.0]]], cypher=cypher)
+    assert answer == "Exotic Liquids."
+    # a name set equal to the question's entity is kept: "Yes (The Matrix, 1999, Cast Away, 2000)"
+    compare = "MATCH (a:Movie), (b:Movie) WHERE a.title = $a AND b.title = $b RETURN a.released < b.released, a.title"
+    assert fixed_columns(["x", "a.title"], compare, names={"title"}) == set()
+    assert fixed_columns(["x", "a.title"], compare) == {1}
+    # a cast numeric text and a boolean; a comparison with another property fixes nothing
+    assert fixed_columns(["o.orderID", "o.shipVia"], "WHERE CAST(o.shipVia AS DOUBLE) = 1 RETURN") == {1}
+    assert fixed_columns(["p.productName", "p.discontinued"], "WHERE p.discontinued = false RETURN") == {1}
+    assert fixed_columns(["o.orderID", "o.shippedDate"], "WHERE o.shippedDate = o.requiredDate") == set()
+
