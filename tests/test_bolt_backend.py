@@ -76,6 +76,19 @@ def test_a_top_node_matched_again_gives_the_same_rows(engine, graph):
     assert rows and sorted(engine.query(query).rows) == rows
 
 
+def test_evidence_lists_give_the_same_rows(engine, graph):
+    """The planner's form for "films with actors born before 1940": one row per film, the actors and their
+    birth years that meet the condition collected beside it, pairwise (collect's order is its own)."""
+    query = ("MATCH (m:Movie)<-[:ACTED_IN]-(p:Person) WHERE p.born < 1940 WITH DISTINCT m, p "
+             "RETURN m.title, collect(p.name), collect(p.born)")
+
+    def rows(result):
+        return sorted([title, sorted(zip(names, born))] for title, names, born in result.rows)
+
+    kuzu = rows(graph("movies").query(query))
+    assert any(len(pairs) > 1 for _, pairs in kuzu) and rows(engine.query(query)) == kuzu
+
+
 def test_catalogue_introspected_from_the_server(engine, graph):
     kuzu, bolt = graph("movies").catalog(), engine.catalog()
     assert set(bolt.nodes) == set(kuzu.nodes) and set(bolt.rels) == set(kuzu.rels)
