@@ -16,8 +16,10 @@ import threading
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import takewhile
 from typing import Any
 
+from kgqa.kg.compare import values_equal
 from kgqa.kg.cypher import inline_params
 from kgqa.kg.db import QueryError, QueryTimeout
 from kgqa.kg.engines import open_graph
@@ -192,6 +194,19 @@ class Pipeline:
         if not _ORDERED.search(cypher):  # hash order varies between runs; answers and caches should not
             rows.sort(key=lambda row: [(v is None, str(v)) for v in row])
         return columns, rows, None
+
+    def _tie_at_cut(self, d: Domain, cypher: str, params: dict[str, Any], columns: list[str],
+                    rows: list[list[Any]]) -> tuple[Any, list[Any], bool] | None:
+        """Returns (the ranked value of the last row, the first column of the rows past the LIMIT that tie with
+        it, whether there may be more of them) when ``cypher`` ranks by one of its columns and its LIMIT cuts
+        through a tie ("the top 3 supplier countries": 2 suppliers each in the 3rd to 9th); None otherwise."""
+        m = _RANKED.search(cypher)
+        if m is None or len(rows) != int(m.group("n")) or m.group("key") not in columns:
+            return None
+        i, bound = columns.index(m.group("key")), self.settings.k_degree
+        _, beyond, error = self._execute(d, f"{cypher[:m.start('limit')]}SKIP {len(rows)} LIMIT {bound}", params)
+        tied = list(takewhile(lambda row: values_equal(row[i], rows[-1][i]), beyond if error is None else []))
+        return (rows[-1][i], [row[0] for row in tied], len(tied) == bound) if tied else None
 
     @contextmanager
     def _timed(self, timings: dict[str, float], stage: str):
@@ -465,6 +480,9 @@ class Pipeline:
                                                   keys=set(d.view.spec.primary_keys.values()),
                                                   parts={p for ps in d.view.spec.key_parts.values() for p in ps},
                                                   cypher=cypher, names=d.view.display_names())
+            tie = self._tie_at_cut(d, cypher, params, columns, rows) if status == "answered" else None
+            if tie is not None:  # "the top 3" that cuts through a tie says so, and who else is tied
+                answer = f"{answer} {summarizer.tie_note(*tie, cut=len(rows))}"
             r.answer, r.status = answer, status
             r.evidence = "rows" if rows else ("subgraph" if r.subgraph else "none")
             if error:
@@ -623,6 +641,9 @@ class Pipeline:
 
 _REL_TYPE = re.compile(r"\[\w*:`?(\w+)`?")
 _ORDERED = re.compile(r"\bORDER\s+BY\b", re.I)
+# rows ranked by one key and cut by a LIMIT at the end ("ORDER BY value DESC, country LIMIT 3")
+_RANKED = re.compile(r"\bORDER\s+BY\s+(?P<key>[^\s,]+)(?:\s+(?:ASC|DESC))?(?:\s*,[^()]*?)?"
+                     r"\s+(?P<limit>LIMIT\s+(?P<n>\d+))\s*$", re.I)
 
 
 _NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:\.\d+)?")

@@ -104,6 +104,15 @@ def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 100, hid
     return "; ".join(items) + more + (f" ({len(rows)} in all)." if len(rows) > 1 else ".")
 
 
+def tie_note(value: Any, names: list[Any], more: bool = False, *, cut: int) -> str:
+    """Returns the sentence that says a top-``cut`` list cuts through a tie: who else has the last row's
+    ``value`` (the first five ``names``, then how many more; ``more``: there may be others beyond those)."""
+    rest = len(names) - 5
+    listed = [_fmt(n) for n in names[:5]] + ([f"{rest}{'+' if more else ''} more"] if rest > 0 else [])
+    verb = "has" if len(names) == 1 and not more else "have"
+    return f"{join_words(listed)} also {verb} {_fmt(value)}: the top {cut} cuts through a tie."
+
+
 def summarize(question: str, columns: list[str], rows: list[list[Any]], *, empty_is_answer: bool = False,
               subject: str = "results", keys: set[str] = frozenset(),
               parts: set[str] = frozenset(), cypher: str = "", names: set[str] = frozenset()) -> tuple[str, str]:

@@ -792,3 +792,14 @@ def test_the_evidence_of_a_condition_beside_each_row(pipe, graph):
     # the target's own values the question fixed are in the rows, not repeated in the sentence
     r = ask(pipe, "What are the products with a 'unitPrice' less than 10 and are discontinued?", "northwind")
     assert r.rows == [["Guaraná Fantástica", "24", 4.5, True]] and r.answer == "Guaraná Fantástica (4.5)."
+
+
+def test_a_top_n_that_cuts_through_a_tie_says_so(pipe, graph):
+    counts = graph("northwind").query("MATCH (s:Supplier) RETURN s.country, count(*) AS n ORDER BY n DESC").rows
+    r = ask(pipe, "What are the top 3 most common supplier countries?", "northwind")
+    assert [row[-1] for row in r.rows] == [n for _, n in counts[:3]]  # N rows, in order
+    third = counts[2][1]
+    others = sorted(c for c, n in counts if n == third and c not in {row[0] for row in r.rows})
+    assert others and r.answer.endswith(f"{' and '.join(others)} also have {third}: the top 3 cuts through a tie.")
+    r = ask(pipe, "What are the top 3 most expensive products?", "northwind")  # no tie at the cut: no note
+    assert len(r.rows) == 3 and "tie" not in r.answer

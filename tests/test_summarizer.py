@@ -1,6 +1,6 @@
 """The summarizer's rules on rows: which columns the sentence names, and when evidence lists are read as items."""
 
-from kgqa.planner.summarizer import evidence_columns, evidence_items, fixed_columns, summarize
+from kgqa.planner.summarizer import evidence_columns, evidence_items, fixed_columns, summarize, tie_note
 
 
 def test_a_list_of_one_evidence_item_is_that_item():
@@ -37,3 +37,10 @@ def test_evidence_and_values_the_question_fixed_stay_out_of_the_sentence():
     assert fixed_columns(["p.productName", "p.discontinued"], "WHERE p.discontinued = false RETURN") == {1}
     assert fixed_columns(["o.orderID", "o.shippedDate"], "WHERE o.shippedDate = o.requiredDate") == set()
 
+
+
+def test_a_tie_at_the_cut_names_who_else_is_tied():
+    assert tie_note(2, ["Japan"], cut=3) == "Japan also has 2: the top 3 cuts through a tie."
+    names = [f"n{i}" for i in range(8)]
+    assert tie_note(2.5, names, True, cut=5) == ("n0, n1, n2, n3, n4 and 3+ more also have 2.5: the top 5 cuts "
+                                                 "through a tie.")
