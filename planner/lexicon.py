@@ -69,6 +69,9 @@ IRREGULAR_BASES = {"wrote": "write", "written": "write", "won": "win", "made": "
                    "held": "hold", "read": "read", "gave": "give", "took": "take"}
 
 
+IRREGULAR_PLURALS = {"person": "people", "child": "children", "man": "men", "woman": "women"}  # said in answers
+
+
 def plural(word: str) -> str:
     """Returns an English plural of a noun (regular rules)."""
     if word.endswith("y") and word[-2:-1] not in tuple("aeiou"):

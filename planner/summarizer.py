@@ -12,6 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from kgqa.planner.lexicon import IRREGULAR_PLURALS, plural
+from kgqa.text import name_words
+
 DONT_KNOW = "I don't know: the knowledge graph gave no evidence that answers this question."
 
 
@@ -104,6 +107,26 @@ def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 100, hid
     return "; ".join(items) + more + (f" ({len(rows)} in all)." if len(rows) > 1 else ".")
 
 
+# the generator's form for the group tied at the top of a count of distinct nodes ("Which supplier supplies
+# the most products?": "... count(DISTINCT p) AS value WHERE value = top RETURN companyName, value")
+_TOP_COUNT = re.compile(r"\bcount\(DISTINCT (?P<var>\w+)\) AS value WHERE value = top RETURN \w+, value$")
+
+
+def counted_noun(cypher: str) -> str | None:
+    """Returns the label counted (as a lower-case noun) when ``cypher`` is the top group of a count of distinct
+    nodes, else None."""
+    m = _TOP_COUNT.search(cypher.strip())
+    label = m and re.search(rf"\({m.group('var')}:`?(\w+)`?\)", cypher)
+    return " ".join(name_words(label.group(1))).lower() if label else None
+
+
+def top_group(names: list[Any], count: Any, noun: str) -> str:
+    """Returns the sentence for the group tied at the top of a count of ``noun``s: "Pavlova and Plutzer
+    Lebensmittelgroßmärkte AG, with 5 products each" ("Tom Hanks, with 12 movies" for one)."""
+    nouns = noun if count == 1 else IRREGULAR_PLURALS.get(noun) or plural(noun)
+    return f"{join_words([_fmt(n) for n in names])}, with {_fmt(count)} {nouns}{' each' if len(names) > 1 else ''}."
+
+
 def tie_note(value: Any, names: list[Any], more: bool = False, *, cut: int) -> str:
     """Returns the sentence that says a top-``cut`` list cuts through a tie: who else has the last row's
     ``value`` (the first five ``names``, then how many more; ``more``: there may be others beyond those)."""
@@ -119,8 +142,12 @@ def summarize(question: str, columns: list[str], rows: list[list[Any]], *, empty
     """(answer, status) from the rows. Empty rows give 'I don't know' unless the query was fully grounded,
     in which case 'none' is itself the answer. Key columns beside a display column or before the properties
     they are made of (``keys``: the graph's primary-key properties; ``parts``: those properties), columns
-    that ``cypher`` sets to one value (but names: ``names``) and evidence lists stay out of the sentence."""
+    that ``cypher`` sets to one value (but names: ``names``) and evidence lists stay out of the sentence. The
+    group tied at the top of a count is said with its figure (:func:`top_group`)."""
     if rows and not (len(rows) == 1 and all(v is None for v in rows[0])):
+        noun = counted_noun(cypher)
+        if noun and all(len(row) == 2 and row[1] == rows[0][1] for row in rows):
+            return top_group([row[0] for row in rows], rows[0][1], noun), "answered"
         cols = columns or []
         hide = beside_keys(cols, keys, parts) | fixed_columns(cols, cypher, names) | evidence_columns(cols)
         return render_rows(columns, rows, hide=hide), "answered"

@@ -803,3 +803,14 @@ def test_a_top_n_that_cuts_through_a_tie_says_so(pipe, graph):
     assert others and r.answer.endswith(f"{' and '.join(others)} also have {third}: the top 3 cuts through a tie.")
     r = ask(pipe, "What are the top 3 most expensive products?", "northwind")  # no tie at the cut: no note
     assert len(r.rows) == 3 and "tie" not in r.answer
+
+
+def test_the_top_group_of_a_count_is_said_with_its_figure(pipe, graph):
+    counts = graph("northwind").query("MATCH (s:Supplier)-[:SUPPLIES]->(p:Product) "
+                                      "RETURN s.companyName, count(p) AS n ORDER BY n DESC").rows
+    top = sorted(name for name, n in counts if n == counts[0][1])
+    r = ask(pipe, "Which supplier supplies the most products?", "northwind")
+    assert sorted(row[0] for row in r.rows) == top and len(top) > 1
+    assert r.answer == f"{' and '.join(top)}, with {counts[0][1]} products each."
+    r = ask(pipe, "What movie has the biggest cast?", "movies")  # one: no "each"; a Person noun said as people
+    assert r.answer == f"{r.rows[0][0]}, with {r.rows[0][1]} people."

@@ -1,6 +1,14 @@
 """The summarizer's rules on rows: which columns the sentence names, and when evidence lists are read as items."""
 
-from kgqa.planner.summarizer import evidence_columns, evidence_items, fixed_columns, summarize, tie_note
+from kgqa.planner.summarizer import (
+    counted_noun,
+    evidence_columns,
+    evidence_items,
+    fixed_columns,
+    summarize,
+    tie_note,
+    top_group,
+)
 
 
 def test_a_list_of_one_evidence_item_is_that_item():
@@ -44,3 +52,15 @@ def test_a_tie_at_the_cut_names_who_else_is_tied():
     names = [f"n{i}" for i in range(8)]
     assert tie_note(2.5, names, True, cut=5) == ("n0, n1, n2, n3, n4 and 3+ more also have 2.5: the top 5 cuts "
                                                  "through a tie.")
+
+
+def test_the_top_group_names_its_members_and_their_figure():
+    assert top_group(["Pavlova", "Plutzer"], 5, "product") == "Pavlova and Plutzer, with 5 products each."
+    assert top_group(["A Few Good Men"], 12, "person") == "A Few Good Men, with 12 people."
+    assert top_group(["Lyngbysild"], 1, "product") == "Lyngbysild, with 1 product."
+    cypher = ("MATCH (s:Supplier)-[:SUPPLIES]->(p:Product) WITH s.companyName AS companyName, count(DISTINCT p) AS "
+              "value WITH max(value) AS top MATCH (s:Supplier)-[:SUPPLIES]->(p:Product) WITH top, s.companyName AS "
+              "companyName, count(DISTINCT p) AS value WHERE value = top RETURN companyName, value")
+    assert counted_noun(cypher) == "product" and counted_noun(cypher + " ORDER BY value") is None
+    assert summarize("?", ["companyName", "value"], [["Pavlova", 5], ["Plutzer", 5]], cypher=cypher) == (
+        "Pavlova and Plutzer, with 5 products each.", "answered")
