@@ -57,9 +57,16 @@ EVIDENCE = re.compile(r"collect\((?!DISTINCT\b)[^()]+\)$", re.IGNORECASE)  # lis
 def evidence_items(columns: list[str], rows: list[list[Any]]) -> tuple[list[str], list[list[Any]]]:
     """Returns the columns and rows with each evidence column (``collect(p.productName)``, which the generator
     writes beside the rows it explains) whose lists all hold one item shown as that item, under the collected
-    expression's name; other columns, and evidence with two items on some row, unchanged."""
-    single = [i for i, col in enumerate(columns) if EVIDENCE.match(col) and rows
-              and all(isinstance(r[i], list) and len(r[i]) == 1 for r in rows)]
+    expression's name; evidence with two items on some row stays lists, the parallel lists of a row put in
+    one order (collect's own varies between runs); other columns unchanged."""
+    lists = [i for i, col in enumerate(columns) if EVIDENCE.match(col)]
+    if lists and all(isinstance(r[i], list) and len(r[i]) == len(r[lists[0]]) for r in rows for i in lists):
+        rows = [list(r) for r in rows]
+        for r in rows:
+            items = sorted(zip(*(r[i] for i in lists)), key=lambda item: [(v is None, str(v)) for v in item])
+            for k, i in enumerate(lists):
+                r[i] = [item[k] for item in items]
+    single = [i for i in lists if rows and all(isinstance(r[i], list) and len(r[i]) == 1 for r in rows)]
     if not single:
         return columns, rows
     columns = [col[len("collect("):-1] if i in single else col for i, col in enumerate(columns)]
