@@ -486,7 +486,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 else:
                     best = "max" if f.desc else "min"
                     cypher = (f"{match}{where_sql} WITH {per}, {inner} AS value WITH {best}(value) AS top "
-                              f"{_carry(match)}{where_sql} WITH top, {per}, {inner} AS value WHERE value = top "
+                              f"{_carry(match)}{where_sql} WITH top, {per}, {inner} AS value WHERE {_at_top(inner)} "
                               f"{match}{where_sql} RETURN DISTINCT {', '.join(own_cols)}, "
                               f"{per}.{ident(v.display(f.having_per))}, value")
                     return Compiled(cypher, params, f, description="targets of the top node on the way")
@@ -498,7 +498,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
                 best = "max" if f.desc else "min"
                 again = (f"{_carry(match)}{where_sql}{dedupe.replace('DISTINCT', 'DISTINCT top,')} "
                          f"WITH top, {group}, {inner} AS value")
-                cypher += f" WITH {best}(value) AS top {again} WHERE value = top RETURN {names}, value"
+                cypher += f" WITH {best}(value) AS top {again} WHERE {_at_top(inner)} RETURN {names}, value"
                 return Compiled(cypher, params, f, description="top group of a grouped aggregate")
             cypher += f" RETURN {names}, value"
             if f.order == "agg" or f.limit:
@@ -852,6 +852,12 @@ def _tied(match: str, where_sql: str, best: str, expr: str) -> str:
     """Returns the clauses that keep the rows of ``match`` whose ``expr`` is the ``best`` (max or min) of all:
     every row tied at the extreme, ``top`` in scope."""
     return f"{match}{where_sql} WITH {best}({expr}) AS top {_carry(match)}{_and(where_sql)}{expr} = top"
+
+
+def _at_top(inner: str) -> str:
+    """Returns the condition that a group's recomputed aggregate ``value`` is the ``top`` one: equal for a count;
+    for sums and averages of decimals within a relative 1e-9, since the two passes may add in another order."""
+    return "value = top" if inner.startswith("count(") else "abs(value - top) <= 1e-9 * (abs(top) + 1)"
 
 
 def _carry(match: str) -> str:
