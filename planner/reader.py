@@ -854,6 +854,25 @@ def booleans(r: Reading) -> None:
             f.conds.append(Cond(owner, prop, "=", not negated, _rel_of(r, owner)))
 
 
+def held_amounts(r: Reading) -> None:
+    """"products in stock", "the most products on order": a number property named by the words its name ends
+    with after "in"/"on" (unitsInStock, unitsOnOrder), with nothing else said of it, is an amount held: more
+    than none; "not in stock" is none."""
+    f, low, view = r.frame, r.low, r.view
+    said = {f.agg_prop, f.order, f.target_prop, *f.shown_props, *(c.prop for c in f.conds)}
+    for s, e, owner, prop in r.props_at:
+        words = name_words(prop)
+        if (len(words) < 3 or words[-2] not in ("in", "on") or low[s:e].split() != words[-2:] or prop in said
+                or owner not in (f.target, *f.labels_mentioned) or not view.is_number(owner, prop)):
+            continue
+        before = low[:s].split()[-1:]
+        if before and before[0].rstrip("s") in {w.rstrip("s") for w in AMOUNT_WORDS}:
+            continue  # "the quantity on order": the property itself, named by its amount
+        negated = re.search(r"\b(?:not|no longer)\s+(?:currently\s+|still\s+)?$", low[:s])
+        f.conds.append(Cond(owner, prop, "=" if negated else ">", 0, _rel_of(r, owner)))
+        said.add(prop)
+
+
 # words that name an aggregate of the property after them ("the average price", "a total quantity")
 AGGREGATE_WORDS = {"average": "avg", "mean": "avg", "total": "sum", "sum": "sum", "maximum": "max", "minimum": "min"}
 AMOUNT_WORDS = frozenset({"quantity", "amount", "units", "count", "total", "number", "volume",
@@ -1653,7 +1672,7 @@ RULES: tuple[Rule, ...] = (schema_words, anchors, target, their_labels, of_label
                            property_comparisons, aggregate_comparisons,
                            arithmetic, comparisons, years,
                            string_conditions, booleans, times, also_exists, superlatives, sorted_by, implicit_order, aggregates, led_group,
-                           asked_property,
+                           asked_property, held_amounts,
                            relationship_property, negated_properties, entity_comparison, count_comparison,
                            count_against_average, ages, connections, unsupported)
 

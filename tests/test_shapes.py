@@ -814,3 +814,27 @@ def test_the_top_group_of_a_count_is_said_with_its_figure(pipe, graph):
     assert r.answer == f"{' and '.join(top)}, with {counts[0][1]} products each."
     r = ask(pipe, "What movie has the biggest cast?", "movies")  # one: no "each"; a Person noun said as people
     assert r.answer == f"{r.rows[0][0]}, with {r.rows[0][1]} people."
+
+
+def test_an_amount_held_in_or_on_something(pipe, graph):
+    g = graph("northwind")
+    # "in stock" / "on order": the amount property that ends with those words, more than none
+    r = ask(pipe, "Find all products with a reorder level of 0 and still in stock.", "northwind")
+    expected = g.query("MATCH (p:Product) WHERE p.reorderLevel = 0 AND p.unitsInStock > 0 RETURN p.productName").rows
+    assert names(r.rows) == names(expected) and len(expected) < len(g.query(
+        "MATCH (p:Product) WHERE p.reorderLevel = 0 RETURN p").rows)
+    r = ask(pipe, "Which products are not in stock?", "northwind")
+    assert names(r.rows) == names(g.query("MATCH (p:Product) WHERE p.unitsInStock = 0 RETURN p.productName").rows)
+    r = ask(pipe, "List the top 5 categories with the most products on order.", "northwind")
+    counts = g.query("MATCH (p:Product)-[:PART_OF]->(c:Category) WHERE p.unitsOnOrder > 0 "
+                     "RETURN c.categoryName, count(p) AS n ORDER BY n DESC").rows
+    assert [row[-1] for row in r.rows] == [n for _, n in counts[:5]]
+    # "the quantity on order" names the property itself: no condition of its own
+    r = pipe.ask("Which products have a quantity on order above 50?", "northwind", use_answer_cache=False)
+    assert "> 0" not in (r.cypher or "")
+
+
+def test_the_top_group_of_an_average_is_found_whatever_order_it_was_added_in(pipe):
+    # the top average is computed twice: equal within a relative 1e-9, not to the last bit
+    r = ask(pipe, "Which customer has placed orders with the highest average freight cost?", "northwind")
+    assert len(r.rows) == 1 and r.rows[0][-1] > 0 and "abs(value - top)" in r.cypher
