@@ -944,6 +944,10 @@ def superlatives(r: Reading) -> None:
                                                                          low[:s])]
     if by:
         after, counted = by, None
+    elif f.having and f.agg and not sup:
+        # "the top 5 suppliers with products in more than 3 categories": ranked by the count the bound is on
+        f.order = "agg"
+        return
     freq = re.search(r"\b(?:most|least) (?:frequently|often|commonly) (\w+)", low)
     common = re.search(r"\bmost (?:common|frequent|popular|frequently \w+) ([a-z ]+?)(?: for| of| in| by|$|\?)", low)
     number_of = re.search(r"\b(?:number of|count of|amount of)\s+(?:different |distinct |unique )?([a-z ]+)", low)

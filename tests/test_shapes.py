@@ -838,3 +838,12 @@ def test_the_top_group_of_an_average_is_found_whatever_order_it_was_added_in(pip
     # the top average is computed twice: equal within a relative 1e-9, not to the last bit
     r = ask(pipe, "Which customer has placed orders with the highest average freight cost?", "northwind")
     assert len(r.rows) == 1 and r.rows[0][-1] > 0 and "abs(value - top)" in r.cypher
+
+
+def test_a_top_n_with_a_bound_on_a_count_ranks_by_that_count(pipe, graph):
+    # "in more than three categories": the count the bound is on is the one the top 5 ranks by
+    r = ask(pipe, "List the top 5 suppliers with products in more than three categories.", "northwind")
+    expected = graph("northwind").query(
+        "MATCH (s:Supplier)-[:SUPPLIES]->(:Product)-[:PART_OF]->(c:Category) WITH s, count(DISTINCT c) AS n "
+        "WHERE n > 3 RETURN s.companyName, n ORDER BY n DESC").rows
+    assert sorted(r.rows) == sorted(expected) and 0 < len(expected) <= 5
