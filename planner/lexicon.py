@@ -72,6 +72,20 @@ IRREGULAR_BASES = {"wrote": "write", "written": "write", "won": "win", "made": "
 IRREGULAR_PLURALS = {"person": "people", "child": "children", "man": "men", "woman": "women"}  # said in answers
 
 
+def verb_property(view: SchemaView, low: str, s: int, prop: str) -> tuple[str, str] | None:
+    """Returns the one (label, property) whose name is the verb right before position ``s`` of ``low`` and then
+    ``prop``'s words ("shipped cities" -> Order.shipCity), else None."""
+    verb = re.search(r"\b([a-z]{3,})\s+$", low[:s])
+    if not verb:
+        return None
+    w = verb.group(1)
+    stems = {w, w[:-2] if w.endswith("ed") else w, w[:-3] if w.endswith("ing") else w}
+    stems |= {x[:-1] for x in stems if len(x) > 3 and x[-1] == x[-2]}  # "shipped" -> "shipp" -> "ship"
+    said = [(label, p) for label, props in view.nodes.items() for p in props
+            if name_words(p)[0] in stems and name_words(p)[1:] == name_words(prop)]
+    return said[0] if len(said) == 1 else None
+
+
 def plural(word: str) -> str:
     """Returns an English plural of a noun (regular rules)."""
     if word.endswith("y") and word[-2:-1] not in tuple("aeiou"):
@@ -408,6 +422,9 @@ class Lexicon:
                 continue  # "born before 1850" over a birth-year property
             if "." in target and phrase.endswith("ed") and re.match(r"\s+by\b", low[e:]) and is_time_like(prop):
                 continue  # "orders placed by customers in Berlin": the verb, not the time it names
+            said = verb_property(self.view, low, s, prop) if prop else None
+            if said and self._used(".".join(said), cypher):
+                continue  # "the most frequently shipped cities": the verb's property (shipCity) is used
             if prop and any(m.label == owner and 0 <= m.start - e <= 4 and m.prop != prop and self._used(
                     f"{m.label}.{m.prop}", cypher) and name_words(m.prop)[:1] == name_words(prop)[:1] for m in f.anchors):
                 continue  # "shipped to 'Lisboa'": the verb's other property (shipCity, not shipCountry) holds the value

@@ -36,6 +36,7 @@ from kgqa.planner.lexicon import (
     is_time_like,
     is_year_like,
     number_value,
+    verb_property,
 )
 from kgqa.planner.schema_view import SchemaView
 from kgqa.text import STOPWORDS as STOP_WORDS
@@ -1629,6 +1630,10 @@ def unsupported(r: Reading) -> None:
         # "directed a film with a higher rating": higher than what is unsaid
         f.notes.append(f"unexplained: {m.group(1)} than what")
         break
+    sup = re.search(r"(?<!at )\b(most|least|highest|lowest|largest|smallest|biggest|greatest|fewest)\b", r.masked)
+    if (sup and not (f.order or f.agg or f.having or f.compare or alternatives(f) or f.age_cond)
+            and not _consumed(r, sup.start())):
+        f.notes.append(f"unexplained: the {sup.group(1)}, ranking nothing")  # "which ship countries have the most orders"
     than = [a for a in f.anchors if re.search(r"\bthan\s+(?:the\s+)?$", r.question[max(0, a.start - 12):a.start].lower())]
     if than and not f.compare and not alternatives(f):
         # "actors with a higher average film rating than Tom Hanks": against that entity's figure
@@ -1797,6 +1802,9 @@ def _far_end(r: Reading) -> str | None:
 
 def _reown(r: Reading, s: int, e: int, owner: str, prop: str) -> PropAt:
     target = r.frame.target
+    said = verb_property(r.view, r.low, s, prop)
+    if said:  # "the most frequently shipped cities": the property the verb and the word name (shipCity)
+        return (s, e, *said)
     for ls, lb in r.labels_at:
         if 0 <= s - ls <= len(lb) + 3 and prop in r.view.nodes.get(lb, {}):
             return (s, e, lb, prop)

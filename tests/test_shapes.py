@@ -847,3 +847,16 @@ def test_a_top_n_with_a_bound_on_a_count_ranks_by_that_count(pipe, graph):
         "MATCH (s:Supplier)-[:SUPPLIES]->(:Product)-[:PART_OF]->(c:Category) WITH s, count(DISTINCT c) AS n "
         "WHERE n > 3 RETURN s.companyName, n ORDER BY n DESC").rows
     assert sorted(r.rows) == sorted(expected) and 0 < len(expected) <= 5
+
+
+def test_a_verb_before_a_property_word_names_the_property(pipe, graph):
+    # "shipped cities": the property made of the verb and the word (shipCity), not another label's city
+    r = ask(pipe, "What are the top 5 most frequently shipped cities for orders?", "northwind")
+    counts = graph("northwind").query("MATCH (o:`Order`) RETURN o.shipCity, count(*) AS n ORDER BY n DESC").rows
+    assert "o.shipCity" in r.cypher and [row[-1] for row in r.rows] == [n for _, n in counts[:5]]
+
+
+def test_a_superlative_that_ranks_nothing_is_declined(pipe):
+    # "the most orders" read as a list of orders would answer another question
+    r = pipe.ask("Which ship countries have the most orders?", "northwind", use_answer_cache=False)
+    assert r.status == "dont_know" and "ranking nothing" in r.error
