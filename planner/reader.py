@@ -872,6 +872,8 @@ def held_amounts(r: Reading) -> None:
         negated = re.search(r"\b(?:not|no longer)\s+(?:currently\s+|still\s+)?$", low[:s])
         f.conds.append(Cond(owner, prop, "=" if negated else ">", 0, _rel_of(r, owner)))
         said.add(prop)
+        if negated:
+            r.used.append(negated.span())  # "no longer" is this negation, not a comparison
 
 
 # words that name an aggregate of the property after them ("the average price", "a total quantity")

@@ -823,8 +823,9 @@ def test_an_amount_held_in_or_on_something(pipe, graph):
     expected = g.query("MATCH (p:Product) WHERE p.reorderLevel = 0 AND p.unitsInStock > 0 RETURN p.productName").rows
     assert names(r.rows) == names(expected) and len(expected) < len(g.query(
         "MATCH (p:Product) WHERE p.reorderLevel = 0 RETURN p").rows)
-    r = ask(pipe, "Which products are not in stock?", "northwind")
-    assert names(r.rows) == names(g.query("MATCH (p:Product) WHERE p.unitsInStock = 0 RETURN p.productName").rows)
+    none = g.query("MATCH (p:Product) WHERE p.unitsInStock = 0 RETURN p.productName").rows
+    for question in ("Which products are not in stock?", "Which products are no longer in stock?"):
+        assert names(ask(pipe, question, "northwind").rows) == names(none)
     r = ask(pipe, "List the top 5 categories with the most products on order.", "northwind")
     counts = g.query("MATCH (p:Product)-[:PART_OF]->(c:Category) WHERE p.unitsOnOrder > 0 "
                      "RETURN c.categoryName, count(p) AS n ORDER BY n DESC").rows
