@@ -81,9 +81,12 @@ def verb_property(view: SchemaView, low: str, s: int, prop: str) -> tuple[str, s
     w = verb.group(1)
     stems = {w, w[:-2] if w.endswith("ed") else w, w[:-3] if w.endswith("ing") else w}
     stems |= {x[:-1] for x in stems if len(x) > 3 and x[-1] == x[-2]}  # "shipped" -> "shipp" -> "ship"
-    words = name_words(prop)
-    said = [(label, p) for label, props in view.nodes.items() for p in props
-            if name_words(p)[:1] and name_words(p)[0] in stems and name_words(p)[1:] == words]
+    words, said = name_words(prop), []
+    for label, props in view.nodes.items():
+        for p in props:
+            head, *rest = name_words(p) or [""]
+            if head in stems and rest == words:
+                said.append((label, p))
     return said[0] if len(said) == 1 else None
 
 

@@ -129,7 +129,7 @@ def counted_noun(cypher: str) -> str | None:
 
 def top_group(names: list[Any], count: Any, noun: str) -> str:
     """Returns the sentence for the group tied at the top of a count of ``noun``s: "Pavlova and Plutzer
-    Lebensmittelgroßmärkte AG, with 5 products each" ("Tom Hanks, with 12 movies" for one)."""
+    Lebensmittelgroßmärkte AG, with 5 products each" ("A Few Good Men, with 12 people" for one)."""
     nouns = noun if count == 1 else IRREGULAR_PLURALS.get(noun) or plural(noun)
     return f"{join_words([_fmt(n) for n in names])}, with {_fmt(count)} {nouns}{' each' if len(names) > 1 else ''}."
 

@@ -47,7 +47,6 @@ def test_evidence_and_values_the_question_fixed_stay_out_of_the_sentence():
     assert fixed_columns(["o.orderID", "o.shippedDate"], "WHERE o.shippedDate = o.requiredDate") == set()
 
 
-
 def test_a_tie_at_the_cut_names_who_else_is_tied():
     assert tie_note(2, ["Japan"], cut=3) == "Japan also has 2: the top 3 cuts through a tie."
     names = [f"n{i}" for i in range(8)]
