@@ -49,6 +49,7 @@ from kgqa.evals.benchutil import (
     scratch_home,
     summarize,
 )
+from kgqa.evals.graph_sets import SPLITS, GraphSet, discover, split
 from kgqa.evals.make_gold import SHAPES
 from kgqa.evals.scorer import NO_SHAPE, OUTCOMES, Report, outcome, outcome_table, score_records
 from kgqa.jsonl import read_jsonl
@@ -142,23 +143,42 @@ def warm_up(pipe) -> float:
 
 
 def run(settings: Settings, sets: dict[str, Path], *, limit: int | None, llm_judge: bool = False,
-        pred_dir: Path | None = None, progress: bool = True) -> list[SetRun]:
-    """Both passes over the question sets with one pipeline (protocol in the module docstring)."""
+        pred_dir: Path | None = None, progress: bool = True, graph_sets: list[GraphSet] = ()) -> list[SetRun]:
+    """Both passes over the question sets with one pipeline (protocol in the module docstring); then each graph
+    of ``graph_sets`` with a pipeline of its own that opens that graph alone (both passes, graph by graph)."""
     from kgqa.planner.pipeline import build_pipeline
 
-    pipe = build_pipeline(settings)
-    warm_up(pipe)
     runs = [SetRun(name, stratified(read_jsonl(path), limit)) for name, path in sets.items()]
-    total = sum(len(r.golds) for r in runs)
+    graph_runs = [SetRun(gs.name, [q for g in gs.graphs for q in stratified(g.questions, limit)]) for gs in graph_sets]
+    total = sum(len(r.golds) for r in runs + graph_runs)
     done = 0
     t0 = time.perf_counter()
-    for use_cache, attr in ((False, "preds"), (True, "cached")):
-        for sr in runs:
-            for gold in sr.golds:
-                getattr(sr, attr).append(ask_record(pipe, gold, use_answer_cache=use_cache))
-                done += 1
-                if progress and done % 25 == 0:
-                    print(f"  {done}/{2 * total} questions, {time.perf_counter() - t0:.0f}s", flush=True)
+
+    def passes(pipe, work: list[tuple[SetRun, list[dict]]]) -> None:
+        nonlocal done
+        for use_cache, attr in ((False, "preds"), (True, "cached")):
+            for sr, golds in work:
+                for gold in golds:
+                    getattr(sr, attr).append(ask_record(pipe, gold, use_answer_cache=use_cache))
+                    done += 1
+                    if progress and done % 25 == 0:
+                        print(f"  {done}/{2 * total} questions, {time.perf_counter() - t0:.0f}s", flush=True)
+
+    if runs:
+        pipe = build_pipeline(settings)
+        warm_up(pipe)
+        passes(pipe, [(sr, sr.golds) for sr in runs])
+        pipe.close()
+    for sr in graph_runs:
+        for domain, golds in _by_domain(sr.golds).items():
+            pipe = build_pipeline(settings, domains=[domain])
+            warm_up(pipe)
+            passes(pipe, [(sr, golds)])
+            pipe.close()
+        order = {g["id"]: i for i, g in enumerate(sr.golds)}
+        sr.preds.sort(key=lambda p: order[p["id"]])
+        sr.cached.sort(key=lambda p: order[p["id"]])
+    runs += graph_runs
     judge = None
     if llm_judge:
         from kgqa.evals.judge import LLMJudge
@@ -178,6 +198,58 @@ def run(settings: Settings, sets: dict[str, Path], *, limit: int | None, llm_jud
                     for p in records:
                         fh.write(json.dumps(p, ensure_ascii=False, default=str) + "\n")
     return runs
+
+
+def _by_domain(golds: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = defaultdict(list)
+    for g in golds:
+        out[str(g["domain"])].append(g)
+    return out
+
+
+def load_graph_sets(settings: Settings, paths: list[Path], which: str, *, progress: bool = True) -> list[GraphSet]:
+    """Returns the ``which`` part (:func:`kgqa.evals.graph_sets.split`) of each graph folder given, every graph
+    of it loaded under ``$KGQA_HOME/graphs`` by its folder's name as ``kgqa load --name NAME --schema --csv``
+    loads it (a graph already current is reused), with its vector memory when the service builds one."""
+    from kgqa.kg.loader import build_graph
+    from kgqa.kg.sources import csv_source
+
+    out = []
+    for path in paths:
+        gs = split(discover(path), which)
+        for g in gs.graphs:
+            t0 = time.perf_counter()
+            build_graph(g.name, csv_source(g.schema, g.csv), settings.graphs_dir, progress=False)
+            if settings.vector_memory:
+                from kgqa.kg.db import Graph
+                from kgqa.kg.registry import graph_spec
+                from kgqa.kg.vector_memory import ensure_memory
+
+                with Graph(settings.graph_path(g.name), read_only=True, pool_size=1) as graph:
+                    ensure_memory(graph, graph_spec(graph, annotations=settings.annotations), settings.state_dir,
+                                  m=settings.vector_memory_m, ranking=settings.vector_memory_ranking)
+            if progress and time.perf_counter() - t0 > 1:
+                print(f"  loaded {g.name} ({time.perf_counter() - t0:.0f}s)", flush=True)
+        out.append(gs)
+    return out
+
+
+def graph_table(sr: SetRun) -> list[list]:
+    """Rows per graph of a set: graph, questions, strict EX, hallucination (answered but wrong), declined."""
+    domain = {g["id"]: str(g.get("domain")) for g in sr.golds}
+    groups: dict[str, list] = defaultdict(list)
+    for item in sr.report.items:
+        groups[domain.get(item.id, "?")].append(item)
+    rows = []
+    for name, items in sorted(groups.items()):
+        n = len(items)
+        count = {o: sum(outcome(i) == o for i in items) for o in OUTCOMES}
+        rows.append([sr.name, name, n, as_percent(count["right"] / n), as_percent(count["wrong"] / n),
+                     as_percent(count["declined"] / n)])
+    return rows
+
+
+GRAPH_HEADERS = ["set", "graph", "n", "EX", "hallucination", "declined"]
 
 
 def pooled(runs: list[SetRun]) -> Report:
@@ -307,6 +379,10 @@ def markdown(runs: list[SetRun], all_report: Report, command: str, png: str | No
                              as_percent(s["accurate"]), as_percent(s["hallucinated"]), as_percent(s["missing"]),
                              f"{s['truthfulness']:+.3f}"])
             out += [md_table(["type", *ACC_HEADERS[1:]], rows), ""]
+    graphs = [row for sr in runs if len({g.get("domain") for g in sr.golds}) > 1 for row in graph_table(sr)]
+    if graphs:
+        out += ["### Per graph", "", "Each graph's questions answered right (strict EX), wrong (hallucination) "
+                "or declined.", "", md_table(GRAPH_HEADERS, graphs), ""]
     out += ["### Per question shape", "",
             "Questions per set and shape (issue 17; `other`: lines without a shape) answered **right** (the rows "
             "match the gold, its columns mapped onto the returned ones; order only where the gold orders, ties "
@@ -354,6 +430,24 @@ def print_tables(runs: list[SetRun], all_report: Report) -> None:
     for row in _accuracy_rows(runs, all_report):
         t.add_row(*map(str, row))
     console.print(t)
+    typed = [(sr.name, t, b) for sr in runs if len(sr.report.by_type) > 1 and any("hardness" in g for g in sr.golds)
+             for t, b in sorted(sr.report.by_type.items())]
+    if typed:
+        t = Table(title="Accuracy by hardness (pass 1; hallucination: answered but wrong)")
+        for h in ("set", "hardness", "n", "EX", "hallucination", "declined"):
+            t.add_column(h, justify="left" if h in ("set", "hardness") else "right")
+        for name, hardness, b in typed:
+            t.add_row(name, hardness, str(b.n), as_percent(b.rate(b.ex)), as_percent(b.rate(b.n - b.ex - b.dont_know)),
+                      as_percent(b.rate(b.dont_know)))
+        console.print(t)
+    graphs = [row for sr in runs if 1 < len({g.get("domain") for g in sr.golds}) <= 12 for row in graph_table(sr)]
+    if graphs:
+        t = Table(title="Per graph (pass 1)")
+        for h in GRAPH_HEADERS:
+            t.add_column(h, justify="left" if h in ("set", "graph") else "right")
+        for row in graphs:
+            t.add_row(*map(str, row))
+        console.print(t)
     t = Table(title="Outcomes per question shape (pass 1)")
     for h in SHAPE_HEADERS:
         t.add_column(h, justify="left" if h in ("set", "shape") else "right")
@@ -400,7 +494,7 @@ def derived_home(settings: Settings, domains: list[str]) -> Path:
 
 
 def measure(settings: Settings, sets: dict[str, Path], *, annotated: bool, limit: int | None, llm_judge: bool,
-            pred_dir: Path) -> tuple[list[SetRun], float, str]:
+            pred_dir: Path, graph_sets: list[GraphSet] = ()) -> tuple[list[SetRun], float, str]:
     """Returns the runs over ``sets`` on a scratch home (annotated graphs, or graphs derived alone), the
     seconds they took and a note on the scratch state."""
     t0 = time.perf_counter()
@@ -408,11 +502,11 @@ def measure(settings: Settings, sets: dict[str, Path], *, annotated: bool, limit
         home = scratch_home(settings.graphs_dir, prefix="kgqa-accuracy-", artifacts_from=settings.state_dir)
     else:
         home = derived_home(settings, sorted({g["domain"] for p in sets.values() for g in read_jsonl(p)
-                                              if g.get("domain")}))
+                                              if g.get("domain")} | {g.name for gs in graph_sets for g in gs.graphs}))
     artifacts = artifacts_note(home / "state")
     try:
         runs = run(settings.with_(home=home, annotations=annotated), sets, limit=limit, llm_judge=llm_judge,
-                   pred_dir=pred_dir)
+                   pred_dir=pred_dir, graph_sets=graph_sets)
     finally:
         remove_home(home)
     return runs, time.perf_counter() - t0, artifacts
@@ -455,6 +549,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--questions", type=Path, action="append", default=[], metavar="FILE",
                     help="a question file (JSONL with id, domain, question, gold_rows) for any registered domain; "
                          "repeatable; the set is named after the file")
+    ap.add_argument("--graph", type=Path, action="append", default=[], metavar="DIR",
+                    help="a graph in the shared format (schema.cypher, csv/, questions.jsonl) or a folder of them "
+                         "with one questions.jsonl (Spider's databases); loaded as kgqa load would, then scored "
+                         "per graph; repeatable; the set is named after the folder")
+    ap.add_argument("--split", choices=SPLITS, default="dev",
+                    help="which part of each --graph set: dev (developed against), heldout (a fixed fifth, by "
+                         "graph for a folder of graphs, by question for one graph: score it, never read it), all")
     ap.add_argument("--annotations", choices=("on", "off", "both"), default="on",
                     help="serve the graphs with their annotations files (on), from what they derive alone (off: "
                          "what a new user's graph gets), or both, compared")
@@ -464,7 +565,8 @@ def main(argv: list[str] | None = None) -> int:
 
     all_sets = question_sets(settings)
     names = [s.strip() for s in (args.sets if args.sets is not None else
-                                 "" if args.questions else ",".join(all_sets)).split(",") if s.strip()]
+                                 "" if args.questions or args.graph else ",".join(all_sets)).split(",")
+             if s.strip()]
     unknown = [n for n in names if n not in all_sets]
     if unknown:
         ap.error(f"unknown set(s) {', '.join(unknown)}; choose from {', '.join(all_sets)}")
@@ -472,6 +574,10 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         ap.error(f"no such question file: {', '.join(missing)}")
     sets = {n: all_sets[n] for n in names} | {p.stem: p for p in args.questions}
+    try:
+        graph_sets = load_graph_sets(settings, args.graph, args.split)
+    except (ValueError, OSError) as err:
+        ap.error(str(err))
     limit = args.limit if args.limit is not None else (QUICK_LIMIT if args.quick else None)
     out = args.out
     out.mkdir(parents=True, exist_ok=True)
@@ -482,7 +588,7 @@ def main(argv: list[str] | None = None) -> int:
     for annotated in modes:
         label = "" if annotated else "derived"
         runs, elapsed, artifacts = measure(settings, sets, annotated=annotated, limit=limit,
-                                           llm_judge=args.llm_judge,
+                                           llm_judge=args.llm_judge, graph_sets=graph_sets,
                                            pred_dir=out / ("accuracy" if annotated else "accuracy-derived"))
         all_report = pooled(runs)
         png = out / f"accuracy{'-' + label if label else ''}.png"

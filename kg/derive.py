@@ -60,11 +60,13 @@ def is_name_like(prop: str) -> bool:
     return bool(words) and words[-1] in NAME_WORDS
 
 
-def choose_display(pk: str, strings: dict[str, PropStats]) -> str:
-    """Returns the display property: the first name-like string with the highest (rounded) distinct ratio of
-    at least DISTINCT_DISPLAY, in column order; else the primary key."""
+def choose_display(pk: str, strings: dict[str, PropStats], label: str = "") -> str:
+    """Returns the display property: the first name-like string (or one named after its label: ``city.City``)
+    with the highest (rounded) distinct ratio of at least DISTINCT_DISPLAY, in column order; else the primary
+    key."""
+    own = name_words(label)
     ranked = [(s.distinct_ratio, -i, p) for i, (p, s) in enumerate(strings.items())
-              if is_name_like(p) and s.distinct_ratio >= DISTINCT_DISPLAY]
+              if (is_name_like(p) or (own and name_words(p) == own)) and s.distinct_ratio >= DISTINCT_DISPLAY]
     return max(ranked)[2] if ranked else pk
 
 
@@ -135,7 +137,7 @@ def derive_spec(graph: Graph, name: str | None = None) -> DomainSpec:
     for label, node in schema.nodes.items():
         keys[label] = node.primary_key
         strings = string_stats(graph, label, [p for p, t in node.properties if t == "STRING"])
-        display[label] = choose_display(node.primary_key, strings)
+        display[label] = choose_display(node.primary_key, strings, label)
         names[label] = choose_names(display[label], node.primary_key, strings)
         if display[label] == node.primary_key and node.primary_key in strings:
             found = key_parts(graph, label, node.primary_key, [p for p, _ in node.properties])

@@ -21,9 +21,14 @@ from dataclasses import replace
 
 from kgqa.planner.frame import Chooser, Compiled, Frame, Mention
 from kgqa.planner.generator import generate
-from kgqa.planner.lexicon import Lexicon
+from kgqa.planner.grammar import Reading, read_query
+from kgqa.planner.lexicon import Lexicon, unused_numbers
+from kgqa.planner.query import to_cypher
 from kgqa.planner.reader import read
+from kgqa.planner.schema_terms import SchemaTerms
 from kgqa.planner.schema_view import SchemaView
+
+GRAMMAR = "grammar"  # Frame.reader of a plan the grammar reader wrote
 
 
 class Compiler:
@@ -36,6 +41,7 @@ class Compiler:
     def __init__(self, view: SchemaView, chooser: Chooser | None = None):
         self.view = view
         self.lex = Lexicon(view)
+        self.terms = SchemaTerms(view)
         self.chooser = chooser
 
     def value_mentions(self, question: str) -> list[Mention]:
@@ -53,12 +59,51 @@ class Compiler:
         generating, by the question's words, then ``exemplar_rels`` (relationship types of the verified
         plans of similar questions, from the plan cache), then the chooser. ``mentions`` default to
         :meth:`value_mentions`."""
+        mentions = self.value_mentions(question) if mentions is None else mentions
+        given = deepcopy(mentions)  # the rules set each linked mention to the reading they chose
         f = self.frame(question, mentions)
-        if f.target is None:
+        plan = None
+        if f.target is not None:
+            f.exemplar_rels = dict(exemplar_rels or {})
+            f.linked = [(m.start, m.end) for m in f.anchors]
+            plan = generate(f, self.view, self.chooser)
+            bound = {"limit": f.limit} if f.unranked else {}  # checked on the rows by the pipeline
+            if not self.left_out(question, plan.cypher, plan.params | bound, plan.frame):
+                return [plan]
+        readings = self.grammar(question, given)
+        if readings:
+            return readings
+        return [plan] if plan is not None else []
+
+    def grammar(self, question: str, mentions: list[Mention]) -> list[Compiled]:
+        """Returns the plans of the grammar reader's readings of the question (:func:`read_query`), one per way
+        of settling what the schema leaves open, each with the others as ``alternatives``; ``[]`` when it
+        declines."""
+        readings = read_query(question, self.view, self.terms, mentions)
+        if readings[0].declined:
             return []
-        f.exemplar_rels = dict(exemplar_rels or {})
-        f.linked = [(m.start, m.end) for m in f.anchors]
-        return [generate(f, self.view, self.chooser)]
+        plans = [self._plan(question, r) for r in readings]
+        for p in plans:
+            p.alternatives = [x for x in plans if x is not p]
+        return plans[:1]
+
+    def _plan(self, question: str, r: Reading) -> Compiled:
+        cypher, params = to_cypher(r.query)
+        label = r.query.nodes[r.target]
+        aggs = [c.fn for c in r.query.columns if c.is_aggregate]
+        f = Frame(question=question.strip(), target=label, reader=GRAMMAR, limit=r.query.limit,
+                  agg=aggs[0] if len(aggs) == 1 and len(r.query.columns) == 1 else None)
+        return Compiled(cypher, params, f, description=GRAMMAR,
+                        choices=[f"{t.owner}.{t.prop}" if t.prop else t.owner for t in r.choices.values()])
+
+    def left_out(self, question: str, cypher: str, params: dict, frame: Frame | None) -> list[str]:
+        """Returns what of the question a plan leaves out: numbers it uses nowhere, and (for the rules' plans)
+        content words the frame does not explain or schema words the Cypher does not use. The grammar
+        reader's plans explain every word or are not made."""
+        out = unused_numbers(question, cypher, params)
+        if frame is not None and frame.reader != GRAMMAR:
+            out += self.unexplained(frame) + self.unused(frame, cypher)
+        return out
 
     def folded(self, f: Frame) -> Compiled | None:
         """Returns the plan of ``f`` with its substring conditions written in mixed case made case-insensitive

@@ -122,6 +122,7 @@ class Frame:
     exemplar_rels: dict[str, float] = field(default_factory=dict)  # relationship -> weight from cached plans
     linked: list[tuple[int, int]] = field(default_factory=list)  # spans of the linked entity mentions
     consumed: list[tuple[int, int]] = field(default_factory=list)  # spans of words a reader rule read
+    reader: str = "rules"  # which reader made it: "rules" (planner.reader) or "grammar" (planner.grammar)
 
 
 @dataclass
@@ -133,3 +134,5 @@ class Compiled:
     frame: Frame
     score: float = 1.0
     description: str = ""  # which shape was generated: "selection", "aggregate", ...
+    alternatives: list[Compiled] = field(default_factory=list)  # other readings of the same question
+    choices: list[str] = field(default_factory=list)  # the schema names this reading chose where it had to

@@ -488,3 +488,24 @@ class Lexicon:
                 continue  # "born", "released", "died": a property of a label in the frame holds that time
             words.append(w)
         return words + [n.split(": ", 1)[1] for n in f.notes if n.startswith("unexplained: ")]
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:\.\d+)?")
+
+
+def unused_numbers(question: str, cypher: str, params: dict) -> list[str]:
+    """Numbers written in the question that the plan uses nowhere (not in its text, not in a parameter)."""
+    haystack = cypher + " " + " ".join(str(v) for v in params.values())
+    values = [v for v in params.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    out = []
+    # "the 90s" is read as a decade of years (1990 to 1999)
+    decades = {str(v % 100) for v in values if 1900 <= v < 2000 and v % 10 in (0, 9)}
+    question = re.sub(r"\b'?(\d0)'?s\b", lambda m: "" if m.group(1) in decades else m.group(0), question)
+    for raw in _NUMBER.findall(question):
+        text = raw.replace(",", "")
+        if re.search(rf"(?<![\d.]){re.escape(text)}(?![\d])", haystack):
+            continue
+        if any(abs(float(text) - v) < 1e-9 for v in values):
+            continue
+        out.append(raw)
+    return out

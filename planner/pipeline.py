@@ -113,6 +113,13 @@ class Pipeline:
                 self.router = Router({n: d.compiler for n, d in domains.items()}, self.descriptions)
             return changes
 
+    def close(self) -> None:
+        """Closes every open graph; the pipeline answers nothing after it."""
+        with self._reload_lock:
+            for d in self.domains.values():
+                d.graph.close()
+            self.domains = {}
+
     def _open(self, name: str) -> Domain:
         s = self.settings
         graph = open_graph(s.graph_path(name), timeout_ms=s.query_timeout_ms, row_cap=s.row_cap,
@@ -182,6 +189,24 @@ class Pipeline:
         from kgqa.planner.batch import answer_batch
 
         return answer_batch(self, questions)
+
+    def _settle(self, d: Domain, plan) -> tuple[Any, str]:
+        """Returns (the reading to answer with, "") among a plan and its ``alternatives`` (readings of one question
+        that differ where the schema left a choice open), on the evidence of the graph: the only one that finds
+        rows, or any when they all find the same rows; else (None, "did you mean A or B?")."""
+        found = []
+        for p in [plan, *plan.alternatives]:
+            if not validate_and_repair(d.graph, d.view, p.cypher, p.params, 0).ok:
+                continue
+            columns, rows, error = self._execute(d, p.cypher, p.params)
+            if rows and error is None:
+                found.append((p, rows))
+        if not found:
+            return plan, ""
+        if all(sorted(map(repr, rows)) == sorted(map(repr, found[0][1])) for _, rows in found):
+            return found[0][0], ""
+        names = [" and ".join(p.choices) or p.cypher for p, _ in found[:3]]
+        return None, f"did you mean {' or '.join(names)}? The graph answers each differently."
 
     @staticmethod
     def _execute(d: Domain, cypher: str, params: dict[str, Any]) -> tuple[list[str], list[list[Any]], str | None]:
@@ -387,6 +412,13 @@ class Pipeline:
         if cypher is None:
             with self._timed(timings, "compile"):
                 plans = d.compiler.compile(question, mentions, hints)
+            if plans and plans[0].alternatives:
+                with self._timed(timings, "execute"):
+                    settled, why = self._settle(d, plans[0])
+                if settled is None:
+                    r.status, r.answer, r.evidence, r.error = "dont_know", f"I don't know: {why}", "none", why
+                    return mentions, None
+                plans = [settled]
             if plans:
                 compiled = plans[0]
                 cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
@@ -421,8 +453,7 @@ class Pipeline:
             r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
             return mentions, None
         bound = {"limit": frame.limit} if frame is not None and frame.unranked else {}  # checked on the rows
-        left_out = unused_numbers(question, cypher, params | bound) + (
-            d.compiler.unexplained(frame) + d.compiler.unused(frame, cypher) if frame else [])
+        left_out = d.compiler.left_out(question, cypher, params | bound, frame)
         if left_out:
             # a plan that ignores a number the question states ("shared 3 prizes") answers another question
             r.status, r.answer, r.evidence, r.cypher = "dont_know", summarizer.DONT_KNOW, "none", inline_params(cypher, params)
@@ -644,27 +675,6 @@ _ORDERED = re.compile(r"\bORDER\s+BY\b", re.I)
 # rows ranked by one key and cut by a LIMIT at the end ("ORDER BY value DESC, country LIMIT 3")
 _RANKED = re.compile(r"\bORDER\s+BY\s+(?P<key>[^\s,]+)(?:\s+(?:ASC|DESC))?(?:\s*,[^()]*?)?"
                      r"\s+(?P<limit>LIMIT\s+(?P<n>\d+))\s*$", re.I)
-
-
-_NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:\.\d+)?")
-
-
-def unused_numbers(question: str, cypher: str, params: dict) -> list[str]:
-    """Numbers written in the question that the plan uses nowhere (not in its text, not in a parameter)."""
-    haystack = cypher + " " + " ".join(str(v) for v in params.values())
-    values = [v for v in params.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
-    out = []
-    # "the 90s" is read as a decade of years (1990 to 1999)
-    decades = {str(v % 100) for v in values if 1900 <= v < 2000 and v % 10 in (0, 9)}
-    question = re.sub(r"\b'?(\d0)'?s\b", lambda m: "" if m.group(1) in decades else m.group(0), question)
-    for raw in _NUMBER.findall(question):
-        text = raw.replace(",", "")
-        if re.search(rf"(?<![\d.]){re.escape(text)}(?![\d])", haystack):
-            continue
-        if any(abs(float(text) - v) < 1e-9 for v in values):
-            continue
-        out.append(raw)
-    return out
 
 
 def _local_relations_query(label: str, key: str, arrow: str) -> str:

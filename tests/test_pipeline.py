@@ -175,7 +175,7 @@ def test_expansion_operators_can_be_switched_off(pipe, depth, breadth):
     ("Products priced 2.5 or more", "MATCH (p) WHERE p.unitPrice >= $v RETURN p", {"v": 2.5}, []),
 ])
 def test_unused_numbers(question, cypher, params, left):
-    from kgqa.planner.pipeline import unused_numbers
+    from kgqa.planner.lexicon import unused_numbers
 
     assert unused_numbers(question, cypher, params) == left
 

@@ -1,0 +1,79 @@
+"""The grammar reader's cue words, as tables: which lemmas ask for a count, an aggregate, an order, a comparison
+or a string match, and which words carry no condition of their own. Lemmas are spaCy's (lower case)."""
+
+from __future__ import annotations
+
+# "the average price": the aggregate a noun or adjective names
+AGGREGATES = {"average": "avg", "mean": "avg", "avg": "avg", "total": "sum", "sum": "sum", "maximum": "max",
+              "max": "max", "minimum": "min", "min": "min", "combined": "sum", "overall": "sum"}
+COUNT_WORDS = frozenset({"count", "number", "many", "amount"})  # "how many", "the number of", "count the"
+
+# superlatives: (descending?, aggregate when the property itself is asked: "the highest price" -> max)
+SUPERLATIVES = {"most": True, "highest": True, "largest": True, "biggest": True, "greatest": True, "maximum": True,
+                "latest": True, "newest": True, "heaviest": True, "longest": True, "best": True, "top": True,
+                "recent": True, "least": False, "lowest": False, "smallest": False, "fewest": False,
+                "minimum": False, "earliest": False, "shortest": False, "lightest": False, "cheapest": False,
+                "worst": False, "high": True, "low": False, "large": True, "small": False, "many": True,
+                "few": False, "little": False, "much": True, "heavy": True, "long": True, "short": False,
+                "great": True, "big": True, "late": True, "early": False, "new": True, "cheap": False,
+                "expensive": True}
+# superlatives of age: "the oldest" is the highest age, or the earliest date of birth
+AGE_SUPERLATIVES = {"oldest": True, "youngest": False, "old": True, "young": False}
+AGE_WORDS = frozenset({"age"})
+FREQUENT = frozenset({"common", "frequent", "popular", "frequently", "commonly", "often", "usual"})
+
+# comparisons written before a number: (words, operator); the longest written first wins
+COMPARATORS = [
+    (("greater", "than", "or", "equal", "to"), ">="), (("more", "than", "or", "equal", "to"), ">="),
+    (("less", "than", "or", "equal", "to"), "<="), (("at", "least"), ">="), (("at", "most"), "<="),
+    (("no", "less", "than"), ">="), (("no", "more", "than"), "<="), (("not", "less", "than"), ">="),
+    (("not", "more", "than"), "<="), (("greater", "than"), ">"), (("more", "than"), ">"), (("higher", "than"), ">"),
+    (("larger", "than"), ">"), (("bigger", "than"), ">"), (("older", "than"), ">"), (("longer", "than"), ">"),
+    (("heavier", "than"), ">"), (("later", "than"), ">"), (("less", "than"), "<"), (("fewer", "than"), "<"),
+    (("lower", "than"), "<"), (("smaller", "than"), "<"), (("younger", "than"), "<"), (("shorter", "than"), "<"),
+    (("earlier", "than"), "<"), (("lighter", "than"), "<"), (("above",), ">"), (("over",), ">"),
+    (("exceeding",), ">"), (("exceed",), ">"), (("below",), "<"), (("under",), "<"), (("after",), ">"),
+    (("before",), "<"), (("since",), ">="), (("exactly",), "="), (("equal", "to"), "="), (("equals",), "="),
+    (("not",), "<>"), (("other", "than"), "<>"), (("except",), "<>"),
+]
+# a comparison written after the number: "100 or higher"
+TRAILING_COMPARATORS = [(("or", "more"), ">="), (("or", "higher"), ">="), (("or", "greater"), ">="),
+                        (("or", "above"), ">="), (("or", "over"), ">="), (("or", "less"), "<="),
+                        (("or", "fewer"), "<="), (("or", "lower"), "<="), (("or", "below"), "<="),
+                        (("or", "under"), "<="), (("or", "older"), ">="), (("or", "younger"), "<=")]
+
+# string matches: the lemma before a quoted value and the operator it asks for
+STRING_CUES = {"contain": "CONTAINS", "include": "CONTAINS", "like": "CONTAINS", "substring": "CONTAINS",
+               "start": "STARTS WITH", "begin": "STARTS WITH", "end": "ENDS WITH", "finish": "ENDS WITH",
+               "prefix": "STARTS WITH", "suffix": "ENDS WITH"}
+
+ORDER_WORDS = frozenset({"order", "sort", "rank", "arrange"})  # "ordered by", "sorted by", "in order of"
+DESCENDING = frozenset({"descending", "decreasing", "desc", "reverse", "high", "highest", "large", "largest",
+                        "most", "big", "biggest", "great", "greatest"})
+ASCENDING = frozenset({"ascending", "increasing", "asc", "alphabetical", "alphabetic", "lexicographical",
+                       "low", "lowest", "small", "smallest", "least", "chronological"})
+ORDER_ADVERBS = frozenset({"alphabetical", "alphabetically", "descending", "ascending", "lexicographically"})
+GROUP_WORDS = frozenset({"each", "every", "per"})  # "for each city", "per country"
+DISTINCT_WORDS = frozenset({"different", "distinct", "unique"})
+NEGATIONS = frozenset({"not", "no", "never", "without", "n't", "none"})
+TOP_WORDS = frozenset({"top", "first"})
+
+# words that ask, point or fill without naming anything ("Find all the ...", "Show me the ...", "records")
+FILLER = frozenset("""
+what which who whom whose where when how why be do have find list show give return tell display get identify
+name names provide retrieve output fetch report select count me us i you we all the a an of in on at to for from
+by with and or as that this those these there their its his her they them it any each every some both either
+also please record records row rows entry entries table tables information info detail details data database
+value values kind kinds type types different distinct unique respectively corresponding respective total
+overall whole entire existing available known listed recorded stored along well s 's ? . , ; : ! - ( )
+relationship relationships relation relations connection connections link links involve involved connect
+connected exact information
+""".split())
+
+# filler words that may still name a property ("the name", "the type", "the count", "the value")
+NAMING_FILLER = frozenset({"name", "names", "count", "type", "types", "value", "values", "record", "records",
+                           "detail", "details", "information", "info", "total", "data", "list", "entry",
+                           "entries", "kind", "kinds", "link", "links", "relation", "relations"})
+
+# verbs of being and having that join a noun to its own property ("whose age is", "with a weight of")
+LIGHT_VERBS = frozenset({"be", "have", "has", "contain", "hold", "include", "get", "make", "go", "come"})

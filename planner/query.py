@@ -1,0 +1,178 @@
+"""The grammar reader's intermediate form, a :class:`Query`, and the Cypher it generates (:func:`to_cypher`).
+
+A query is a pattern (node variables with their labels, edges between them), conditions on properties of
+nodes or edges, the columns returned (properties, nodes, aggregates), and the order and limit. Aggregates
+group by the other columns, as Cypher does. Values are parameters, never inlined; names are quoted by
+:func:`kgqa.kg.cypher.ident`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgqa.kg.cypher import ident
+
+STRING_OPS = ("CONTAINS", "STARTS WITH", "ENDS WITH")
+
+
+@dataclass(frozen=True)
+class Edge:
+    """``(src)-[var:rel]->(dst)``, variables of the pattern's nodes."""
+
+    var: str
+    rel: str
+    src: str
+    dst: str
+
+
+@dataclass(frozen=True)
+class Where:
+    """``holder.prop op value`` (``holder`` a node or edge variable); ``IS NULL``/``IS NOT NULL`` take no value;
+    the string operators compare case-insensitively; ``BETWEEN`` takes a (low, high) pair, ``IN`` a list and
+    ``OR`` a pair of conditions (``prop`` unused)."""
+
+    holder: str
+    prop: str
+    op: str
+    value: Any = None
+
+
+@dataclass(frozen=True)
+class Column:
+    """A returned column: ``holder.prop``, or ``fn`` over it (count, avg, sum, min, max; ``prop`` None counts
+    rows, or the holder's nodes when ``distinct``)."""
+
+    holder: str | None
+    prop: str | None
+    fn: str | None = None
+    distinct: bool = False
+    name: str = ""
+
+    @property
+    def is_aggregate(self) -> bool:
+        return self.fn is not None
+
+
+@dataclass
+class Absent:
+    """A pattern that must not exist from the main match's nodes: its edges (whose new variables are its own)
+    and its conditions ("dorms that do not have a TV Lounge")."""
+
+    edges: list[Edge] = field(default_factory=list)
+    where: list[Where] = field(default_factory=list)
+    own: set[str] = field(default_factory=set)  # the node variables only this pattern binds
+
+
+@dataclass
+class Query:
+    """A read-only query over one graph's schema (module docstring)."""
+
+    nodes: dict[str, str] = field(default_factory=dict)  # variable -> label
+    edges: list[Edge] = field(default_factory=list)
+    where: list[Where] = field(default_factory=list)
+    columns: list[Column] = field(default_factory=list)
+    order: list[tuple[Column, bool]] = field(default_factory=list)  # (column, descending)
+    limit: int | None = None
+    distinct: bool = False
+    having: list[tuple[Column, str, Any]] = field(default_factory=list)  # a bound on an aggregate column
+    absent: list[Absent] = field(default_factory=list)  # patterns that must not exist (NOT EXISTS)
+
+    def label_of(self, var: str) -> str | None:
+        return self.nodes.get(var)
+
+
+def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
+    """Returns the Cypher text of ``q`` and its parameters."""
+    params: dict[str, Any] = {}
+    seen: set[str] = set()
+    inner = {v for a in q.absent for v in a.own}
+    parts = _path(q, q.edges, seen)
+    for var, label in q.nodes.items():
+        if var not in seen and var not in inner:
+            parts.append(f"({var}:{ident(label)})")
+            seen.add(var)
+    text = "MATCH " + ", ".join(parts)
+    conds = [_condition(w, params) for w in q.where]
+    for a in q.absent:
+        sub = "MATCH " + ", ".join(_path(q, a.edges, set(seen)))
+        if a.where:
+            sub += " WHERE " + " AND ".join(_condition(w, params) for w in a.where)
+        conds.append(f"NOT EXISTS {{ {sub} }}")
+    if conds:
+        text += " WHERE " + " AND ".join(conds)
+    names = _names(q.columns)
+    returned = ", ".join(f"{_expr(c)} AS {ident(n)}" for c, n in zip(q.columns, names))
+    if q.having:
+        # a bound on an aggregate: computed first, filtered, then returned
+        text += f" WITH {'DISTINCT ' if q.distinct else ''}" + returned
+        bounds = []
+        for col, op, value in q.having:
+            key = f"p{len(params)}"
+            params[key] = value
+            bounds.append(f"{ident(names[q.columns.index(col)])} {op} ${key}")
+        text += " WHERE " + " AND ".join(bounds) + " RETURN " + ", ".join(ident(n) for n in names)
+    else:
+        text += f" RETURN {'DISTINCT ' if q.distinct else ''}" + returned
+    if q.order:
+        keys = []
+        for col, desc in q.order:
+            ref = ident(names[q.columns.index(col)]) if col in q.columns else _expr(col)
+            keys.append(ref + (" DESC" if desc else ""))
+        text += " ORDER BY " + ", ".join(keys)
+    if q.limit is not None:
+        text += f" LIMIT {int(q.limit)}"
+    return text, params
+
+
+def _path(q: Query, edges: list[Edge], seen: set[str]) -> list[str]:
+    """The pattern parts of ``edges``, each node's label written where it first appears (``seen`` grows)."""
+    parts = []
+    for e in edges:
+        src = f"({e.src}:{ident(q.nodes[e.src])})" if e.src not in seen else f"({e.src})"
+        seen.add(e.src)
+        dst = f"({e.dst}:{ident(q.nodes[e.dst])})" if e.dst not in seen else f"({e.dst})"
+        seen.add(e.dst)
+        parts.append(f"{src}-[{e.var}:{ident(e.rel)}]->{dst}")
+    return parts
+
+
+def _expr(c: Column) -> str:
+    ref = f"{c.holder}.{ident(c.prop)}" if c.prop else (c.holder or "*")
+    if c.fn is None:
+        return ref
+    if c.fn == "count" and c.prop is None and not c.distinct:
+        return "count(*)"
+    return f"{c.fn}({'DISTINCT ' if c.distinct else ''}{ref})"
+
+
+def _names(columns: list[Column]) -> list[str]:
+    out: list[str] = []
+    for c in columns:
+        base = c.name or ("_".join(x for x in (c.fn, c.prop or (None if c.fn else c.holder)) if x) or "value")
+        name, i = base, 2
+        while name in out:
+            name, i = f"{base}_{i}", i + 1
+        out.append(name)
+    return out
+
+
+def _condition(w: Where, params: dict[str, Any]) -> str:
+    if w.op == "OR":
+        return "(" + " OR ".join(_condition(x, params) for x in w.value) + ")"
+    ref = f"{w.holder}.{ident(w.prop)}"
+    if w.op in ("IS NULL", "IS NOT NULL"):
+        return f"{ref} {w.op}"
+    if w.op == "BETWEEN":
+        lo, hi = f"p{len(params)}", f"p{len(params) + 1}"
+        params[lo], params[hi] = w.value
+        return f"{ref} >= ${lo} AND {ref} <= ${hi}"
+    key = f"p{len(params)}"
+    params[key] = w.value
+    if w.op in STRING_OPS:
+        return f"lower({ref}) {w.op} lower(${key})"
+    if w.op == "IN":
+        return f"{ref} IN ${key}"
+    if w.op == "NOT CONTAINS":
+        return f"NOT lower({ref}) CONTAINS lower(${key})"
+    return f"{ref} {w.op} ${key}"

@@ -1,0 +1,200 @@
+"""What a question's words name in one graph's schema, matched by word forms: labels, node and relationship
+properties, relationship types.
+
+Every schema name is split into words in any convention (``Ref_Template_Types``, ``beneficiary_bank_country``,
+``postHasCreator``, ``INTERACTS3``) and matched against runs of question tokens by their forms: the word as
+written, its noun and verb lemmas (lemminflect) and its singular (inflect), so "people" names ``Person``,
+"filed" names ``FILED`` and "interact" names ``INTERACTS``. A run also matches a name written as one word
+("club name" and ``clubname``). Longer runs win. The words a graph's annotations file gives
+(``DomainSpec.words``) are matched the same way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from kgqa.planner.schema_view import SchemaView
+from kgqa.text import fold, name_words
+
+MAX_RUN = 5  # tokens in the longest name matched
+PREPOSITIONS = frozenset({"in", "of", "to", "by", "at", "with", "for", "on", "from"})
+CODE_WORDS = frozenset({"code", "cd", "id"})  # a property's last word that people leave unsaid ("the product type")
+VALUE_CAP = 5000  # distinct values the schema view indexes per text property (SchemaView._index_values)
+# words of a name that say nothing of what it names: "Ref_Colors" is colours, "HAS_STADIUM" a stadium
+NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim"})
+
+
+@dataclass(frozen=True)
+class Term:
+    """One schema element a run of words names: a ``label``, a ``prop`` (of ``owner``, a label or a
+    relationship type: ``on_rel``) or a ``rel`` (``owner`` is the type)."""
+
+    kind: str  # "label" | "prop" | "rel"
+    owner: str
+    prop: str | None = None
+    on_rel: bool = False
+    exact: bool = False  # the question writes the schema name itself ("INTERACTS3", "born_state")
+
+
+@lru_cache(maxsize=65536)
+def forms(word: str) -> frozenset[str]:
+    """Returns the forms of one word: itself (lower case), its noun and verb lemmas and its singular."""
+    from lemminflect import getLemma
+
+    w = word.lower()
+    out = {w}
+    if w.isalpha() and len(w) > 2:
+        for upos in ("NOUN", "VERB"):
+            out.update(getLemma(w, upos=upos))
+        single = _inflect().singular_noun(w)
+        if single:
+            out.add(single)
+    return frozenset(out)
+
+
+@lru_cache(maxsize=1)
+def _inflect():
+    import inflect
+
+    return inflect.engine()
+
+
+class SchemaTerms:
+    """The schema names of one graph, indexed by the forms of their words (module docstring)."""
+
+    def __init__(self, view: SchemaView):
+        self.view = view
+        self.index: dict[str, set[Term]] = {}  # a key (joined forms of a name's words) -> terms
+        self.exact: dict[str, set[Term]] = {}  # a schema name as written, lower case -> its terms
+        for label, props in view.nodes.items():
+            self._add(label, Term("label", label))
+            for prop in props:
+                self._add(prop, Term("prop", label, prop), owner=label)
+        for rel, props in view.rel_props.items():
+            self._add(rel, Term("rel", rel))
+            for prop in props:
+                self._add(prop, Term("prop", rel, prop, on_rel=True), owner=rel)
+        for rel in view.rels:
+            if rel not in view.rel_props:
+                self._add(rel, Term("rel", rel))
+        self._counts: dict[tuple[str, str], int] = {}
+        for hits in view.values.values():
+            for lb, p, _ in hits:
+                self._counts[(lb, p)] = self._counts.get((lb, p), 0) + 1
+        for word, target in view.spec.words.items():  # an annotations file's words, as schema documentation
+            term = _term_of(view, target)
+            if term is not None:
+                for key in _keys(word.split()):
+                    self.index.setdefault(key, set()).add(term)
+
+    def _add(self, name: str, term: Term, owner: str | None = None) -> None:
+        self.exact.setdefault(name.lower(), set()).add(Term(term.kind, term.owner, term.prop, term.on_rel, True))
+        words = name_words(name)
+        variants = [words, [w for w in words if w not in NAME_NOISE] or words]
+        if words and words[-1].rstrip("0123456789") != words[-1] and words[-1].rstrip("0123456789").isalpha():
+            variants.append(words[:-1] + [words[-1].rstrip("0123456789")])  # INTERACTS3: one of the "interacts"
+        if term.kind == "rel" and len(words) > 1 and (words[0] in PREPOSITIONS or words[-1] in PREPOSITIONS):
+            variants.append([w for w in words if w not in PREPOSITIONS] or words)  # "enrolled_in": enrolled
+        if term.kind == "label" and len(words) > 1:
+            # "Dorm_amenity", "Allergy_Type": a label named after another label is the rest of its words
+            others = {tuple(name_words(lb)) for lb in self.view.nodes if lb != name}
+            for k in range(1, len(words)):
+                if tuple(words[:k]) in others:
+                    variants.append(words[k:])
+        if owner is not None and term.kind == "prop":
+            # "STU_GPA" of STUDENT, "emp_fname" of EMPLOYEE: a leading abbreviation of the owner's name is no word
+            own = name_words(owner)
+            trimmed = words[1:] if len(words) > 1 and own and abbreviates(words[0], own[0]) else None
+            if trimmed:
+                variants.append(trimmed)
+            if len(words) > 1 and words[:len(own)] == own:  # "singer_name" of singer: "name" alone is its name
+                variants.append(words[len(own):])
+            if len(words) > 2 and words[-1] in CODE_WORDS:  # "product type" of product_type_code
+                variants.append(words[:-1])
+        for v in variants:
+            for key in _keys(v):
+                self.index.setdefault(key, set()).add(term)
+
+    def holds(self, owner: str, prop: str | None, value) -> bool:
+        """Whether a node property may hold ``value``: True unless it is text whose values were all indexed
+        (fewer than the index's cap) and ``value`` is none of them."""
+        if not isinstance(value, str) or prop is None or self.view.prop_type(owner, prop) != "STRING":
+            return True
+        if self._counts.get((owner, prop), 0) >= VALUE_CAP:
+            return True
+        return any(lb == owner and p == prop for lb, p, _ in self.view.values.get(fold(value), []))
+
+    def match(self, words: list[str]) -> list[tuple[int, int, set[Term]]]:
+        """Returns (start, end, terms) for runs of ``words`` (the question's tokens, lower case; "" for a token
+        that names nothing, such as a quoted value) that name schema elements: longest runs first, never
+        overlapping, in textual order."""
+        found: list[tuple[int, int, set[Term]]] = []
+        taken = [False] * len(words)
+        for size in range(MAX_RUN, 0, -1):
+            for i in range(0, len(words) - size + 1):
+                if any(taken[i:i + size]) or not all(words[i:i + size]):
+                    continue
+                terms = self.lookup(words[i:i + size])
+                if terms:
+                    found.append((i, i + size, terms))
+                    for k in range(i, i + size):
+                        taken[k] = True
+        return sorted(found, key=lambda t: t[0])
+
+    def lookup(self, run: list[str]) -> set[Term]:
+        """Returns the terms a run of words names (the schema name as written first: "INTERACTS3")."""
+        out: set[Term] = set(self.exact.get(run[0], ())) if len(run) == 1 else set()
+        if any(len(w) < 2 or not any(c.isalpha() for c in w) for w in run):
+            return out
+        said = {(t.kind, t.owner, t.prop) for t in out}
+        for key in _run_keys(tuple(run)):
+            out |= {t for t in self.index.get(key, set()) if (t.kind, t.owner, t.prop) not in said}
+        return out
+
+
+def abbreviates(short: str, word: str) -> bool:
+    """Whether ``short`` abbreviates ``word``: the same first letter, its letters in ``word`` in order
+    ("dept" department, "stu" student, "crs" course, "emp" employee)."""
+    if not short or len(short) >= len(word) or short[0] != word[0]:
+        return False
+    rest = iter(word[1:])
+    return all(c in rest for c in short[1:])
+
+
+def _keys(words: list[str]) -> set[str]:
+    """Returns the index keys of a name's words: joined, with each form of the last word."""
+    if not words:
+        return set()
+    head = "".join(words[:-1])
+    return {head + f for f in forms(words[-1])}
+
+
+@lru_cache(maxsize=65536)
+def _run_keys(run: tuple[str, ...]) -> frozenset[str]:
+    """Returns the keys a run of question words may match: joined, with each form of the last word and of the
+    first ("interacted", "interacting": interact)."""
+    head = "".join(run[:-1])
+    keys = {head + f for f in forms(run[-1])}
+    if len(run) == 1:
+        return frozenset(keys)
+    if len(run) == 2 and len(run[0]) >= 4:  # "first name": fname, "last name": lname
+        keys |= {run[0][0] + f for f in forms(run[1])}
+    return frozenset(keys | {f + "".join(run[1:]) for f in forms(run[0])})
+
+
+def _term_of(view: SchemaView, target: str) -> Term | None:
+    """Returns the term an annotations file's target names (``Label``, ``Label.prop``, ``rel:TYPE``)."""
+    if target.startswith("rel:"):
+        rel = target[4:].split(">")[0]
+        return Term("rel", rel) if rel in view.rels else None
+    if "=" in target:
+        return None
+    if "." in target:
+        owner, prop = target.split(".", 1)
+        if prop in view.nodes.get(owner, {}):
+            return Term("prop", owner, prop)
+        if prop in view.rel_props.get(owner, {}):
+            return Term("prop", owner, prop, on_rel=True)
+        return None
+    return Term("label", target) if target in view.nodes else None
