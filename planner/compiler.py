@@ -69,6 +69,11 @@ class Compiler:
             plan = generate(f, self.view, self.chooser)
             bound = {"limit": f.limit} if f.unranked else {}  # checked on the rows by the pipeline
             if not self.left_out(question, plan.cypher, plan.params | bound, plan.frame):
+                if self.view.spec.words:
+                    return [plan]
+                # a graph without annotations is one the rules were not fitted to: the grammar reader's reading
+                # competes with theirs, and the pipeline answers only where the graph gives them the same rows
+                plan.alternatives = [p for g in self.grammar(question, given) for p in [g, *g.alternatives]]
                 return [plan]
         readings = self.grammar(question, given)
         if readings:

@@ -53,6 +53,9 @@ DESCENDING = frozenset({"descending", "decreasing", "desc", "reverse", "high", "
 ASCENDING = frozenset({"ascending", "increasing", "asc", "alphabetical", "alphabetic", "lexicographical",
                        "low", "lowest", "small", "smallest", "least", "chronological"})
 ORDER_ADVERBS = frozenset({"alphabetical", "alphabetically", "descending", "ascending", "lexicographically"})
+# words after which the asked properties end ("the maximum enrollment across all schools")
+ENDS_ASKED = frozenset({"of", "for", "across", "among", "in", "by", "per", "with", "from", "at", "on", "to",
+                        "who", "that", "which", "whose", "where"})
 GROUP_WORDS = frozenset({"each", "every", "per"})  # "for each city", "per country"
 DISTINCT_WORDS = frozenset({"different", "distinct", "unique"})
 NEGATIONS = frozenset({"not", "no", "never", "without", "n't", "none"})
@@ -74,6 +77,9 @@ connected exact information
 NAMING_FILLER = frozenset({"name", "names", "count", "type", "types", "value", "values", "record", "records",
                            "detail", "details", "information", "info", "total", "data", "list", "entry",
                            "entries", "kind", "kinds", "link", "links", "relation", "relations"})
+
+# filler words that, left unread, leave part of the question unanswered ("the types of games")
+TELLING_FILLER = frozenset({"name", "names", "type", "types", "kind", "kinds"})
 
 # verbs of being and having that join a noun to its own property ("whose age is", "with a weight of")
 LIGHT_VERBS = frozenset({"be", "have", "has", "contain", "hold", "include", "get", "make", "go", "come"})

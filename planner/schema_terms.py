@@ -19,6 +19,7 @@ from kgqa.text import fold, name_words
 
 MAX_RUN = 5  # tokens in the longest name matched
 PREPOSITIONS = frozenset({"in", "of", "to", "by", "at", "with", "for", "on", "from"})
+ABBREVIATED = frozenset({"first", "last", "middle"})  # words a column name shortens to their first letter
 CODE_WORDS = frozenset({"code", "cd", "id"})  # a property's last word that people leave unsaid ("the product type")
 VALUE_CAP = 5000  # distinct values the schema view indexes per text property (SchemaView._index_values)
 # words of a name that say nothing of what it names: "Ref_Colors" is colours, "HAS_STADIUM" a stadium
@@ -110,8 +111,9 @@ class SchemaTerms:
                 variants.append(trimmed)
             if len(words) > 1 and words[:len(own)] == own:  # "singer_name" of singer: "name" alone is its name
                 variants.append(words[len(own):])
-            if len(words) > 2 and words[-1] in CODE_WORDS:  # "product type" of product_type_code
-                variants.append(words[:-1])
+            labels = {tuple(name_words(lb)) for lb in self.view.nodes}
+            if len(words) > 2 and words[-1] in CODE_WORDS and tuple(words[:-1]) not in labels:
+                variants.append(words[:-1])  # "product type" of product_type_code, not "roller coaster" of its id
         for v in variants:
             for key in _keys(v):
                 self.index.setdefault(key, set()).add(term)
@@ -178,7 +180,7 @@ def _run_keys(run: tuple[str, ...]) -> frozenset[str]:
     keys = {head + f for f in forms(run[-1])}
     if len(run) == 1:
         return frozenset(keys)
-    if len(run) == 2 and len(run[0]) >= 4:  # "first name": fname, "last name": lname
+    if len(run) == 2 and run[0] in ABBREVIATED:  # "first name": fname, "last name": lname
         keys |= {run[0][0] + f for f in forms(run[1])}
     return frozenset(keys | {f + "".join(run[1:]) for f in forms(run[0])})
 

@@ -1,0 +1,68 @@
+"""Where a value attaches in a question: the property written before it (:func:`prop_before`), the comparison
+written between them (:func:`comparator`, or after the value: :func:`trailing_comparator`), a substring match
+(:func:`string_op`), and whether a property word is a condition's rather than one asked for
+(:func:`value_after`, :func:`bound_prop`). The words are :mod:`kgqa.planner.cues`' tables.
+"""
+
+from __future__ import annotations
+
+from kgqa.planner import cues
+from kgqa.planner.reading import Item, Reading, Value
+
+
+def value_after(r: Reading, it: Item) -> bool:
+    """Whether a value follows the item closely (it is a condition's property, not one asked for)."""
+    return any(it.end <= v.start <= it.end + 4 and not any(x.start < v.start and x.start >= it.end for x in r.items)
+               for v in r.values)
+
+
+def bound_prop(r: Reading, it: Item) -> bool:
+    lem = r.lemmas
+    return it.start > 0 and lem[it.start - 1] in ("whose", "where", "with", "by") and value_after(r, it)
+
+
+def prop_before(r: Reading, v: Value) -> Item | None:
+    """The property item written closest before a value, with only comparison words between."""
+    before = [it for it in r.items if it.end <= v.start and "prop" in it.kinds()]
+    after = [it for it in r.items if it.start == v.end and "prop" in it.kinds() and v.kind == "number"]
+    if after and (not before or any(x.end <= v.start and x.start >= before[-1].end for x in r.items
+                                    if x is not before[-1]) or v.start - before[-1].end > 4):
+        return after[0]  # "with more than 2000 outstanding balance"
+    if not before:
+        return None
+    it = before[-1]
+    between = [t for t in r.doc[it.end:v.start]]
+    if len(between) > 6 or any(x.start >= it.end and x.end <= v.start for x in r.items if x is not it):
+        return None
+    return it
+
+
+def comparator(lem: list[str], a: int, b: int) -> tuple[str | None, list[tuple[int, int]]]:
+    """The comparison written in tokens ``[a, b)`` (longest phrase), with its span."""
+    words = lem[a:b]
+    quiet = [(a + i, a + i + 1) for i, w in enumerate(words) if w in cues.FILLER or w in ("be", "is", "are", "was",
+                                                                                          "were", "=", "equal")]
+    for phrase, op in sorted(cues.COMPARATORS, key=lambda p: -len(p[0])):
+        n = len(phrase)
+        for i in range(len(words) - n + 1):
+            if tuple(words[i:i + n]) == phrase:
+                return op, quiet + [(a + i, a + i + n)]
+    return None, quiet
+
+
+def trailing_comparator(lem: list[str], end: int) -> tuple[str | None, tuple[int, int]]:
+    for phrase, op in cues.TRAILING_COMPARATORS:
+        if tuple(lem[end:end + len(phrase)]) == phrase and lem[end + len(phrase):end + len(phrase) + 1] != ["than"]:
+            return op, (end, end + len(phrase))
+    return None, (end, end)
+
+
+def string_op(lem: list[str], a: int, b: int) -> tuple[str, tuple[int, int]] | None:
+    for i in range(max(0, a), b):
+        if lem[i] in cues.STRING_CUES:
+            return cues.STRING_CUES[lem[i]], (i, b)
+    return None
+
+
+def named_before(lem: list[str], start: int) -> bool:
+    return start > 0 and lem[start - 1] in ("name", "named", "call", "called", "title", "titled")

@@ -1,0 +1,113 @@
+"""Joining what a question names into one pattern: the variable that holds a property (:func:`holder_of`), the
+edge of a relationship from the asked node (:func:`edge_of`), a label joined along the one shortest schema path
+(:func:`join_label`; two paths are a choice of the reading, the word that names a relationship decides), and the
+other end of a relationship of a label to itself (:func:`other_end`). A label said not to be there is joined
+into its NOT EXISTS pattern instead.
+"""
+
+from __future__ import annotations
+
+from kgqa.planner.query import Edge
+from kgqa.planner.reading import MAX_READINGS, Reading, Value
+from kgqa.planner.schema_terms import Term
+
+
+def holder_of(r: Reading, term: Term) -> str | None:
+    """The variable that holds a property term's value, joining its owner (or relationship) to the query."""
+    if term.on_rel:
+        return edge_of(r, term.owner)
+    if term.owner == r.query.nodes.get(r.target):
+        return r.target
+    return join_label(r, term.owner)
+
+
+def edge_of(r: Reading, rel: str) -> str | None:
+    """The edge variable of relationship ``rel`` from the asked node (made once)."""
+    if rel in r.rel_var:
+        return r.rel_var[rel]
+    label = r.query.nodes[r.target]
+    pairs = r.view.rels.get(rel, [])
+    pair = next((p for p in pairs if p[0] == label), None) or next((p for p in pairs if p[1] == label), None)
+    if pair is None:
+        r.decline(f"how {label} is joined by {rel}")
+        return None
+    src, dst = pair
+    if src == label:
+        far = r.var_for(dst, f"{rel}>{dst}" if dst == label else dst)
+        edge = Edge(f"r{len(r.rel_var)}", rel, r.target, far)
+    else:
+        far = r.var_for(src, f"{rel}<{src}" if src == label else src)
+        edge = Edge(f"r{len(r.rel_var)}", rel, far, r.target)
+    r.rel_var[rel] = edge.var
+    r.query.edges.append(edge)
+    return edge.var
+
+
+def join_label(r: Reading, label: str) -> str | None:
+    """The node variable of ``label``, joined to the asked node along the one shortest schema path."""
+    if label in r.vars:
+        return r.vars[label]
+    start = r.query.nodes[r.target]
+    paths = r.view.paths(start, label, max_hops=3, prefer=set(r.rels_named))
+    if not paths:
+        r.decline(f"how {start} and {label} are joined")
+        return None
+    best = [p for p in paths if len(p) == len(paths[0])]
+    named = [p for p in best if any(step[0] in r.rels_named for step in p)]
+    hinted = [p for p in best if any(step[0] in r.rels_hinted for step in p)]
+    best = named or hinted or best
+    ways = list(dict.fromkeys("/".join(s[0] for s in p) for p in best))
+    if len(ways) > 1:
+        term = r.choose(f"path:{label}", [Term("path", w) for w in ways[:MAX_READINGS]],
+                        f"joins {start} and {label}")
+        if term is None:
+            return None
+        best = [p for p in best if "/".join(s[0] for s in p) == term.owner]
+    cur = r.target
+    absent = r.negated.get(label)
+    if absent is not None:
+        r.query.absent.append(absent)
+    for rel, direction, other in best[0]:
+        same = next((e for e in r.query.edges if e.rel == rel and absent is None and (
+            (direction == "out" and e.src == cur and r.query.nodes.get(e.dst) == other) or
+            (direction != "out" and e.dst == cur and r.query.nodes.get(e.src) == other))), None)
+        if same is not None:  # the edge is on the pattern already (a verb named it)
+            cur = same.dst if direction == "out" else same.src
+            r.vars.setdefault(other, cur)
+            continue
+        nxt = r.var_for(other, f"not:{other}" if absent is not None else None)
+        n = len(r.query.edges) + sum(len(a.edges) for a in r.query.absent)
+        edge = Edge(f"r{n}", rel, cur, nxt) if direction == "out" else Edge(f"r{n}", rel, nxt, cur)
+        if absent is not None:
+            absent.edges.append(edge)
+            r.absent_of[nxt] = absent
+            absent.own.add(nxt)
+        else:
+            r.query.edges.append(edge)
+            r.rel_var.setdefault(rel, edge.var)
+        cur = nxt
+    if absent is not None:
+        r.vars[label] = cur
+    return cur
+
+
+def other_end(r: Reading, v: Value) -> str | None:
+    """The far end of the one relationship of the asked label to itself that the question names, the named node
+    its subject when it is the verb's subject ("Who does Paul Blythe follow?": Paul follows them); else a
+    decline."""
+    label = r.query.nodes[r.target]
+    rels = [t.owner for it in r.items for t in it.terms if t.kind == "rel" and (label, label) in
+            r.view.rels.get(t.owner, [])]
+    if len(set(rels)) != 1:
+        r.decline(f"which {label} other than {v.value!r}")
+        return None
+    rel = rels[0]
+    item = next(it for it in r.items if any(t.owner == rel and t.kind == "rel" for t in it.terms))
+    item.term = Term("rel", rel)
+    r.use((item.start, item.end))
+    far = r.var_for(label, f"{rel}:named")
+    subject = r.doc[v.start:v.end].root.dep_ in ("nsubj", "nsubjpass")
+    edge = Edge(f"r{len(r.query.edges)}", rel, *((far, r.target) if subject else (r.target, far)))
+    r.query.edges.append(edge)
+    r.rel_var[rel] = edge.var
+    return far

@@ -1,0 +1,176 @@
+"""One question being read by the grammar reader: the :class:`Reading` its components fill (the parse, the
+:class:`Item` runs of words that name schema elements, the :class:`Value` s it states, the query being built,
+the choices taken and left open), and choosing among the terms a word names (:func:`pick`, :func:`pick_prop`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgqa.planner.frame import Mention
+from kgqa.planner.query import Absent, Column, Query
+from kgqa.planner.schema_terms import SchemaTerms, Term
+from kgqa.planner.schema_view import SchemaView
+
+MAX_READINGS = 8  # readings tried for one question when the schema leaves choices open
+
+
+@dataclass
+class Item:
+    """A run of tokens ``[start, end)`` that names schema elements (``terms``); ``term`` once chosen."""
+
+    start: int
+    end: int
+    terms: set[Term]
+    term: Term | None = None
+
+    def kinds(self) -> set[str]:
+        return {t.kind for t in self.terms}
+
+
+@dataclass
+class Value:
+    """A value the question states at tokens ``[start, end)``: a number, a quoted text, or a graph value linked
+    to ``label.prop``."""
+
+    start: int
+    end: int
+    value: Any
+    kind: str  # "number" | "text" | "linked" | "limit"
+    label: str = ""
+    prop: str = ""
+    options: tuple[tuple[str, str], ...] = ()  # every (label, prop) holding a linked value
+
+
+@dataclass
+class Reading:
+    """One question being read: the parse, what its words name, and the query being filled."""
+
+    view: SchemaView
+    terms: SchemaTerms
+    doc: Any
+    mentions: list[Mention]
+    items: list[Item] = field(default_factory=list)
+    values: list[Value] = field(default_factory=list)
+    used: set[int] = field(default_factory=set)  # token indices explained
+    query: Query = field(default_factory=Query)
+    target: str | None = None  # the variable asked about
+    asked: list[Item] = field(default_factory=list)  # property items asked to be shown
+    counted: bool = False
+    vars: dict[str, str] = field(default_factory=dict)  # label or relationship-end key -> variable
+    rel_var: dict[str, str] = field(default_factory=dict)  # relationship -> edge variable
+    rels_named: list[str] = field(default_factory=list)
+    declined: list[str] = field(default_factory=list)
+    all_props: bool = False  # "all the information about": every property of the asked node
+    shown: list[str] = field(default_factory=list)  # variables of other labels shown beside the asked one
+    flags: list[tuple[Item, Term]] = field(default_factory=list)  # boolean properties said as adjectives
+    where_ends: list[tuple[int, int]] = field(default_factory=list)  # token span of each main condition
+    negated: dict[str, Absent] = field(default_factory=dict)  # a label (or relationship) said not to be there
+    absent_of: dict[str, Absent] = field(default_factory=dict)  # variable -> the absent pattern it belongs to
+    bounds: list[tuple[Column, str, Any]] = field(default_factory=list)  # bounds on counts per asked node
+    rels_hinted: list[str] = field(default_factory=list)  # relationships a word shares a stem with ("beneficiary")
+    choices: dict[Any, Term] = field(default_factory=dict)  # item start (or "path:<label>") -> the term chosen
+    open: list[tuple[Any, list[Term]]] = field(default_factory=list)  # choices left open, in the order met
+
+    def choose(self, key: Any, terms: list[Term], what: str) -> Term | None:
+        """Returns this reading's choice among ``terms`` for ``key`` (an item's start, or a path's name);
+        without one, records the open choice and declines (the reader then tries each)."""
+        if key in self.choices and self.choices[key] in terms:
+            return self.choices[key]
+        self.open.append((key, terms))
+        self.decline(f"which of {' or '.join(sorted({term_name(t) for t in terms}))} {what}")
+        return None
+
+    @property
+    def lemmas(self) -> list[str]:
+        return [t.lemma_.lower() for t in self.doc]
+
+    def use(self, *spans: tuple[int, int]) -> None:
+        for a, b in spans:
+            self.used.update(range(a, b))
+
+    def decline(self, why: str) -> None:
+        if why not in self.declined:
+            self.declined.append(why)
+
+    def var_for(self, label: str, key: str | None = None) -> str:
+        """Returns the node variable of ``label`` (or of ``key``, a second node of one label), made once."""
+        key = key or label
+        if key not in self.vars:
+            self.vars[key] = f"n{len(self.vars)}"
+            self.query.nodes[self.vars[key]] = label
+        return self.vars[key]
+
+
+def parse_number(text: str) -> int | float | None:
+    from kgqa.planner.lexicon import NUMBER_WORDS
+
+    t = text.replace(",", "").lstrip("$").rstrip("%").lower()
+    if t in NUMBER_WORDS:
+        return NUMBER_WORDS[t]
+    try:
+        return int(t)
+    except ValueError:
+        try:
+            return float(t)
+        except ValueError:
+            return None
+
+
+def typed_value(typ: str | None, value: Any) -> Any:
+    """Returns a value as the property's type holds it: numbers of a text property as text ("id 3" of a
+    STRING id), numeric text of a number property as a number."""
+    if typ == "STRING" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    if typ and typ.startswith(("INT", "DOUBLE", "FLOAT", "DECIMAL")) and isinstance(value, str):
+        n = parse_number(value)
+        return n if n is not None else value
+    return value
+
+
+def pick(it: Item, kind: str, label: str | None) -> Term | None:
+    """Returns the item's term of ``kind`` (owned by ``label`` when several are), else None."""
+    terms = [t for t in it.terms if t.kind == kind]
+    if label is not None and len(terms) > 1:
+        terms = [t for t in terms if t.owner == label] or terms
+    exact = [t for t in terms if t.exact]
+    terms = exact or terms
+    if len(terms) == 1:
+        return terms[0]
+    if kind == "label" and terms:
+        return sorted(terms, key=lambda t: t.owner)[0] if len({t.owner for t in terms}) == 1 else None
+    return None
+
+
+def pick_prop(it: Item, r: Reading) -> Term | None:
+    """A property term of an item: the one owned by a label or relationship already in the query, or named by
+    the question (an exact relationship type), or the only one; several: an open choice of the reading."""
+    inq = set(r.query.nodes.values()) | {e.rel for e in r.query.edges}
+    terms = [t for t in it.terms if t.kind == "prop" and t.owner in inq]
+    if len(terms) == 1:
+        return terms[0]
+    exact_rels = {t.owner for x in r.items for t in x.terms if t.kind == "rel" and t.exact}
+    named = [t for t in it.terms if t.kind == "prop" and t.on_rel and t.owner in exact_rels]
+    if len(named) == 1:
+        return named[0]
+    props = [t for t in it.terms if t.kind == "prop"]
+    if len({t.owner for t in props}) == 1:
+        return props[0]
+    if props:
+        return r.choose(it.start, props, f"'{r.doc[it.start:it.end].text}' is")
+    return None
+
+
+def term_name(t: Term) -> str:
+    return f"{t.owner}.{t.prop}" if t.prop else t.owner
+
+
+def item_at(r: Reading, i: int) -> Item | None:
+    return next((it for it in r.items if it.start <= i < it.end or it.start == i + 1), None)
+
+
+def is_timed(prop: str) -> bool:
+    from kgqa.planner.lexicon import is_time_like
+
+    return is_time_like(prop) or "year" in prop.lower()

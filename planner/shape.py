@@ -1,0 +1,363 @@
+"""The shape of the answer, read last: counts ("how many", "the number of"), aggregates ("the average age",
+"the minimum, average and maximum credits"), groups ("for each city"), bounds on counts, superlatives ("the
+highest", "the top 3 by", "the most filings", "the most common"), orders ("ordered by age", "in descending
+alphabetical order") and the columns shown (:func:`shape`). Orders that text or lists cannot have, and answers
+named only by a generated key, are declined.
+"""
+
+from __future__ import annotations
+
+from kgqa.planner import cues
+from kgqa.planner.joins import holder_of, join_label
+from kgqa.planner.query import Column
+from kgqa.planner.reading import Item, Reading, is_timed, item_at, pick, pick_prop
+
+ROWID = "_rowid"  # the generated key of a table that had none: no name to show
+
+
+def shape(r: Reading) -> None:
+    """Counts ("how many", "the number of"), aggregates ("the average age"), groups ("for each city"),
+    superlatives ("the highest", "the top 3 by", "the most filings") and orders ("ordered by age")."""
+    if r.target is None:
+        return
+    q, lem, doc = r.query, r.lemmas, r.doc
+    label = q.nodes[r.target]
+    group: list[Column] = []
+    for i, w in enumerate(lem):
+        if w in cues.GROUP_WORDS and i > 0 and lem[i - 1] in ("for", "of", "in", "by") or w == "per":
+            k = i + 1
+            while k < len(lem) and lem[k] in ("of", "the", "these", "those"):
+                k += 1
+            it = item_at(r, k)
+            if it is not None:
+                col = column_of(r, it, label)
+                if col is not None:
+                    group.append(col)
+                    r.use((i - (w != "per"), k), (it.start, it.end))
+    aggs: list[Column] = []
+    for it in r.asked:
+        i = it.start
+        j = i - 1
+        fns = []
+        while j >= 0 and (lem[j] in cues.AGGREGATES or lem[j] in (",", "and", "the")):
+            if lem[j] in cues.AGGREGATES:
+                fns.insert(0, cues.AGGREGATES[lem[j]])
+                r.use((j, j + 1))
+            j -= 1
+        if len(fns) > 1:  # "the minimum, average and maximum age"
+            col = column_of(r, it, label)
+            if col is not None:
+                aggs.extend(Column(col.holder, col.prop, fn) for fn in fns)
+            continue
+        fn = next((cues.AGGREGATES[lem[j]] for j in range(max(0, i - 2), i) if lem[j] in cues.AGGREGATES), None)
+        sup = next(((j, lem[j]) for j in range(max(0, i - 2), i) if lem[j] in cues.SUPERLATIVES
+                    and doc[j].tag_ in ("JJS", "RBS")), None)
+        col = column_of(r, it, label)
+        if col is None:
+            continue
+        if fn is None and sup is not None and len(r.asked) == 1 and not r.query.where and \
+                not any(v.kind == "limit" for v in r.values):
+            fn = "max" if cues.SUPERLATIVES[sup[1]] else "min"
+            r.use((sup[0], sup[0] + 1))
+        if fn:
+            r.use(*[(j, j + 1) for j in range(max(0, i - 2), i) if lem[j] in cues.AGGREGATES])
+            aggs.append(Column(col.holder, col.prop, fn))
+        else:
+            q.columns.append(col)
+    counting = _counting(r)
+    distinct_said = [(i, i + 1) for i, w in enumerate(lem) if w in cues.DISTINCT_WORDS]
+    if counting is not None:
+        c_item, distinct = counting
+        prop = c_item is not None and (c_item.term or pick(c_item, "prop", label)) is not None and \
+            "label" not in c_item.kinds()
+        col = column_of(r, c_item, label) if prop else None
+        if col is not None:
+            aggs.append(Column(col.holder, col.prop, "count", distinct))
+            q.columns = [c for c in q.columns if (c.holder, c.prop) != (col.holder, col.prop)]
+        elif distinct:
+            aggs.append(Column(r.target, r.view.display(label), "count", True))
+        elif c_item is not None and pick(c_item, "label", None) is not None and \
+                pick(c_item, "label", None).owner != label:
+            var = r.vars.get(pick(c_item, "label", None).owner) or join_label(r, pick(c_item, "label", None).owner)
+            if var is None:
+                return
+            aggs.append(Column(var, None, "count", True))  # "how many tracks are on each album"
+            r.use((c_item.start, c_item.end))
+        elif q.edges:
+            aggs.append(Column(r.target, None, "count", True))  # "how many artists have volumes": each once
+        else:
+            aggs.append(Column(None, None, "count"))
+        r.use(*distinct_said)
+    elif distinct_said:
+        q.distinct = True
+        r.use(*distinct_said)
+    if r.bounds:
+        # "students with at least two allergies": per asked node, the count bounded
+        if not q.columns:
+            q.columns.extend(node_columns(r, r.target))
+        for col, op, value in r.bounds:
+            aggs.append(col)
+            q.having.append((col, op, value))
+    if r.all_props and not aggs:
+        q.columns = [Column(r.target, p) for p in r.view.nodes[label]]
+    if not q.columns and not aggs:
+        q.columns.extend(node_columns(r, r.target))
+    if not aggs:
+        for var in r.shown:
+            col = Column(var, r.view.display(q.nodes[var]))
+            if col not in q.columns:
+                q.columns.append(col)
+    if group:
+        q.columns = group + [c for c in q.columns if c not in group]
+    q.columns.extend(aggs)
+    _order(r, label)
+    if not any(c.is_aggregate for c in q.columns) and not q.distinct:
+        _edge_columns(r)
+    node_cols = node_columns(r, r.target)
+    if q.edges and not any(c.is_aggregate for c in q.columns) and q.columns[:len(node_cols)] == node_cols and \
+            len(q.columns) == len(node_cols):
+        q.distinct = True  # "which customers ordered Chai": each customer once, however many orders
+    shown = [c for c in q.columns if not c.is_aggregate]
+    if shown and all(c.prop == ROWID for c in shown):
+        r.decline(f"what names a {label} (it has only a generated key)")
+    grouped = any(c.is_aggregate for c in q.columns)
+    for col, _desc in q.order:
+        typ = _type_of(r, col)
+        if col.fn is None and typ == "STRING" and not is_timed(col.prop or "") and not r.view.is_numeric_text(
+                q.nodes.get(col.holder) or _rel_of(r, col.holder), col.prop) and not _alphabetical(lem, col, r):
+            r.decline(f"an order on the text {col.prop}")  # "the highest quantity per unit": words have none
+    for col in shown if grouped else []:
+        if (_type_of(r, col) or "").endswith("[]"):
+            r.decline(f"the values of the list {col.prop}")  # "the most common role": roles are lists
+
+
+def _rel_of(r: Reading, var: str | None) -> str:
+    return next((e.rel for e in r.query.edges if e.var == var), "")
+
+
+def _type_of(r: Reading, col: Column) -> str | None:
+    """The schema type of a column's property (of a node or an edge)."""
+    if col.prop is None or col.holder is None:
+        return None
+    if col.holder in r.query.nodes:
+        return r.view.prop_type(r.query.nodes[col.holder], col.prop)
+    return r.view.rel_props.get(_rel_of(r, col.holder), {}).get(col.prop)
+
+
+def _alphabetical(lem: list[str], col: Column, r: Reading) -> bool:
+    """Whether the question orders text by its letters ("ordered by name", "in alphabetical order")."""
+    return any(w in ("alphabetical", "alphabetically", "name", "title", "lexicographical") for w in lem) or \
+        any(w in cues.ORDER_WORDS for w in lem)
+
+
+def _edge_columns(r: Reading) -> None:
+    """Rows about edges ("characters that interact with a weight over 50"): each edge's far end and the edge
+    properties the question uses are shown beside the asked node, one row per edge."""
+    q = r.query
+    for e in q.edges:
+        used = [w.prop for w in q.where if w.holder == e.var] + [c.prop for c, _ in q.order if c.holder == e.var]
+        if not used:
+            continue
+        far = e.dst if e.src == r.target else e.src if e.dst == r.target else None
+        extra = ([Column(far, r.view.display(q.nodes[far]))] if far else []) + [Column(e.var, p) for p in used]
+        q.columns.extend(c for c in dict.fromkeys(extra) if c not in q.columns)
+
+
+def column_of(r: Reading, it: Item, label: str) -> Column | None:
+    """The column an item shows: a property (of the asked label, else of a label or edge joined), or a label's
+    naming property."""
+    term = it.term or pick(it, "prop", label) or pick_prop(it, r)
+    if term is not None and term.kind == "prop":
+        holder = holder_of(r, term)
+        if holder is None:
+            return None
+        it.term = term
+        r.use((it.start, it.end))
+        return Column(holder, term.prop)
+    lab = pick(it, "label", None)
+    if lab is not None:
+        var = r.vars.get(lab.owner) or join_label(r, lab.owner)
+        if var is None:
+            return None
+        it.term = lab
+        r.use((it.start, it.end))
+        return Column(var, r.view.display(lab.owner))
+    return None
+
+
+def node_columns(r: Reading, var: str) -> list[Column]:
+    """A node shown: its naming property, and its key when that is another property."""
+    label = r.query.nodes[var]
+    shown, key = r.view.display(label), r.view.key(label)
+    return [Column(var, shown)] + ([Column(var, key)] if key and key != shown else [])
+
+
+def _counting(r: Reading) -> tuple[Item | None, bool] | None:
+    """"how many X", "the number of X", "count the X": (the counted item, distinct), else None."""
+    lem = r.lemmas
+    for i, w in enumerate(lem):
+        ranked = i > 0 and (lem[i - 1] in cues.SUPERLATIVES or lem[i - 1] in ("by", "on") or
+                            r.doc[i - 1].tag_ in ("JJS", "RBS") or lem[max(0, i - 2):i] == ["by", "the"])
+        if any(it.start <= i < it.end for it in r.items):
+            continue  # "the number of hosts" that a property is named ("Number_of_hosts")
+        if (w == "how" and lem[i + 1:i + 2] in (["many"], ["much"])) or (w in ("number", "count") and lem[i + 1:i + 2]
+                                                                         == ["of"] and not ranked) or (w == "count" and i == 0):
+            j = i + 2 if w != "count" else i + 1
+            if w == "count" and lem[j:j + 3] == ["the", "number", "of"]:
+                j += 3
+            r.use((i, j))
+            distinct = any(lem[k] in cues.DISTINCT_WORDS for k in range(j, min(j + 2, len(lem))))
+            counted = next((it for it in r.items if it.start >= j), None)
+            if counted is not None and w != "how" and "label" not in counted.kinds():
+                term = pick(counted, "prop", r.query.nodes[r.target]) or pick_prop(counted, r)
+                if term is not None and not term.on_rel and r.view.is_number(term.owner, term.prop):
+                    return None  # "the number of hours played": a number the property holds, not a count
+            return counted, distinct
+    return None
+
+
+def _order(r: Reading, label: str) -> None:
+    """Superlatives and explicit orders set the query's order and limit."""
+    q, lem, doc = r.query, r.lemmas, r.doc
+    low = [t.lower_ for t in doc]
+    for i, w in enumerate(lem):
+        if w in cues.ORDER_WORDS and lem[i + 1:i + 2] == ["by"]:
+            it = item_at(r, i + 2)
+            if it is None:
+                continue
+            col = column_of(r, it, label)
+            if col is None:
+                continue
+            tail = lem[it.end:it.end + 6]
+            desc = any(x in ("descending", "decreasing", "desc", "reverse", "descend", "decrease")
+                       for x in tail + lem[max(0, i - 3):i] + low[max(0, i - 3):it.end + 6])
+            if "from" in tail and tail.index("from") + 1 < len(tail):
+                desc = desc or tail[tail.index("from") + 1] in cues.DESCENDING
+            q.order.append((col, desc))
+            r.use((i, i + 2), *[(k, k + 1) for k in range(it.end, min(len(lem), it.end + 6))
+                               if lem[k] in cues.DESCENDING | cues.ASCENDING | {"order", "in", "of", "from", "to"}])
+    if not q.order and any(w in cues.ORDER_ADVERBS for w in low):
+        k = next(i for i, w in enumerate(low) if w in cues.ORDER_ADVERBS)
+        col = next((c for c in q.columns if not c.is_aggregate), None)
+        if col is not None:
+            said = {t.lower_ for t in doc} | set(lem)
+            q.order.append((col, bool(said & {"descending", "reverse", "decreasing"})))
+            end = k
+            while end < len(low) and (low[end] in cues.ORDER_ADVERBS or low[end] in ("order", "and", "by")):
+                end += 1
+            r.use((max(0, k - 2) if low[max(0, k - 1)] in ("in", "an") or low[max(0, k - 2)] == "in" else k, end))
+    # "the top 5 suppliers by the number of cities", "the highest number of discontinued products"
+    for i, w in enumerate(lem):
+        if w == "number" and lem[i + 1:i + 2] == ["of"] and i > 0 and i not in r.used and (
+                lem[i - 1] in ("by", "on") or doc[i - 1].tag_ in ("JJS", "RBS") or lem[i - 2:i] == ["by", "the"]):
+            sup = lem[i - 1] if doc[i - 1].tag_ in ("JJS", "RBS") else None
+            k = i + 2
+            distinct = k < len(lem) and lem[k] in cues.DISTINCT_WORDS
+            it = next((x for x in r.items if x.start in (k, k + 1)), None)
+            if it is None:
+                r.decline("the number of what")
+                return
+            term = pick(it, "label", None)
+            prop = pick(it, "prop", label) or (pick_prop(it, r) if "prop" in it.kinds() else None)
+            if term is not None and term.owner != label:
+                var = r.vars.get(term.owner) or join_label(r, term.owner)
+                cnt = Column(var, None, "count", True) if var else None
+                it.term = term
+                r.use((it.start, it.end))
+            elif prop is not None and not prop.on_rel and r.view.is_number(prop.owner, prop.prop):
+                cnt = column_of(r, it, label)  # "the lowest number of days held": the number held
+            else:
+                col = column_of(r, it, label)
+                cnt = Column(col.holder, col.prop, "count", True) if col else None
+            if cnt is None:
+                return
+            desc = cues.SUPERLATIVES.get(sup, True) if sup else True
+            if not any(c.is_aggregate for c in q.columns):
+                q.columns.append(cnt)
+            q.order.append((cnt, desc))
+            limits = [v for v in r.values if v.kind == "limit"]
+            q.limit = limits[0].value if limits else (1 if sup else None)
+            r.use((i - 1, k + distinct), *[(max(0, v.start - 1), v.end) for v in limits[:1]])
+            return
+    # "the most common reign": the property's value that most nodes have
+    for i, w in enumerate(lem):
+        if w in ("most", "least") and lem[i + 1:i + 2] and lem[i + 1] in cues.FREQUENT:
+            it = next((x for x in r.items if x.start in (i + 2, i + 3) and x.term is None), None) or \
+                next((x for x in r.asked), None)
+            col = column_of(r, it, label) if it is not None else None
+            if col is None:
+                r.decline(f"the {w} {lem[i + 1]} what")
+                return
+            cnt = Column(None, None, "count")
+            q.columns = [col, cnt]
+            q.order.append((cnt, w == "most"))
+            q.limit = next((v.value for v in r.values if v.kind == "limit"), 1)
+            r.use((i, i + 2), *[(max(0, v.start - 1), v.end) for v in r.values if v.kind == "limit"][:1])
+            return
+    # superlatives: "the highest rank", "the 3 oldest", "top 5 by amount", "the most filings"
+    for i, w in enumerate(lem):
+        if i in r.used or (w not in cues.SUPERLATIVES and w not in cues.AGE_SUPERLATIVES):
+            continue
+        if doc[i].tag_ not in ("JJS", "RBS") and w not in ("top", "maximum", "minimum"):
+            continue
+        desc = cues.SUPERLATIVES.get(w, cues.AGE_SUPERLATIVES.get(w))
+        limit, lspan = 1, (i, i + 1)
+        counted = [v for v in r.values if v.kind == "limit"]
+        if counted:
+            limit = counted[0].value
+            r.use(*[(max(0, v.start - 2), v.end) for v in counted[:1]])
+        k = i + 1
+        if lem[k:k + 2] == ["number", "of"]:  # "the most number of students"
+            r.use((k, k + 2))
+            k += 2
+        it = next((x for x in r.items if k <= x.start <= k + 2 and x.term is None or x.start == k), None)
+        if w in cues.AGE_SUPERLATIVES:
+            ages = [p for p in r.view.nodes.get(label, {}) if p.lower() in cues.AGE_WORDS]
+            if len(ages) != 1:
+                r.decline(f"the {w}, by what")
+                return
+            q.order.append((Column(r.target, ages[0]), desc))
+        elif it is not None and "label" in it.kinds() and pick(it, "label", None) is not None \
+                and pick(it, "label", None).owner == label and w in ("most", "fewest", "least"):
+            # "the advisor with the most students": the asked property's values ranked by how many have each
+            shown = [c for c in q.columns if not c.is_aggregate]
+            if not r.asked or not shown:
+                r.decline(f"the {w} {r.doc[it.start:it.end].text} by what")
+                return
+            cnt = Column(None, None, "count")
+            q.columns = shown + [cnt]
+            q.order.append((cnt, desc))
+            it.term = pick(it, "label", None)
+            r.use((it.start, it.end))
+        elif it is not None and "label" in it.kinds() and pick(it, "label", None) is not None \
+                and pick(it, "label", None).owner != label and w in ("most", "fewest", "least"):
+            far = pick(it, "label", None).owner
+            var = r.vars.get(far) or join_label(r, far)
+            if var is None:
+                return
+            it.term = pick(it, "label", None)
+            cnt = Column(var, None, "count", True)
+            if not any(c.is_aggregate for c in q.columns):
+                q.columns.append(cnt)
+            q.order.append((cnt, desc))
+            r.use((it.start, it.end))
+        elif it is not None:
+            if "prop" not in it.kinds():
+                r.decline(f"the {w} {r.doc[it.start:it.end].text}, by what")
+                return
+            col = column_of(r, it, label)
+            if col is None:
+                return
+            if col in q.columns and len([c for c in q.columns if not c.is_aggregate]) == 1 and limit == 1 \
+                    and not q.where:
+                q.columns = [Column(col.holder, col.prop, "max" if desc else "min")]
+                r.use(lspan)
+                return
+            q.order.append((col, desc))
+            if col not in q.columns:
+                q.columns.append(col)
+        else:
+            continue
+        q.limit = limit
+        r.use(lspan)
+        return
