@@ -81,5 +81,8 @@ NAMING_FILLER = frozenset({"name", "names", "count", "type", "types", "value", "
 # filler words that, left unread, leave part of the question unanswered ("the types of games")
 TELLING_FILLER = frozenset({"name", "names", "type", "types", "kind", "kinds"})
 
+# short words that change what is asked ("what else did X direct", "the other films"): read, or declined
+SCOPE_WORDS = frozenset({"else", "other", "also", "same", "only", "again", "except", "besides", "too", "nor"})
+
 # verbs of being and having that join a noun to its own property ("whose age is", "with a weight of")
 LIGHT_VERBS = frozenset({"be", "have", "has", "contain", "hold", "include", "get", "make", "go", "come"})

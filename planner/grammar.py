@@ -476,7 +476,7 @@ def coverage(r: Reading) -> None:
     left = [t.text for t in r.doc if t.i not in r.used and not t.is_punct and t.lower_ not in quiet
             and t.lemma_.lower() not in quiet and t.pos_ not in ("DET", "ADP", "PRON", "AUX", "CCONJ", "SCONJ", "PART")
             and not (t.is_stop and t.pos_ not in ("NOUN", "VERB", "ADJ", "PROPN", "NUM") and t.lower_ not in cues.NEGATIONS)]
-    left += [t.text for t in r.doc if t.i not in r.used and t.lower_ in cues.NEGATIONS]
+    left += [t.text for t in r.doc if t.i not in r.used and (t.lower_ in cues.NEGATIONS or t.lower_ in cues.SCOPE_WORDS)]
     joined = r.query.edges or r.query.absent
     restating = {t.text for t in r.doc if t.pos_ == "VERB" and joined and t.i not in r.used and any(
         c.dep_ in ("prep", "agent", "dative") and any(g.i in r.used for g in c.children) for c in t.children)}

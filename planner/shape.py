@@ -118,6 +118,14 @@ def shape(r: Reading) -> None:
             len(q.columns) == len(node_cols):
         q.distinct = True  # "which customers ordered Chai": each customer once, however many orders
     shown = [c for c in q.columns if not c.is_aggregate]
+    counts = [c for c in q.columns if c.fn == "count"]
+    named = any(w.holder == r.target and w.op == "=" and w.prop in (r.view.display(label), r.view.key(label))
+                for w in q.where)
+    if any(c.holder == r.target and c.prop is None for c in counts) and named:
+        r.decline(f"a count of the one {label} named")  # "how many reviews has X written": not X
+    if shown and any(c.holder == r.target and c.prop and c.distinct for c in counts) and \
+            any(c.holder == r.target for c in shown):
+        r.decline(f"a count of each {label}'s own {counts[0].prop}")  # one each: "cities they supply to" is not it
     if shown and all(c.prop == ROWID for c in shown):
         r.decline(f"what names a {label} (it has only a generated key)")
     grouped = any(c.is_aggregate for c in q.columns)
