@@ -440,7 +440,7 @@ def pattern(r: Reading) -> None:
             touching = [x for x in (exact or rels) if any(target_label in pair for pair in r.view.rels.get(x, []))]
             joined = [x for x in rels if x in r.rel_var]
             if len(joined) == 1:
-                touching = joined  # "interact ... in book 1": the relationship whose property is already used
+                touching = joined  # "visited ... in season 2": the relationship whose property is already used
             if len(touching) > 1:
                 term = r.choose(it.start, [Term("rel", x) for x in touching], f"'{r.doc[it.start:it.end].text}' means")
                 touching = [term.owner] if term else []
@@ -516,7 +516,7 @@ def read_query(question: str, view: SchemaView, terms: SchemaTerms, mentions: li
 
 
 def _literals(question: str, terms: SchemaTerms) -> tuple[tuple[int, int], ...]:
-    """The quoted spans that are values: not those that quote a schema name ('INTERACTS1', 'book 45')."""
+    """The quoted spans that are values: not those that quote a schema name ('VISITS2', 'season 3')."""
     out = []
     for a, b, text in quoted_spans(question):
         words = [w for w in text.lower().split() if not w.isdigit()]

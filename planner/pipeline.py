@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from itertools import takewhile
 from typing import Any
 
-from kgqa.kg.compare import values_equal
+from kgqa.kg.compare import same_answer, values_equal
 from kgqa.kg.cypher import inline_params
 from kgqa.kg.db import QueryError, QueryTimeout
 from kgqa.kg.engines import open_graph
@@ -204,7 +204,7 @@ class Pipeline:
         if not found:
             return plan, ""
         ranked = all(_ORDERED.search(p.cypher) for p, _ in found)
-        if all(_same_rows(rows, found[0][1], ranked) for _, rows in found):
+        if all(same_answer(rows, found[0][1], ranked) for _, rows in found):
             return found[0][0], ""
         names = [" and ".join(p.choices) or f"`{inline_params(p.cypher, p.params)}`" for p, _ in found[:3]]
         return None, f"did you mean {' or '.join(names)}? The graph answers each differently."
@@ -676,30 +676,6 @@ _ORDERED = re.compile(r"\bORDER\s+BY\b", re.I)
 # rows ranked by one key and cut by a LIMIT at the end ("ORDER BY value DESC, country LIMIT 3")
 _RANKED = re.compile(r"\bORDER\s+BY\s+(?P<key>[^\s,]+)(?:\s+(?:ASC|DESC))?(?:\s*,[^()]*?)?"
                      r"\s+(?P<limit>LIMIT\s+(?P<n>\d+))\s*$", re.I)
-
-
-def _same_rows(a: list[list[Any]], b: list[list[Any]], ranked: bool = False) -> bool:
-    """Whether two readings' rows say the same: as many rows, and the narrower one's columns found in the other,
-    row for row (:func:`kgqa.kg.compare.rows_match`, lenient; in order, ties free, when both rank)."""
-    from kgqa.kg.compare import rows_match
-
-    if len(a) != len(b):
-        return False
-    wide, narrow = (a, b) if len(a[0] if a else []) >= len(b[0] if b else []) else (b, a)
-    if rows_match(wide, narrow, ranked, lenient=True):
-        return True
-    if not ranked or not narrow:
-        return False
-    # a LIMIT that cuts through a tie may keep other members of it: the rows before the last run of the rank
-    # key agree, and the last run holds the same key
-    for i in range(len(narrow[0])):
-        for j in range(len(wide[0])):
-            if all(values_equal(n[i], w[j]) for n, w in zip(narrow, wide)):
-                last = narrow[-1][i]
-                cut = next(k for k in range(len(narrow)) if values_equal(narrow[k][i], last))
-                if cut == 0 or rows_match(wide[:cut], narrow[:cut], True, lenient=True):
-                    return True
-    return False
 
 
 def _local_relations_query(label: str, key: str, arrow: str) -> str:

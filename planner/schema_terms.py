@@ -2,9 +2,9 @@
 properties, relationship types.
 
 Every schema name is split into words in any convention (``Ref_Template_Types``, ``beneficiary_bank_country``,
-``postHasCreator``, ``INTERACTS3``) and matched against runs of question tokens by their forms: the word as
+``postHasCreator``, ``VISITS3``) and matched against runs of question tokens by their forms: the word as
 written, its noun and verb lemmas (lemminflect) and its singular (inflect), so "people" names ``Person``,
-"filed" names ``FILED`` and "interact" names ``INTERACTS``. A run also matches a name written as one word
+"filed" names ``FILED`` and "visit" names ``VISITS``. A run also matches a name written as one word
 ("club name" and ``clubname``). Longer runs win. The words a graph's annotations file gives
 (``DomainSpec.words``) are matched the same way.
 """
@@ -35,7 +35,7 @@ class Term:
     owner: str
     prop: str | None = None
     on_rel: bool = False
-    exact: bool = False  # the question writes the schema name itself ("INTERACTS3", "born_state")
+    exact: bool = False  # the question writes the schema name itself ("VISITS3", "born_state")
 
 
 @lru_cache(maxsize=65536)
@@ -94,7 +94,7 @@ class SchemaTerms:
         words = name_words(name)
         variants = [words, [w for w in words if w not in NAME_NOISE] or words]
         if words and words[-1].rstrip("0123456789") != words[-1] and words[-1].rstrip("0123456789").isalpha():
-            variants.append(words[:-1] + [words[-1].rstrip("0123456789")])  # INTERACTS3: one of the "interacts"
+            variants.append(words[:-1] + [words[-1].rstrip("0123456789")])  # VISITS3: one of the "visits"
         if term.kind == "rel" and len(words) > 1 and (words[0] in PREPOSITIONS or words[-1] in PREPOSITIONS):
             variants.append([w for w in words if w not in PREPOSITIONS] or words)  # "enrolled_in": enrolled
         if term.kind == "label" and len(words) > 1:
@@ -145,7 +145,7 @@ class SchemaTerms:
         return sorted(found, key=lambda t: t[0])
 
     def lookup(self, run: list[str]) -> set[Term]:
-        """Returns the terms a run of words names (the schema name as written first: "INTERACTS3")."""
+        """Returns the terms a run of words names (the schema name as written first: "VISITS3")."""
         out: set[Term] = set(self.exact.get(run[0], ())) if len(run) == 1 else set()
         if any(len(w) < 2 or not any(c.isalpha() for c in w) for w in run):
             return out
@@ -175,7 +175,7 @@ def _keys(words: list[str]) -> set[str]:
 @lru_cache(maxsize=65536)
 def _run_keys(run: tuple[str, ...]) -> frozenset[str]:
     """Returns the keys a run of question words may match: joined, with each form of the last word and of the
-    first ("interacted", "interacting": interact)."""
+    first ("visited", "visiting": visit)."""
     head = "".join(run[:-1])
     keys = {head + f for f in forms(run[-1])}
     if len(run) == 1:

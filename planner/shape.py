@@ -159,7 +159,7 @@ def _alphabetical(lem: list[str], col: Column, r: Reading) -> bool:
 
 
 def _edge_columns(r: Reading) -> None:
-    """Rows about edges ("characters that interact with a weight over 50"): each edge's far end and the edge
+    """Rows about edges ("people who visit with a count over 50"): each edge's far end and the edge
     properties the question uses are shown beside the asked node, one row per edge."""
     q = r.query
     for e in q.edges:

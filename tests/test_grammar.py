@@ -169,3 +169,13 @@ def test_schema_words_by_their_forms(home):
     assert ("rel", "enrolled_in", None) in owners(["enrolled"])
     assert ("prop", "dept", "dept_name") in owners(["name"])  # dept_name of dept: "name" alone
     assert abbreviates("dept", "department") and abbreviates("stu", "student") and not abbreviates("dog", "cat")
+
+
+def test_two_readings_say_the_same_when_only_a_tie_at_the_cut_differs():
+    from kgqa.kg.compare import same_answer
+
+    a = [["Ann", 12], ["Bo", 7], ["Cy", 5]]
+    assert same_answer(a, [["Ann", "k1", 12], ["Bo", "k2", 7], ["Di", "k4", 5]], ranked=True)  # Cy and Di tie at 5
+    assert not same_answer(a, [["Ann", 12], ["Di", 7], ["Cy", 5]], ranked=True)
+    assert not same_answer(a, [["Ann", 12], ["Bo", 7]], ranked=True)
+    assert same_answer([["x"], ["y"]], [["y", 1], ["x", 2]])
