@@ -133,7 +133,7 @@ def focus(r: Reading) -> None:
         label = r.view.spec.who
         r.use((0, 1))
     else:
-        owners = _common_owners([it for it in r.items if "prop" in it.kinds()], r.view)
+        owners = _common_owners([it for it in r.items if "prop" in it.kinds()])
         if len(owners) == 1:
             label = owners[0]
         elif owners:
@@ -543,7 +543,7 @@ def _holding(r: Reading, term: Term, v: Value, it: Item | None) -> Term | None:
     return None
 
 
-def _common_owners(items: list[Item], view: SchemaView) -> list[str]:
+def _common_owners(items: list[Item]) -> list[str]:
     owners = None
     for it in items:
         mine = {t.owner for t in it.terms if t.kind == "prop" and not t.on_rel}

@@ -6,6 +6,7 @@ the choices taken and left open), and choosing among the terms a word names (:fu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from kgqa.planner.frame import Mention
@@ -82,7 +83,7 @@ class Reading:
         self.decline(f"which of {' or '.join(sorted({term_name(t) for t in terms}))} {what}")
         return None
 
-    @property
+    @cached_property
     def lemmas(self) -> list[str]:
         return [t.lemma_.lower() for t in self.doc]
 

@@ -71,14 +71,14 @@ def shape(r: Reading) -> None:
         prop = c_item is not None and (c_item.term or pick(c_item, "prop", label)) is not None and \
             "label" not in c_item.kinds()
         col = column_of(r, c_item, label) if prop else None
+        counted = pick(c_item, "label", None) if c_item is not None else None
         if col is not None:
             aggs.append(Column(col.holder, col.prop, "count", distinct))
             q.columns = [c for c in q.columns if (c.holder, c.prop) != (col.holder, col.prop)]
         elif distinct:
             aggs.append(Column(r.target, r.view.display(label), "count", True))
-        elif c_item is not None and pick(c_item, "label", None) is not None and \
-                pick(c_item, "label", None).owner != label:
-            var = r.vars.get(pick(c_item, "label", None).owner) or join_label(r, pick(c_item, "label", None).owner)
+        elif counted is not None and counted.owner != label:
+            var = r.vars.get(counted.owner) or join_label(r, counted.owner)
             if var is None:
                 return
             aggs.append(Column(var, None, "count", True))  # "how many tracks are on each album"
@@ -132,7 +132,7 @@ def shape(r: Reading) -> None:
     for col, _desc in q.order:
         typ = _type_of(r, col)
         if col.fn is None and typ == "STRING" and not is_timed(col.prop or "") and not r.view.is_numeric_text(
-                q.nodes.get(col.holder) or _rel_of(r, col.holder), col.prop) and not _alphabetical(lem, col, r):
+                q.nodes.get(col.holder) or _rel_of(r, col.holder), col.prop) and not _alphabetical(lem):
             r.decline(f"an order on the text {col.prop}")  # "the highest quantity per unit": words have none
     for col in shown if grouped else []:
         if (_type_of(r, col) or "").endswith("[]"):
@@ -152,7 +152,7 @@ def _type_of(r: Reading, col: Column) -> str | None:
     return r.view.rel_props.get(_rel_of(r, col.holder), {}).get(col.prop)
 
 
-def _alphabetical(lem: list[str], col: Column, r: Reading) -> bool:
+def _alphabetical(lem: list[str]) -> bool:
     """Whether the question orders text by its letters ("ordered by name", "in alphabetical order")."""
     return any(w in ("alphabetical", "alphabetically", "name", "title", "lexicographical") for w in lem) or \
         any(w in cues.ORDER_WORDS for w in lem)
