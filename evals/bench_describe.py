@@ -29,8 +29,11 @@ import os
 import random
 import re
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 DOMAINS = ("movies", "nobel", "northwind")
 PHRASES = ("Tell me about {}", "What do you know about {}?", "Describe {}.")
@@ -96,7 +99,7 @@ def draw_questions(settings, n: int, seed: int) -> list[dict]:
     return out[:n]
 
 
-def _row(size: int, label: str, rep, descs: dict, answers: dict, only: set[int] | None = None) -> Row:
+def setting_row(size: int, label: str, rep, descs: dict, answers: dict, only: set[int] | None = None) -> Row:
     """Metrics of one setting on the first ``size`` questions (``only``: the baseline's sample of them)."""
     from kgqa.planner import describe
 
@@ -133,7 +136,8 @@ def table(rows: list[Row]) -> list[str]:
     return out
 
 
-def plot(rows: list[Row], sizes: list[int], path: Path) -> None:
+def plot(rows: list[Row], sizes: list[int], path: Path,
+         title: str = "SubGCache on descriptions (embedded SmolLM2-135M, CPU)") -> None:
     """TTFT per cluster setting (bars) and faithful share (line), one panel per batch size."""
     import matplotlib
 
@@ -155,33 +159,45 @@ def plot(rows: list[Row], sizes: list[int], path: Path) -> None:
         tw.plot(range(len(rs)), [r.faithful for r in rs], "o-", color="#dd8452", label="faithful rewrites %")
         tw.set_ylim(0, 100)
         tw.legend(loc="upper right", fontsize=8)
-    fig.suptitle("SubGCache on descriptions (embedded SmolLM2-135M, CPU)")
+    fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
 
-def run(settings, args, sizes: list[int], labels: list[str], out_dir: Path, command: str) -> int:
-    """The describe benchmark (see the module docstring); prints the table and the summary line."""
+@contextmanager
+def described(settings, args, n: int) -> Iterator[tuple[Any, list]]:
+    """Yields (pipeline, results): the first ``n`` drawn questions (``args.seed``) that a pipeline on a
+    throw-away home (fresh caches, the real graphs) answered with a description of the entity's subgraph."""
     from kgqa.evals.benchutil import remove_home, scratch_home
     from kgqa.kg.embed import embed
-    from kgqa.planner import describe
-    from kgqa.planner.batch import retrieve, summarize_batch, summarize_each
+    from kgqa.planner.batch import retrieve
     from kgqa.planner.pipeline import build_pipeline
 
-    t_start = time.perf_counter()
-    settings = settings.with_(llm_threads=args.threads, llm_ctx=args.ctx, describe_rewrite="batch",
-                              describe_prompt_chars=args.describe_chars)
-    drawn = draw_questions(settings, max(sizes) * 3 // 2, args.seed)  # some names are not described (ambiguous)
+    drawn = draw_questions(settings, n * 3 // 2, args.seed)  # some names are not described (ambiguous)
     home = scratch_home(settings.graphs_dir, prefix="kgqa-describe-")
     try:
         pipe = build_pipeline(settings.with_(home=home))
         embed(["warm-up"])
         t0 = time.perf_counter()
-        results = [r for r in retrieve(pipe, drawn) if "describe" in r.operators][:max(sizes)]
-        retrieval_s = time.perf_counter() - t0
+        results = [r for r in retrieve(pipe, drawn) if "describe" in r.operators][:n]
+        print(f"retrieval: {len(results)} of {len(drawn)} drawn questions described in "
+              f"{time.perf_counter() - t0:.0f} s", flush=True)
+        yield pipe, results
+    finally:
+        remove_home(home)
+
+
+def run(settings, args, sizes: list[int], labels: list[str], out_dir: Path, command: str) -> int:
+    """The describe benchmark (see the module docstring); prints the table and the summary line."""
+    from kgqa.planner import describe
+    from kgqa.planner.batch import summarize_batch, summarize_each
+
+    t_start = time.perf_counter()
+    settings = settings.with_(llm_threads=args.threads, llm_ctx=args.ctx, describe_rewrite="batch",
+                              describe_prompt_chars=args.describe_chars)
+    with described(settings, args, max(sizes)) as (pipe, results):
         sizes = sorted({min(s, len(results)) for s in sizes})
-        print(f"retrieval: {len(results)} of {len(drawn)} drawn questions described in {retrieval_s:.0f} s", flush=True)
         chars = args.describe_chars
         descs = {i: describe.from_subgraph(r.subgraph, chars) for i, r in enumerate(results)}
         answers = {i: r.answer for i, r in enumerate(results)}
@@ -197,7 +213,7 @@ def run(settings, args, sizes: list[int], labels: list[str], out_dir: Path, comm
         print(f"baseline: {len(base.phrases)} rewrites, mean TTFT {base.mean_ttft_ms:.0f} ms", flush=True)
         rows: list[Row] = []
         for size in sizes:
-            base_row = _row(size, "per", base, descs, answers, only)
+            base_row = setting_row(size, "per", base, descs, answers, only)
             size_rows = []
             for label in labels:
                 if label == "per":
@@ -206,7 +222,7 @@ def run(settings, args, sizes: list[int], labels: list[str], out_dir: Path, comm
                 rep = summarize_batch(copy.deepcopy(results[:size]), llm, n_clusters=int(label),
                                       describe_tokens=args.max_tokens, apply=False, describe_chars=chars,
                                       prefix_tokens=settings.batch_prefix_tokens)
-                size_rows.append(_row(size, label, rep, descs, answers))
+                size_rows.append(setting_row(size, label, rep, descs, answers))
                 print(f"batch {size} clusters {label}: TTFT {size_rows[-1].ttft_ms:.0f} ms vs "
                       f"{base_row.ttft_ms:.0f} ms, {rep.n_groups} prefixes", flush=True)
             for r in size_rows:
@@ -215,8 +231,6 @@ def run(settings, args, sizes: list[int], labels: list[str], out_dir: Path, comm
                 r.token_bound = base_row.tokens_q / r.tokens_q if r.tokens_q > 0 else 0.0
                 r.faithful_delta = r.faithful - base_row.faithful
             rows += size_rows
-    finally:
-        remove_home(home)
     top = [r for r in rows if r.size == max(sizes)]
     ok = [r for r in top if r.clusters != "per" and r.faithful_delta >= -1.0]
     best = max(ok, key=lambda r: r.ttft_ratio) if ok else next(r for r in top if r.clusters == "per")

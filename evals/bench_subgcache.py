@@ -209,9 +209,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="describe: longest shared prefix in tokens (default Settings.batch_prefix_tokens; 0 = n_ctx)")
     ap.add_argument("--baseline-sample", type=int, default=0,
                     help="describe: run the per-question baseline on a seeded sample of this many questions (0 = all)")
+    ap.add_argument("--export-plan", type=Path, default=None, metavar="PLAN.json",
+                    help="describe: write the prompt plan for a GPU replay (evals/describe_gpu.py) instead of running")
+    ap.add_argument("--replayed", type=Path, nargs=2, default=None, metavar=("PLAN.json", "REPLAY.json"),
+                    help="describe: score a GPU replay of a plan (the same table, from the replay's timings)")
     args = ap.parse_args(argv)
     if args.kind == "describe":
         from kgqa.evals.bench_describe import run
+        from kgqa.evals.describe_gpu import export_plan, score
 
         if args.describe_chars is None:
             args.describe_chars = settings.describe_prompt_chars
@@ -219,7 +224,14 @@ def main(argv: list[str] | None = None) -> int:
             settings = settings.with_(batch_prefix_tokens=args.prefix_tokens)
         sizes = sorted(int(x) for x in (args.sizes or ("24" if args.quick else "50,100")).split(","))
         labels = [x.strip() for x in (args.clusters or ("1,3,per" if args.quick else "1,3,5,10,per")).split(",")]
-        return run(settings, args, sizes, labels + ([] if "per" in labels else ["per"]), args.out,
+        labels += [] if "per" in labels else ["per"]
+        if args.replayed:
+            return score(*args.replayed, args.out, command_line("kgqa bench subgcache", argv))
+        if args.export_plan:
+            return export_plan(settings.with_(llm_threads=args.threads, llm_ctx=args.ctx,
+                                              describe_prompt_chars=args.describe_chars),
+                               args, sizes, labels, args.export_plan, command_line("kgqa bench subgcache", argv))
+        return run(settings, args, sizes, labels, args.out,
                    command_line("kgqa bench subgcache", argv))
     sizes = sorted(int(x) for x in (args.sizes or ("50" if args.quick else "50,100,200")).split(","))
     labels = [x.strip() for x in (args.clusters or (SETTINGS_QUICK if args.quick else SETTINGS_FULL)).split(",")]

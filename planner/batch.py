@@ -398,6 +398,57 @@ def _budget(llm, max_tokens: int, prefix_tokens: int = 0) -> int:
     return min(room, max(256, prefix_tokens)) if prefix_tokens > 0 else room
 
 
+def prompt_groups(items: list[Item], llm, *, n_clusters: int | None = None, distance: float = 0.35,
+                  message_passing: bool = True, max_tokens: int = MAX_TOKENS, describe_tokens: int | None = None,
+                  prefix_tokens: int = 0, report: BatchReport | None = None) -> list[tuple[int, list[Item], list[str]]]:
+    """Returns the batch's prompt groups, (cluster, members, shared facts) each: descriptions and value answers
+    clustered apart by their subgraphs' embeddings (``n_clusters`` clusters, ``>= len`` one per question; None/0
+    cut at cosine ``distance``), each cluster split where its facts would not fit the prefix budget. ``report``
+    records the labels, cluster counts and embedding time."""
+    from kgqa.planner import describe
+
+    describe_tokens = describe_tokens or describe.MAX_TOKENS
+    embedded = hasattr(llm, "eval_prefix")
+    groups: list[tuple[int, list[Item], list[str]]] = []
+    labels = [0] * len(items)
+    embed_ms = 0.0
+    for kind in ("values", "describe"):
+        idx = [i for i, it in enumerate(items) if it.kind == kind]
+        if not idx:
+            continue
+        part = [items[i] for i in idx]
+        if n_clusters and n_clusters >= len(part):
+            own = list(range(len(part)))  # one question per cluster: nothing to compare
+        else:
+            t1 = time.perf_counter()
+            emb = embed_subgraphs([it.subgraph for it in part], message_passing=message_passing)
+            embed_ms += (time.perf_counter() - t1) * 1000
+            own = cluster_labels(emb, n_clusters=n_clusters, distance=distance)
+        offset = max(labels) + 1 if groups else 0
+        for i, lab in zip(idx, own):
+            labels[i] = lab + offset
+        budget = _budget(llm, describe_tokens if kind == "describe" else max_tokens, prefix_tokens)
+        render = (lambda f: describe.messages(f, "")[0]["content"]) if kind == "describe" else system_prompt
+
+        def fits(facts, render=render, budget=budget):
+            text = render(facts)
+            return (len(llm.tokenize(text)) if embedded else len(text) // 4) <= budget
+
+        groups += _groups(part, [lab + offset for lab in own], fits)
+    if report is not None:
+        report.labels, report.n_clusters, report.n_groups = labels, len(set(labels)), len(groups)
+        report.embed_ms += embed_ms
+    return groups
+
+
+def item_messages(it: Item, facts: list[str]) -> list[dict[str, str]]:
+    """Returns the chat messages of one question in a group sharing ``facts``: the facts as the system turn
+    (the shared prefix), the question last."""
+    from kgqa.planner import describe
+
+    return describe.messages(facts, it.question) if it.desc is not None else messages_for(facts, it.question)
+
+
 def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None, distance: float = 0.35,
                     max_tokens: int = MAX_TOKENS, message_passing: bool = True, apply: bool = True,
                     base_url: str | None = None, max_calls: int = 0, deadline_s: float = 0.0,
@@ -429,32 +480,9 @@ def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None
 
     t0 = time.perf_counter()
     embedded = hasattr(llm, "eval_prefix")
-    groups: list[tuple[int, list[Item], list[str]]] = []
-    labels = [0] * len(items)
-    for kind in ("values", "describe"):
-        idx = [i for i, it in enumerate(items) if it.kind == kind]
-        if not idx:
-            continue
-        part = [items[i] for i in idx]
-        if n_clusters and n_clusters >= len(part):
-            own = list(range(len(part)))  # one question per cluster: nothing to compare
-        else:
-            t1 = time.perf_counter()
-            emb = embed_subgraphs([it.subgraph for it in part], message_passing=message_passing)
-            rep.embed_ms += (time.perf_counter() - t1) * 1000
-            own = cluster_labels(emb, n_clusters=n_clusters, distance=distance)
-        offset = max(labels) + 1 if groups else 0
-        for i, lab in zip(idx, own):
-            labels[i] = lab + offset
-        budget = _budget(llm, describe_tokens if kind == "describe" else max_tokens, prefix_tokens)
-        render = (lambda f: describe.messages(f, "")[0]["content"]) if kind == "describe" else system_prompt
-
-        def fits(facts, render=render, budget=budget):
-            text = render(facts)
-            return (len(llm.tokenize(text)) if embedded else len(text) // 4) <= budget
-
-        groups += _groups(part, [lab + offset for lab in own], fits)
-    rep.labels, rep.n_clusters, rep.n_groups = labels, len(set(labels)), len(groups)
+    groups = prompt_groups(items, llm, n_clusters=n_clusters, distance=distance, message_passing=message_passing,
+                           max_tokens=max_tokens, describe_tokens=describe_tokens, prefix_tokens=prefix_tokens,
+                           report=rep)
     rep.cluster_ms = (time.perf_counter() - t0) * 1000
 
     store = PrefixStore(llm, max_states=1) if embedded else None
@@ -466,13 +494,10 @@ def summarize_batch(results: list[Result], llm, *, n_clusters: int | None = None
                 continue
             # the prefix (facts) is the group's; the answer space is the question's own evidence, as in the
             # per-question path: a shared prefix must not let one question answer with another's values
-            prose = it.desc is not None
-            if prose:  # a paragraph whose names, numbers and dates are copied from the question's own subgraph
-                grammar = describe.prose_grammar(it.values) if embedded else None
-                messages = describe.messages(facts, it.question)
-            else:
-                grammar = values_grammar(it.values) if embedded else None
-                messages = messages_for(facts, it.question)
+            prose = it.desc is not None  # a paragraph whose names, numbers and dates come from its own subgraph
+            grammar = ((describe.prose_grammar(it.values) if prose else values_grammar(it.values))
+                       if embedded else None)
+            messages = item_messages(it, facts)
             try:
                 ph = _phrase(llm, store, messages, describe_tokens if prose else max_tokens,
                              split_prompt if embedded else None, grammar, prose=prose)

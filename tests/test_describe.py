@@ -235,3 +235,28 @@ def test_a_cluster_longer_than_the_prefix_cap_is_split(pipe, llm):
     assert whole.n_groups == 1 and capped.n_groups > 1
     assert max(p.prefix_tokens for p in capped.phrases) <= 256 + 8  # the cap, plus the chat template's opening
     assert max(p.prefix_tokens for p in whole.phrases) > 256
+
+
+@pytest.mark.llm
+def test_the_prompt_plan_a_gpu_replays_is_the_batch_paths_own(pipe, llm):
+    """evals/describe_gpu.py ships the batch path's prompt groups to a GPU: each member's prefix and suffix are
+    the rendered prompt of its own messages, one prefix per group, and the baseline is one question per group."""
+    from kgqa.cache.prefix import split_prompt
+    from kgqa.planner.batch import candidates, item_messages, prompt_groups, retrieve
+
+    questions = [{"question": f"Who is {n}?", "domain": "movies"}
+                 for n in ("Keanu Reeves", "Carrie-Anne Moss", "Laurence Fishburne")]
+    items = candidates(retrieve(pipe, questions), describe_chars=600)
+    shared = prompt_groups(items, llm, n_clusters=1, describe_tokens=4)
+    alone = prompt_groups(items, llm, n_clusters=len(items), describe_tokens=4)
+    assert len(shared) == 1 and [len(m) for _, m, _ in alone] == [1, 1, 1]
+    cluster, members, facts = shared[0]
+    prefixes = set()
+    for it in members:
+        messages = item_messages(it, facts)
+        prefix, suffix = split_prompt(llm, messages)
+        assert prefix and prefix + suffix == llm.render(messages) and it.question in suffix
+        prefixes.add(prefix)
+    assert len(prefixes) == 1  # the one prefix the group's members continue from
+    own = {it.index: f for _, (it,), f in alone}
+    assert all(set(own[it.index]) <= set(facts) for it in members)  # a group states each member's own facts
