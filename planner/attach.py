@@ -11,9 +11,16 @@ from kgqa.planner.reading import Item, Reading, Value
 
 
 def value_after(r: Reading, it: Item) -> bool:
-    """Whether a value follows the item closely (it is a condition's property, not one asked for)."""
+    """Whether a value follows the item closely (it is a condition's property, not one asked for); not a value
+    that modifies the label noun after it ("the unit price of jazz tracks": jazz says which tracks)."""
     return any(it.end <= v.start <= it.end + 4 and not any(x.start < v.start and x.start >= it.end for x in r.items)
-               for v in r.values)
+               and not _modifies_label(r, v) for v in r.values)
+
+
+def _modifies_label(r: Reading, v: Value) -> bool:
+    tok = r.doc[v.end - 1]
+    return tok.dep_ in ("compound", "amod") and tok.head.i >= v.end and any(
+        x.start <= tok.head.i < x.end and "label" in x.kinds() for x in r.items)
 
 
 def bound_prop(r: Reading, it: Item) -> bool:
@@ -28,7 +35,7 @@ def prop_before(r: Reading, v: Value) -> Item | None:
     if after and (not before or any(x.end <= v.start and x.start >= before[-1].end for x in r.items
                                     if x is not before[-1]) or v.start - before[-1].end > 4):
         return after[0]  # "with more than 2000 outstanding balance"
-    if not before:
+    if not before or _modifies_label(r, v):
         return None
     it = before[-1]
     between = [t for t in r.doc[it.end:v.start]]

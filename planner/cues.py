@@ -47,6 +47,9 @@ STRING_CUES = {"contain": "CONTAINS", "include": "CONTAINS", "like": "CONTAINS",
                "start": "STARTS WITH", "begin": "STARTS WITH", "end": "ENDS WITH", "finish": "ENDS WITH",
                "prefix": "STARTS WITH", "suffix": "ENDS WITH"}
 
+# a figure over every node of a label that a property is compared with ("above the average budget")
+OVERALL = {"average": "avg", "mean": "avg"}
+
 ORDER_WORDS = frozenset({"order", "sort", "rank", "arrange"})  # "ordered by", "sorted by", "in order of"
 DESCENDING = frozenset({"descending", "decreasing", "desc", "reverse", "high", "highest", "large", "largest",
                         "most", "big", "biggest", "great", "greatest"})
@@ -74,6 +77,18 @@ connected exact information
 """.split())
 
 # filler words that may still name a property ("the name", "the type", "the count", "the value")
+# nouns after a label that only say "its nodes, one by one" ("faculty members", "staff entries")
+INDIVIDUALS = frozenset({"member", "members", "individual", "individuals", "entry", "entries", "record", "records"})
+
+# verbs of place that restate a join to where something is ("entities located in", "where the bank is based")
+PLACE_VERBS = frozenset({"locate", "located", "base", "based", "situate", "situated", "headquarter", "headquartered"})
+
+# currency and units written after an amount ("over 1,000,000 USD"): they restate the number
+UNITS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros", "percent", "%", "$", "€"})
+
+# verbs that open a second sentence asking for more of the same nodes ("... ? Give me their names.")
+ASK_VERBS = frozenset({"give", "list", "show", "find", "return", "tell", "provide", "report", "display", "what"})
+
 NAMING_FILLER = frozenset({"name", "names", "count", "type", "types", "value", "values", "record", "records",
                            "detail", "details", "information", "info", "total", "data", "list", "entry",
                            "entries", "kind", "kinds", "link", "links", "relation", "relations"})
@@ -82,7 +97,8 @@ NAMING_FILLER = frozenset({"name", "names", "count", "type", "types", "value", "
 TELLING_FILLER = frozenset({"name", "names", "type", "types", "kind", "kinds"})
 
 # short words that change what is asked ("what else did X direct", "the other films"): read, or declined
-SCOPE_WORDS = frozenset({"else", "other", "also", "same", "only", "again", "except", "besides", "too", "nor"})
+SCOPE_WORDS = frozenset({"else", "other", "also", "same", "only", "again", "except", "besides", "too", "nor", "once",
+                         "twice", "thrice"})
 
 # verbs of being and having that join a noun to its own property ("whose age is", "with a weight of")
 LIGHT_VERBS = frozenset({"be", "have", "has", "contain", "hold", "include", "get", "make", "go", "come"})

@@ -5,7 +5,7 @@ relationship properties and relationship types by their forms (:mod:`kgqa.planne
 (linked graph values, quoted literals, numbers) are attached to the property written before them, with the
 comparison written between (:mod:`kgqa.planner.cues`). Then :data:`COMPONENTS` run in order over one
 :class:`Reading`, each filling part of the query: what is asked (:func:`focus`), the conditions
-(:func:`conditions`), the pattern that joins every label used (:func:`pattern`, :mod:`kgqa.planner.joins`), and
+(:func:`conditions`, and comparisons with an overall average: :func:`overall`), the pattern that joins every label used (:func:`pattern`, :mod:`kgqa.planner.joins`), and
 counts, aggregates, groups, superlatives and orders (:func:`kgqa.planner.shape.shape`). The state they share is
 one :class:`~kgqa.planner.reading.Reading`. :func:`coverage` last: a content word nothing explained
 makes the reading decline, listing the words, and so does a choice the schema leaves open (two labels
@@ -30,7 +30,7 @@ from kgqa.planner.attach import (
 from kgqa.planner.frame import Mention
 from kgqa.planner.joins import edge_of, holder_of, join_label, other_end
 from kgqa.planner.parse import parse, quoted_spans, quoted_value
-from kgqa.planner.query import Absent, Column, Edge, Where
+from kgqa.planner.query import Absent, Column, Edge, Overall, Where
 from kgqa.planner.reading import (
     MAX_READINGS,
     Item,
@@ -45,7 +45,7 @@ from kgqa.planner.reading import (
 )
 from kgqa.planner.schema_terms import SchemaTerms, Term
 from kgqa.planner.schema_view import SchemaView
-from kgqa.planner.shape import shape
+from kgqa.planner.shape import ROWID, shape
 from kgqa.text import name_words
 
 
@@ -57,6 +57,9 @@ def values(r: Reading) -> None:
         span = doc.char_span(m.start, m.end, alignment_mode="expand")
         if span is None or (not m.label and len(span) > 1):
             continue  # a quoted schema name ('book 45'), read as words
+        if m.label and len(span) == 1 and span[0].pos_ in ("VERB", "AUX", "ADP", "ADV", "DET", "PRON", "SCONJ") \
+                and span[0].text.islower() and quoted_value(span[0]) is None:
+            continue  # "tracks that belong to": a lower-case verb or function word, not the track 'Belong'
         kind = "linked" if m.label else "text"
         options = tuple(dict.fromkeys([(m.label, m.prop)] + [(a[0], a[1]) for a in m.alternatives])) if m.label else ()
         r.values.append(Value(span.start, span.end, m.value, kind, m.label, m.prop, options))
@@ -104,6 +107,11 @@ def schema(r: Reading) -> None:
     quiet = cues.FILLER - cues.NAMING_FILLER
     r.items = [Item(a, b, terms) for a, b, terms in r.terms.match(words)
                if not all(w in quiet for w in words[a:b]) or any(t.exact for t in terms)]
+    _shared_heads(r, words)
+    for it in r.items:
+        if it.end < len(words) and words[it.end] in cues.INDIVIDUALS and "label" in it.kinds() and \
+                not any(x.start == it.end for x in r.items):
+            it.end += 1  # "faculty members": the faculty, one by one
     for it in r.items:
         rels = {t.owner for t in it.terms if t.kind == "rel"}
         if rels and it.kinds() == {"rel"}:
@@ -111,6 +119,27 @@ def schema(r: Reading) -> None:
     # weak evidence for a path: a word that shares its first five letters with a relationship's name
     stems = {w[:5] for w in words if len(w) >= 5}
     r.rels_hinted = [rel for rel in r.view.rels if any(len(w) >= 5 and w[:5] in stems for w in name_words(rel))]
+    for rel in r.rels_hinted:
+        own = {w[:5] for w in name_words(rel) if len(w) >= 5}
+        r.hints[rel] = [i for i, w in enumerate(words) if len(w) >= 5 and w[:5] in own]
+
+
+def _shared_heads(r: Reading, words: list[str]) -> None:
+    """"the first and last name", "the minimum and maximum price": a word before "and" (or a comma) that shares
+    the head noun of the property named after it names the property of its own words with that head."""
+    taken = {i for it in r.items for i in range(it.start, it.end)}
+    for it in list(r.items):
+        owners = {t.owner for t in it.terms if t.kind == "prop"}
+        k = it.start - 1
+        while it.end - it.start >= 2 and owners and k >= 1 and words[k] in ("and", "or", ",") and words[k - 1] \
+                and k - 1 not in taken:
+            terms = {t for t in r.terms.lookup([words[k - 1]] + words[it.start + 1:it.end])
+                     if t.kind == "prop" and t.owner in owners}
+            if not terms:
+                break
+            r.items.append(Item(k - 1, k, terms))
+            k -= 2
+    r.items.sort(key=lambda x: x.start)
 
 
 # -- what is asked ---------------------------------------------------------------------------------
@@ -160,12 +189,20 @@ def focus(r: Reading) -> None:
                  any(it.end == info[0] and "label" in it.kinds() for it in r.items)):
         r.all_props = True
         r.use((info[0], info[0] + 1))
-    # the properties asked for: the run of property words before the first label or condition word
+    # the properties asked for: the run of property words before the first label or condition word, and those of
+    # a later sentence that asks for more of the same ("... ? Give me their first names.")
     first_label = labels[0].start if labels else len(r.doc)
+    later = [t.i for t in r.doc if t.is_sent_start and t.i > first_label and t.lemma_.lower() in cues.ASK_VERBS]
     last = None
     for it in r.items:
-        if it.start >= first_label:
-            break
+        if later and it.start > later[0]:
+            if "label" in it.kinds() and pick(it, "label", None) is not None and \
+                    pick(it, "label", None).owner == label:
+                r.use((it.start, it.end))  # "Return the city and its GDP"
+                r.show_target = True
+                continue
+        elif it.start >= first_label:
+            continue
         if last is not None and any(lem[k] in cues.ENDS_ASKED for k in range(last.end, it.start)):
             break  # "the maximum enrollment across all schools": what follows the preposition is no column
         term = pick(it, "prop", label)
@@ -174,7 +211,9 @@ def focus(r: Reading) -> None:
         head = r.doc[it.end - 1]
         if any(r.doc[k].tag_ in ("JJS", "RBS") for k in range(max(0, it.start - 2), it.start)):
             continue  # "the top 3 most expensive products": the order, not a column
-        if head.dep_ == "amod" or (head.tag_ in ("JJ", "VBN") and it.end < first_label + 1 and
+        shared = it.end < len(r.doc) and r.doc[it.end].lower_ in ("and", "or", ",") and any(
+            x.start == it.end + 1 and x.end - x.start >= 2 for x in r.items)  # "the first and last name"
+        if (head.dep_ == "amod" and not shared) or (head.tag_ in ("JJ", "VBN") and it.end < first_label + 1 and
                                    r.doc[it.end].i == first_label):
             if r.view.prop_type(term.owner, term.prop) == "BOOL":
                 r.flags.append((it, term))  # "the discontinued products": a condition, not a column
@@ -182,6 +221,57 @@ def focus(r: Reading) -> None:
         it.term = term
         r.asked.append(it)
         last = it
+
+
+# -- comparisons with an overall figure -------------------------------------------------------------------
+def overall(r: Reading) -> None:
+    """"whose height is lower than the average", "budgets above the average budget": the property written before
+    the comparison against its own average over every node of its label. An average of part of them ("the average
+    salary of the instructors in Physics") is declined."""
+    if r.target is None:
+        return
+    lem, low = r.lemmas, [t.lower_ for t in r.doc]
+    for i, w in enumerate(lem):
+        if w not in cues.OVERALL or i in r.used:
+            continue
+        before = [it for it in r.items if it.end <= i and "prop" in it.kinds()]
+        after = next((x for x in r.items if x.start == i + 1 and "prop" in x.kinds()), None)
+        if before and i - before[-1].end <= 6 and not any(x.start >= before[-1].end and x.end <= i for x in r.items):
+            it = before[-1]
+            op, spans = comparator(low, it.end, i)
+        elif after is not None:  # "with greater than average budget"
+            it = after
+            op, spans = comparator(low, max([x.end for x in r.items if x.end <= i] + [i - 4, 0]), i)
+        else:
+            continue
+        if op not in ("<", ">", "<=", ">="):
+            continue
+        term = pick(it, "prop", r.query.nodes[r.target]) or pick_prop(it, r)
+        if term is None or term.on_rel or not r.view.is_number(term.owner, term.prop):
+            continue
+        end = i + 1
+        nxt = next((x for x in r.items if x.start == end), None)
+        if nxt is not None and any(t.kind == "prop" and (t.owner, t.prop) == (term.owner, term.prop) for t in nxt.terms):
+            end = nxt.end  # "the average budget"
+        if lem[end:end + 1] == ["of"]:
+            k = end + 1
+            while k < len(lem) and lem[k] in ("all", "the", "every"):
+                k += 1
+            whole = next((x for x in r.items if x.start == k and any(
+                t.kind == "label" and t.owner == term.owner for t in x.terms)), None)
+            if whole is None or (whole.end < len(lem) and lem[whole.end] in ("in", "of", "from", "with", "who", "that")):
+                r.decline(f"the {w} of which {term.owner} nodes")
+                return
+            end = whole.end
+        holder = holder_of(r, term)
+        if holder is None:
+            continue
+        r.query.where.append(Where(holder, term.prop, op, Overall(cues.OVERALL[w], term.owner, term.prop)))
+        first = min(it.start, i)
+        r.values = [v for v in r.values if not first <= v.start < end]  # "more" is no value here
+        r.where_ends.append((it.start, end))
+        it.term = term
+        r.use(*spans, (it.start, it.end), (i - (lem[i - 1:i] == ["overall"]), max(end, it.end)))
 
 
 # -- negation --------------------------------------------------------------------------------------
@@ -262,7 +352,8 @@ def conditions(r: Reading) -> None:
             continue
         prop_item = prop_before(r, v)
         low = [t.lower_ if t.i not in r.used else "" for t in r.doc]  # words read already compare nothing
-        op, op_span = comparator(low, prop_item.end if prop_item else max(0, v.start - 4), v.start)
+        op, op_span = comparator(low, prop_item.end if prop_item and prop_item.end <= v.start else max(0, v.start - 4),
+                                 v.start)  # "with at least 100000 salary": the comparison before the value
         trailing, tspan = trailing_comparator(low, v.end)
         if trailing and op is None:  # "100 or higher"; not "above 50 or below 46"
             op, op_span = trailing, [tspan]
@@ -298,6 +389,8 @@ def conditions(r: Reading) -> None:
             prop_item = None
         if term is None and year:
             term = _year_prop(r)  # "opened between 2000 and 2005", "wines made before 2000"
+        if term is None and v.kind == "number":
+            term = _key_named(r, v)  # "student 1004", "department 520": the key of the label named just before
         if term is None and v.kind == "linked":
             term = Term("prop", v.label, v.prop)
         if term is None and v.kind == "text" and named_before(lem, v.start):
@@ -306,6 +399,12 @@ def conditions(r: Reading) -> None:
         if term is None:
             r.decline(f"what {r.doc[v.start:v.end].text} is")
             continue
+        if isinstance(v.value, str) and parse_number(v.value) is None and _is_number(r, term):
+            # "a dorm with a TV Lounge" read onto dormid: a word is no number; the value's own property, if linked
+            if v.kind != "linked" or _is_number(r, Term("prop", v.label, v.prop)):
+                r.decline(f"{v.value!r} as {term.owner}.{term.prop}")
+                continue
+            term, prop_item = Term("prop", v.label, v.prop), None
         value = v.value
         if term.kind == "prop" and not term.on_rel:
             value = typed_value(r.view.prop_type(term.owner, term.prop), value)
@@ -398,6 +497,26 @@ def _disjunctions(r: Reading) -> None:
             r.use((a_end, b_start))
 
 
+def _is_number(r: Reading, term: Term) -> bool:
+    """Whether a property term holds numbers (of a node or a relationship)."""
+    typ = r.view.rel_props.get(term.owner, {}).get(term.prop) if term.on_rel else r.view.prop_type(term.owner, term.prop)
+    return bool(typ) and typ.startswith(("INT", "UINT", "DOUBLE", "FLOAT", "DECIMAL", "SERIAL"))
+
+
+def _key_named(r: Reading, v: Value) -> Term | None:
+    """The numeric key of the label written just before a number ("advises student 1004"), else None."""
+    named = next((x for x in r.items if x.end == v.start and "label" in x.kinds()), None)
+    term = pick(named, "label", None) if named is not None else None
+    if term is None:
+        return None
+    key = r.view.key(term.owner)
+    if not key or key == ROWID or not (r.view.is_number(term.owner, key) or r.view.is_numeric_text(term.owner, key)):
+        return None
+    named.term = term
+    r.use((named.start, named.end))
+    return Term("prop", term.owner, key)
+
+
 def _year_prop(r: Reading, label: str | None = None) -> Term | None:
     """The one property of ``label`` (default: the asked one) that holds years or dates, by its name."""
     label = label or r.query.nodes[r.target]
@@ -473,6 +592,8 @@ def pattern(r: Reading) -> None:
 def coverage(r: Reading) -> None:
     """Declines when a content word is left unexplained: a plan that ignores it answers another question."""
     quiet = cues.FILLER - cues.TELLING_FILLER  # "the types of games", "the names of the hosts" say something
+    r.use(*[(t.i, t.i + 1) for t in r.doc if t.lower_ in cues.UNITS and t.i > 0 and r.doc[t.i - 1].like_num and
+            not any(it.start <= t.i < it.end for it in r.items)])  # "1,000,000 USD"
     left = [t.text for t in r.doc if t.i not in r.used and not t.is_punct and t.lower_ not in quiet
             and t.lemma_.lower() not in quiet and t.pos_ not in ("DET", "ADP", "PRON", "AUX", "CCONJ", "SCONJ", "PART")
             and not (t.is_stop and t.pos_ not in ("NOUN", "VERB", "ADJ", "PROPN", "NUM") and t.lower_ not in cues.NEGATIONS)]
@@ -480,13 +601,29 @@ def coverage(r: Reading) -> None:
     joined = r.query.edges or r.query.absent
     restating = {t.text for t in r.doc if t.pos_ == "VERB" and joined and t.i not in r.used and any(
         c.dep_ in ("prep", "agent", "dative") and any(g.i in r.used for g in c.children) for c in t.children)}
+    restating -= _naming_other(r, restating)
+    restating |= {t.text for t in r.doc if joined and t.lemma_.lower() in cues.PLACE_VERBS and t.i not in r.used}
     left = [w for w in left if w not in restating]  # "wines produced in Sonoma": the verb of the join
     if left:
         r.decline(", ".join(repr(w) for w in dict.fromkeys(left)))
 
 
+def _naming_other(r: Reading, verbs: set[str]) -> set[str]:
+    """The verbs that share their stem with a schema name the query does not use ("advised by" and the property
+    Advisor, while the join goes through activities): such a verb names that, not the join."""
+    q = r.query
+    used = {e.rel for e in q.edges} | {w.prop for w in q.where} | {c.prop for c in q.columns if c.prop} | \
+        set(q.nodes.values())
+    names = [n for n in [*r.view.nodes, *r.view.rels, *(p for props in r.view.nodes.values() for p in props)]
+             if n not in used]
+    stems = {w[:5] for n in names for w in name_words(n) if len(w) >= 5}
+    lemma = {t.text: t.lemma_.lower() for t in r.doc}
+    return {v for v in verbs if len(lemma[v]) >= 5 and (lemma[v][:5] in stems or v.lower()[:5] in stems)}
+
+
 Component = Callable[[Reading], None]
-COMPONENTS: tuple[Component, ...] = (values, schema, focus, negation, conditions, pattern, shape, coverage)
+COMPONENTS: tuple[Component, ...] = (values, schema, focus, negation, overall, conditions, pattern, shape,
+                                     coverage)
 
 
 def read_query(question: str, view: SchemaView, terms: SchemaTerms, mentions: list[Mention]) -> list[Reading]:
@@ -530,15 +667,26 @@ def _literals(question: str, terms: SchemaTerms) -> tuple[tuple[int, int], ...]:
 
 
 def _holding(r: Reading, term: Term, v: Value, it: Item | None) -> Term | None:
-    """The property holding value ``v`` whose name starts with the words of the one written (``term``), else
-    a decline saying that none holds it."""
+    """The property holding value ``v`` whose name starts with the words written, else a decline saying that
+    none holds it. The words tried, longest first: the item after a possessive joined to the one before it ("the
+    originator bank's country": originator_bank_country), the item's own words ("originator bank":
+    originator_bank, not originator_bank_id), the chosen property's name."""
     from kgqa.text import name_words
 
-    said = name_words(term.prop or "")
-    fits = [(lb, p) for lb, p in v.options if name_words(p)[:len(said)] == said and p != term.prop
-            and (lb == term.owner or lb in r.query.nodes.values())]
-    if len(fits) == 1:
-        return Term("prop", fits[0][0], fits[0][1])
+    saids = []
+    if it is not None:
+        own = [w for w in r.lemmas[it.start:it.end] if w.isalnum()]
+        before = next((x for x in r.items if x.end == it.start - 1), None)
+        if before is not None and r.doc[it.start - 1].tag_ == "POS":
+            saids.append([w for w in r.lemmas[before.start:before.end] if w.isalnum()] + own)
+        saids.append(own)
+    saids.append(name_words(term.prop or ""))
+    labels = set(r.query.nodes.values()) | {t.owner for x in r.items for t in x.terms if t.kind == "label"}
+    for said in saids:
+        fits = [(lb, p) for lb, p in v.options if said and name_words(p)[:len(said)] == said and
+                (lb, p) != (term.owner, term.prop) and (lb == term.owner or lb in labels)]
+        if len(fits) == 1:
+            return Term("prop", fits[0][0], fits[0][1])
     r.decline(f"no {term.owner} has {term.prop} {v.value!r}")
     return None
 

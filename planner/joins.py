@@ -54,7 +54,8 @@ def join_label(r: Reading, label: str) -> str | None:
         return None
     best = [p for p in paths if len(p) == len(paths[0])]
     named = [p for p in best if any(step[0] in r.rels_named for step in p)]
-    hinted = [p for p in best if any(step[0] in r.rels_hinted for step in p)]
+    most = max((sum(step[0] in r.rels_hinted for step in p) for p in best), default=0)
+    hinted = [p for p in best if most and sum(step[0] in r.rels_hinted for step in p) == most]  # the most words'
     best = named or hinted or best
     ways = list(dict.fromkeys("/".join(s[0] for s in p) for p in best))
     if len(ways) > 1:
@@ -63,6 +64,8 @@ def join_label(r: Reading, label: str) -> str | None:
         if term is None:
             return None
         best = [p for p in best if "/".join(s[0] for s in p) == term.owner]
+    if hinted and not named:  # the words that chose the path ("the beneficiaries") are read
+        r.use(*[(i, i + 1) for step in best[0] for i in r.hints.get(step[0], [])])
     cur = r.target
     absent = r.negated.get(label)
     if absent is not None:

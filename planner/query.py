@@ -39,6 +39,15 @@ class Where:
 
 
 @dataclass(frozen=True)
+class Overall:
+    """A condition's value computed over every node of a label first: ``fn(prop)`` (``height < the average``)."""
+
+    fn: str
+    label: str
+    prop: str
+
+
+@dataclass(frozen=True)
 class Column:
     """A returned column: ``holder.prop``, or ``fn`` over it (count, avg, sum, min, max; ``prop`` None counts
     rows, or the holder's nodes when ``distinct``)."""
@@ -77,6 +86,7 @@ class Query:
     distinct: bool = False
     having: list[tuple[Column, str, Any]] = field(default_factory=list)  # a bound on an aggregate column
     absent: list[Absent] = field(default_factory=list)  # patterns that must not exist (NOT EXISTS)
+    one_per: str | None = None  # a node variable: one row per such node, however many matches it has
 
     def label_of(self, var: str) -> str | None:
         return self.nodes.get(var)
@@ -92,17 +102,23 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
         if var not in seen and var not in inner:
             parts.append(f"({var}:{ident(label)})")
             seen.add(var)
-    text = "MATCH " + ", ".join(parts)
-    conds = [_condition(w, params) for w in q.where]
+    overall = list(dict.fromkeys(w.value for w in q.where if isinstance(w.value, Overall)))
+    text = "".join(f"MATCH (o{i}:{ident(o.label)}) WITH {_with(overall[:i])}{o.fn}(o{i}.{ident(o.prop)}) AS overall{i} "
+                   for i, o in enumerate(overall))
+    text += "MATCH " + ", ".join(parts)
+    conds = [_condition(w, params, overall) for w in q.where]
     for a in q.absent:
         sub = "MATCH " + ", ".join(_path(q, a.edges, set(seen)))
         if a.where:
-            sub += " WHERE " + " AND ".join(_condition(w, params) for w in a.where)
+            sub += " WHERE " + " AND ".join(_condition(w, params, overall) for w in a.where)
         conds.append(f"NOT EXISTS {{ {sub} }}")
     if conds:
         text += " WHERE " + " AND ".join(conds)
-    names = _names(q.columns)
-    returned = ", ".join(f"{_expr(c)} AS {ident(n)}" for c, n in zip(q.columns, names))
+    columns = list(q.columns)
+    if q.distinct or q.having:  # a DISTINCT or WITH projection keeps only what it returns: the order's keys too
+        columns += [c for c, _ in q.order if c not in columns and not c.is_aggregate]
+    names = _names(columns)
+    returned = ", ".join(f"{_expr(c)} AS {ident(n)}" for c, n in zip(columns, names))
     if q.having:
         # a bound on an aggregate: computed first, filtered, then returned
         text += f" WITH {'DISTINCT ' if q.distinct else ''}" + returned
@@ -110,14 +126,16 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
         for col, op, value in q.having:
             key = f"p{len(params)}"
             params[key] = value
-            bounds.append(f"{ident(names[q.columns.index(col)])} {op} ${key}")
+            bounds.append(f"{ident(names[columns.index(col)])} {op} ${key}")
         text += " WHERE " + " AND ".join(bounds) + " RETURN " + ", ".join(ident(n) for n in names)
     else:
+        if q.one_per:
+            text += f" WITH DISTINCT {q.one_per}"
         text += f" RETURN {'DISTINCT ' if q.distinct else ''}" + returned
     if q.order:
         keys = []
         for col, desc in q.order:
-            ref = ident(names[q.columns.index(col)]) if col in q.columns else _expr(col)
+            ref = ident(names[columns.index(col)]) if col in columns else _expr(col)
             keys.append(ref + (" DESC" if desc else ""))
         text += " ORDER BY " + ", ".join(keys)
     if q.limit is not None:
@@ -157,10 +175,17 @@ def _names(columns: list[Column]) -> list[str]:
     return out
 
 
-def _condition(w: Where, params: dict[str, Any]) -> str:
+def _with(done: list[Overall]) -> str:
+    """The overall values computed before, carried through a WITH."""
+    return "".join(f"overall{i}, " for i in range(len(done)))
+
+
+def _condition(w: Where, params: dict[str, Any], overall: list[Overall] = ()) -> str:
     if w.op == "OR":
-        return "(" + " OR ".join(_condition(x, params) for x in w.value) + ")"
+        return "(" + " OR ".join(_condition(x, params, overall) for x in w.value) + ")"
     ref = f"{w.holder}.{ident(w.prop)}"
+    if isinstance(w.value, Overall):
+        return f"{ref} {w.op} overall{overall.index(w.value)}"
     if w.op in ("IS NULL", "IS NOT NULL"):
         return f"{ref} {w.op}"
     if w.op == "BETWEEN":

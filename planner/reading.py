@@ -63,6 +63,7 @@ class Reading:
     rel_var: dict[str, str] = field(default_factory=dict)  # relationship -> edge variable
     rels_named: list[str] = field(default_factory=list)
     declined: list[str] = field(default_factory=list)
+    show_target: bool = False  # a later sentence names the asked label among what to show
     all_props: bool = False  # "all the information about": every property of the asked node
     shown: list[str] = field(default_factory=list)  # variables of other labels shown beside the asked one
     flags: list[tuple[Item, Term]] = field(default_factory=list)  # boolean properties said as adjectives
@@ -71,6 +72,7 @@ class Reading:
     absent_of: dict[str, Absent] = field(default_factory=dict)  # variable -> the absent pattern it belongs to
     bounds: list[tuple[Column, str, Any]] = field(default_factory=list)  # bounds on counts per asked node
     rels_hinted: list[str] = field(default_factory=list)  # relationships a word shares a stem with ("beneficiary")
+    hints: dict[str, list[int]] = field(default_factory=dict)  # such a relationship -> the tokens that hint it
     choices: dict[Any, Term] = field(default_factory=dict)  # item start (or "path:<label>") -> the term chosen
     open: list[tuple[Any, list[Term]]] = field(default_factory=list)  # choices left open, in the order met
 

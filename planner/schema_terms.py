@@ -111,6 +111,8 @@ class SchemaTerms:
                 variants.append(trimmed)
             if len(words) > 1 and words[:len(own)] == own:  # "singer_name" of singer: "name" alone is its name
                 variants.append(words[len(own):])
+            if prop_is_key(self.view, owner, name) and name.lower().endswith("id") and words != ["id"]:
+                variants.append(["id"])  # "aircraft with id 12": the key "aid"
             labels = {tuple(name_words(lb)) for lb in self.view.nodes}
             if len(words) > 2 and words[-1] in CODE_WORDS and tuple(words[:-1]) not in labels:
                 variants.append(words[:-1])  # "product type" of product_type_code, not "roller coaster" of its id
@@ -153,6 +155,11 @@ class SchemaTerms:
         for key in _run_keys(tuple(run)):
             out |= {t for t in self.index.get(key, set()) if (t.kind, t.owner, t.prop) not in said}
         return out
+
+
+def prop_is_key(view: SchemaView, owner: str, prop: str) -> bool:
+    """Whether ``prop`` is the primary key of node label ``owner``."""
+    return owner in view.nodes and view.spec.primary_keys.get(owner) == prop
 
 
 def abbreviates(short: str, word: str) -> bool:

@@ -7,6 +7,7 @@ named only by a generated key, are declined.
 
 from __future__ import annotations
 
+from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
 from kgqa.planner.joins import holder_of, join_label
 from kgqa.planner.query import Column
@@ -24,6 +25,8 @@ def shape(r: Reading) -> None:
     label = q.nodes[r.target]
     group: list[Column] = []
     for i, w in enumerate(lem):
+        if any(it.start <= i < it.end for it in r.items):
+            continue  # "pages per minute color": a property's own name
         if w in cues.GROUP_WORDS and i > 0 and lem[i - 1] in ("for", "of", "in", "by") or w == "per":
             k = i + 1
             while k < len(lem) and lem[k] in ("of", "the", "these", "those"):
@@ -37,6 +40,10 @@ def shape(r: Reading) -> None:
     aggs: list[Column] = []
     for it in r.asked:
         i = it.start
+        if lem[max(0, i - 2):i] in (["number", "of"], ["amount", "of"]) and it.term is not None and \
+                r.view.is_number(it.term.owner, it.term.prop) and any(lem[k] in cues.AGGREGATES for k in range(max(0, i - 4), i - 2)):
+            r.use((i - 2, i))  # "the average number of international passengers": of the number a property holds
+            i -= 2
         j = i - 1
         fns = []
         while j >= 0 and (lem[j] in cues.AGGREGATES or lem[j] in (",", "and", "the")):
@@ -50,6 +57,15 @@ def shape(r: Reading) -> None:
                 aggs.extend(Column(col.holder, col.prop, fn) for fn in fns)
             continue
         fn = next((cues.AGGREGATES[lem[j]] for j in range(max(0, i - 2), i) if lem[j] in cues.AGGREGATES), None)
+        numeric = it.term is not None and not it.term.on_rel and (r.view.is_number(it.term.owner, it.term.prop) or
+                                                                  r.view.is_numeric_text(it.term.owner, it.term.prop))
+        if fn is None and numeric and (lem[max(0, i - 2):i] == ["how", "much"] or lem[max(0, i - 2):i + 1] == [
+                "how", "many", "total"]):
+            fn = "sum"  # "how many total pounds were purchased": the amount, added up
+            r.use((i - 2, i))
+        if fn is None and numeric and aggs and i > 0 and lem[i - 1] in ("and", ",") and \
+                any(x.end == i - 1 for x in r.asked):
+            fn = aggs[-1].fn  # "the average rating and resolution": the average of each
         sup = next(((j, lem[j]) for j in range(max(0, i - 2), i) if lem[j] in cues.SUPERLATIVES
                     and doc[j].tag_ in ("JJS", "RBS")), None)
         col = column_of(r, it, label)
@@ -98,6 +114,8 @@ def shape(r: Reading) -> None:
         for col, op, value in r.bounds:
             aggs.append(col)
             q.having.append((col, op, value))
+    if r.show_target and not aggs:  # "... ? Return the city and its GDP."
+        q.columns[:0] = [c for c in node_columns(r, r.target) if c not in q.columns]
     if r.all_props and not aggs:
         q.columns = [Column(r.target, p) for p in r.view.nodes[label]]
     if not q.columns and not aggs:
@@ -111,12 +129,17 @@ def shape(r: Reading) -> None:
         q.columns = group + [c for c in q.columns if c not in group]
     q.columns.extend(aggs)
     _order(r, label)
+    limits = [v for v in r.values if v.kind == "limit"]
+    if q.limit is None and not q.order and limits and not any(c.is_aggregate for c in q.columns):
+        r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 filings with ...": in which order
     if not any(c.is_aggregate for c in q.columns) and not q.distinct:
         _edge_columns(r)
     node_cols = node_columns(r, r.target)
-    if q.edges and not any(c.is_aggregate for c in q.columns) and q.columns[:len(node_cols)] == node_cols and \
-            len(q.columns) == len(node_cols):
-        q.distinct = True  # "which customers ordered Chai": each customer once, however many orders
+    if q.edges and not any(c.is_aggregate for c in q.columns):
+        if q.columns[:len(node_cols)] == node_cols and len(q.columns) == len(node_cols):
+            q.distinct = True  # "which customers ordered Chai": each customer once, however many orders
+        elif all(c.holder == r.target for c in q.columns) and all(c.holder == r.target for c, _ in q.order):
+            q.one_per = r.target  # "the names of the customers with orders 'Packing'": one row per customer
     shown = [c for c in q.columns if not c.is_aggregate]
     counts = [c for c in q.columns if c.fn == "count"]
     named = any(w.holder == r.target and w.op == "=" and w.prop in (r.view.display(label), r.view.key(label))
@@ -194,10 +217,14 @@ def column_of(r: Reading, it: Item, label: str) -> Column | None:
 
 
 def node_columns(r: Reading, var: str) -> list[Column]:
-    """A node shown: its naming property, and its key when that is another property."""
+    """A node shown: its naming property, and its key when that is another property; where no name is unique
+    enough to name the nodes (the key shows them: ``id``), also its first name-like property (``name``)."""
     label = r.query.nodes[var]
     shown, key = r.view.display(label), r.view.key(label)
-    return [Column(var, shown)] + ([Column(var, key)] if key and key != shown else [])
+    props = [shown] + ([key] if key and key != shown else [])
+    if shown == key:
+        props += [p for p in r.view.spec.name_props.get(label, []) if p not in props and is_name_like(p)][:1]
+    return [Column(var, p) for p in props]
 
 
 def _counting(r: Reading) -> tuple[Item | None, bool] | None:
@@ -216,7 +243,8 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
             r.use((i, j))
             distinct = any(lem[k] in cues.DISTINCT_WORDS for k in range(j, min(j + 2, len(lem))))
             counted = next((it for it in r.items if it.start >= j), None)
-            if counted is not None and w != "how" and "label" not in counted.kinds():
+            amount = w != "how" or lem[i + 1] == "much" or lem[j:j + 1] and lem[j] in cues.AGGREGATES
+            if counted is not None and amount and "label" not in counted.kinds():
                 term = pick(counted, "prop", r.query.nodes[r.target]) or pick_prop(counted, r)
                 if term is not None and not term.on_rel and r.view.is_number(term.owner, term.prop):
                     return None  # "the number of hours played": a number the property holds, not a count
