@@ -345,6 +345,11 @@ def conditions(r: Reading) -> None:
         if v.kind == "number" and counted is not None and isinstance(v.value, int):
             _count_bound(r, v, counted, low_ops=[t.lower_ for t in r.doc])
             continue
+        named = next((it for it in r.items if it.start == gap and "prop" in it.kinds()), None)
+        if v.kind == "number" and named is not None and not any(
+                _is_number(r, t) or r.view.is_numeric_text(t.owner, t.prop) for t in named.terms if t.kind == "prop"):
+            r.decline(f"{v.value} {r.doc[named.start:named.end].text}")  # "more than one region": a count of text
+            continue
         nxt = r.doc[gap] if gap < len(r.doc) else None
         if v.kind == "number" and nxt is not None and nxt.tag_ == "NNS" and not any(
                 it.start <= gap < it.end for it in r.items):
