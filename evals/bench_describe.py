@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgqa.kg.cypher import ident
+
 DOMAINS = ("movies", "nobel", "northwind")
 PHRASES = ("Tell me about {}", "What do you know about {}?", "Describe {}.")
 

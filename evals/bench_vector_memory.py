@@ -110,8 +110,8 @@ def _traversal(graph, cat, anchors: list[str]) -> tuple[callable, callable]:
     def hop(n: int):
         def run():
             rows = 0
-            for ident in anchors:
-                label, key = ident.split(":", 1)
+            for anchor in anchors:
+                label, key = anchor.split(":", 1)
                 where, params = cat.key_match("a", label, cat.coerce_key(label, key))
                 pattern = f"(a:{ident(label)})-[r]-(b)" if n == 1 else f"(a:{ident(label)})-[]-(b)-[r]-(c)"
                 ret = "r, b" if n == 1 else "DISTINCT c"

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from kgqa.kg.cypher import ident
+
 FORMAT = "kgqa-vector-memory-1"
 RANKINGS = ("degree", "pagerank")
 DEFAULT_RANKING = "degree"  # GLARE-Deg; "pagerank" is GLARE-PgRank
