@@ -234,10 +234,11 @@ def _json_type(value: Any) -> str:
 
 
 # -- the app --------------------------------------------------------------------------------------
-def create_app(pipeline: Pipeline, compute: ComputeClient | None = None) -> Flask:
+def create_app(pipeline: Pipeline, compute: ComputeClient | None = None, *, votes: VoteLedger | None = None) -> Flask:
     """Returns the WSGI app serving ``pipeline`` (shared by all request threads). With ``compute``, uncached
     questions and batches are computed by the compute processes behind it and stored in this process's
-    answer cache; without, on the request threads, ``compute_slots`` at a time."""
+    answer cache; without, on the request threads, ``compute_slots`` at a time. ``votes``: the feedback
+    ledger (default: the one in the state folder, shared by every worker)."""
     from kgqa.app.openapi import openapi_spec
 
     settings = pipeline.settings
@@ -258,7 +259,8 @@ def create_app(pipeline: Pipeline, compute: ComputeClient | None = None) -> Flas
     else:
         compute = ComputeGate(max(1, min(settings.compute_queue, settings.threads - 4)), 0, 0)
     inflight = Inflight()
-    votes = VoteLedger(settings.state_dir, quorum=settings.feedback_quorum, max_votes=settings.feedback_max_votes)
+    votes = votes or VoteLedger(settings.state_dir, quorum=settings.feedback_quorum,
+                                max_votes=settings.feedback_max_votes)
     limiter = RateLimiter(settings.feedback_per_minute)
     salt: list[bytes] = []
     app.extensions["kgqa"] = {"pipeline": pipeline, "metrics": metrics, "gate": gate, "compute": compute,
