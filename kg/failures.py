@@ -2,7 +2,7 @@
 
 Kinds: ``guard`` (the read-only guard refused the query), ``timeout`` (the query ran past its bound),
 ``engine`` (Kuzu or a Bolt server refused or failed it, EXPLAIN included), ``compile`` (the plan names
-something the schema lacks), ``error`` (anything else).
+something the schema lacks), ``load`` (a graph that could not be loaded or opened), ``error`` (anything else).
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from kgqa.kg.db import QueryError, QueryTimeout
 from kgqa.kg.safety import UnsafeQueryError
 
-KINDS = ("guard", "timeout", "engine", "compile", "error")
+KINDS = ("guard", "timeout", "engine", "compile", "load", "error")
+_BY_NAME = {"UnsafeQueryError": "guard", "QueryTimeout": "timeout", "QueryError": "engine", "RuntimeError": "engine"}
 
 
 def failure_kind(err: BaseException) -> str:
@@ -26,6 +27,11 @@ def failure_kind(err: BaseException) -> str:
     if isinstance(err, ValueError):
         return "compile"
     return "error"
+
+
+def kind_of_error(text: str) -> str:
+    """Returns the kind of a pipeline's ``error`` text (``"QueryTimeout: ..."``, its exception's name first)."""
+    return _BY_NAME.get(str(text).split(":", 1)[0].strip(), "error")
 
 
 @dataclass

@@ -70,3 +70,23 @@ def test_a_domain_left_with_no_plans_sets_the_exit_status(env, capsys):
     captured = capsys.readouterr()
     assert "domains with no plans: readings" in captured.out.strip().splitlines()[-1]
     assert "no verified plans for readings" in captured.err
+
+
+def test_bench_accuracy_skips_a_graph_that_does_not_load_and_counts_it(tmp_path):
+    from kgqa.evals import bench_accuracy
+
+    coll = tmp_path / "collection"
+    for name, people in (("good", PEOPLE), ("broken", PEOPLE + "7,Gus Grey,not-a-number\n")):
+        (coll / name / "csv").mkdir(parents=True)
+        (coll / name / "schema.cypher").write_text(
+            "CREATE NODE TABLE Person(id INT64, name STRING, age INT64, PRIMARY KEY (id));\n")
+        (coll / name / "csv" / "Person.csv").write_text(people)
+    (coll / "questions.jsonl").write_text(
+        '{"id": "g1", "domain": "good", "question": "How many people are there?", "gold_rows": [[6]]}\n'
+        '{"id": "b1", "domain": "broken", "question": "How many people are there?", "gold_rows": [[7]]}\n')
+    before = bench_accuracy.FAILURES.counts.get("load", 0)
+    settings = Settings(home=tmp_path / "home", vector_memory=False)
+    [gs] = bench_accuracy.load_graph_sets(settings, [coll], "all", progress=False)
+    assert [g.name for g in gs.graphs] == ["good"] and [q["id"] for q in gs.questions] == ["g1"]
+    assert bench_accuracy.FAILURES.counts["load"] == before + 1
+    assert "not-a-number" in bench_accuracy.FAILURES.first["load"] or "broken" in bench_accuracy.FAILURES.first["load"]
