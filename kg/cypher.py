@@ -35,8 +35,15 @@ def quote(name: str) -> str:
 def ident(name: str) -> str:
     """Returns ``name`` as it must be written in Cypher: bare when it is a plain ASCII word that is no keyword
     (:data:`KEYWORDS`, any case), else back-quoted (:func:`quote`). Every label, relationship type, property
-    and alias that reaches a query goes through it, so a name is always data, never syntax."""
-    return name if _PLAIN.match(name) and name.upper() not in KEYWORDS else quote(name)
+    and alias that reaches a query goes through it, so a name is always data, never syntax. Raises
+    ``ValueError`` for a name with a backtick, which engines write differently (Kuzu keeps a doubled backtick
+    as two, Neo4j reads it as one), so no query could name it safely."""
+    if _PLAIN.match(name) and name.upper() not in KEYWORDS:
+        return name
+    if "`" in name:
+        raise ValueError(f"the name {name!r} contains a backtick, which Cypher engines write differently; "
+                         "rename it")
+    return quote(name)
 
 
 def literal(value: Any) -> str:

@@ -127,7 +127,7 @@ class Settings:
     # trust boundary: reading is open, changing what every user gets is not
     admin_token: str = field(default="", repr=False)  # operator token (Authorization: Bearer ...); empty = endpoints that change shared state are off
     feedback_quorum: int = 3  # distinct clients whose thumbs-down on one answer applies it for everyone (0 = operator only)
-    feedback_per_minute: int = 20  # votes one client may send per minute and serving process; more get 429
+    feedback_per_minute: int = 20  # votes one client may send per minute and serving process; more get 429 (0 = no limit)
     feedback_max_votes: int = 100_000  # votes the ledger keeps; the oldest go first
     feedback_max_cypher_chars: int = 20_000  # a longer 'cypher' in a vote is refused (413)
 

@@ -26,6 +26,11 @@ def test_ident_back_quotes_keywords_and_names_that_are_not_words(name, written):
     assert ident(name) == written
 
 
+def test_ident_refuses_a_name_with_a_backtick():
+    with pytest.raises(ValueError, match="backtick"):
+        ident("odd`name")
+
+
 def test_keywords_are_upper_case_words():
     assert "ORDER" in KEYWORDS and "COMMENT" in KEYWORDS and all(re.fullmatch("[A-Z_]+", k) for k in KEYWORDS)
 
