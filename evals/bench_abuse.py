@@ -306,7 +306,8 @@ def demoted_ids(home: Path) -> set[int]:
         return {e.id for e in pc.entries("movies") if e.demoted}
 
 
-def run_feedback(url: str, run: ClassRun, home: Path, token: str, popular: int, votes: int) -> dict[str, int]:
+def run_feedback(url: str, run: ClassRun, home: Path, token: str, popular: int, votes: int,
+                 prewarmed: int) -> dict[str, int]:
     """Floods the popular questions with anonymous thumbs-down votes, then votes once as the operator; returns
     {"feedback_demoted", "answers_changed", "operator_demoted", "prewarmed_live"}."""
     from kgqa.cache.plan_cache import PlanCache
@@ -344,7 +345,7 @@ def run_feedback(url: str, run: ClassRun, home: Path, token: str, popular: int, 
     run.count(op_status)
     operator = demoted_ids(home) - demoted_before - flood_demoted
     run.note = (f"{len(questions)} popular questions x {votes} anonymous thumbs-down; operator vote {op_status}; "
-                f"{live} pre-warmed plans live after the flood")
+                f"{live} of {prewarmed} pre-warmed plans live after the flood")
     return {"feedback_demoted": len(flood_demoted), "answers_changed": changed, "operator_demoted": len(operator),
             "prewarmed_live": live}
 
@@ -421,7 +422,8 @@ def main(argv: list[str] | None = None) -> int:
                     ("starvation", lambda r: run_starvation(url, r, batches, batch_size, long_q)),
                     ("slow-clients", lambda r: run_slow_clients(url, r, sockets, drip_s)),
                     ("methods", lambda r: figures.__setitem__("metrics_bytes", run_methods(url, r, methods))),
-                    ("feedback", lambda r: figures.update(run_feedback(url, r, home, token, popular, votes)))):
+                    ("feedback", lambda r: figures.update(run_feedback(url, r, home, token, popular, votes,
+                                                                      figures.get("prewarmed", 0))))):
                 run = ClassRun(name)
                 if name == "feedback":
                     print(f"  pre-warming movies into the scratch plan cache (budget {prewarm_budget}) ...", flush=True)
