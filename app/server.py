@@ -159,7 +159,7 @@ def _new_metrics() -> Metrics:
     m.counter("kgqa_answer_cache_hits_total", "Questions served from the answer cache.")
     m.counter("kgqa_plan_cache_hits_total", "Questions whose plan came from the plan cache (template reuse).")
     m.counter("kgqa_llm_calls_total", "LLM calls made while answering questions.")
-    m.counter("kgqa_feedback_total", "Thumbs up/down votes applied, by vote.")
+    m.counter("kgqa_feedback_total", "Thumbs up/down votes accepted (applied or recorded), by vote.")
     m.counter("kgqa_busy_rejections_total", "Requests refused with 503 because no compute slot was free in time.")
     for name in ("kgqa_answer_cache_hits_total", "kgqa_plan_cache_hits_total", "kgqa_llm_calls_total"):
         m.inc(name, 0.0)  # unlabelled counters are exposed from the start
