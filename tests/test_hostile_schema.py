@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, seed, settings
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 from injection_corpus import REFUSE, DomainBits, cypher_payloads
 
@@ -39,6 +39,12 @@ WORDS = ("Comment", "Match", "Return", "Order", "Group", "Call", "Set", "Delete"
          "Contains", "Where", "With", "Create", "Merge", "Load", "Copy", "Drop", "Union", "Skip", "Case", "End",
          "Table", "Node", "Key", "Detach", "Remove", "Attach", "Export", "Import", "Use", "Begin", "Commit",
          "Macro", "Update", "Force", "Profile", "Explain", "Install", "Distinct", "Exists", "Optional", "Unwind")
+# Relationship types are asked about as verbs ("Which comments does Alpha Box contain?"), so they are drawn from
+# the keywords that read as verbs: a type named after a question's own shape word ('count', 'order', 'group',
+# 'limit', 'distinct') or a preposition ('in', 'from', 'with') is read by the grammar as that word ("Which Xs does
+# Y count?" counts), a reading limit of planner/, not a quoting one. Labels and properties use every keyword.
+VERBS = ("Comment", "Match", "Return", "Call", "Set", "Delete", "Contains", "Create", "Merge", "Load", "Copy", "Drop",
+         "Detach", "Remove", "Attach", "Export", "Import", "Use", "Commit", "Update", "Force", "Install", "Unwind")
 SPELLINGS = ("as is", "lower", "upper", "digits", "snake", "camel", "spaced")
 ADJECTIVES = ("Amber", "Brisk", "Cobalt", "Dusty", "Eager", "Frosty", "Golden", "Hollow", "Ivory", "Jolly")
 NOUNS = ("Anchor", "Beacon", "Canyon", "Delta", "Ember", "Falcon", "Glacier", "Harbor")
@@ -78,10 +84,12 @@ class Rel:
 def hostile_graphs(draw) -> tuple[list[Label], list[Rel]]:
     """2-3 labels and 1-2 relationship types, every name drawn from the keywords, spelled some way."""
     n_labels, n_rels = draw(st.integers(2, 3)), draw(st.integers(1, 2))
-    words = draw(st.lists(st.sampled_from(WORDS), min_size=n_labels * 3 + n_rels * 2, unique=True,
-                          max_size=n_labels * 3 + n_rels * 2))
-    hows = draw(st.lists(st.sampled_from(SPELLINGS), min_size=len(words), max_size=len(words)))
+    verbs = draw(st.lists(st.sampled_from(VERBS), min_size=n_rels, max_size=n_rels, unique=True))
+    words = draw(st.lists(st.sampled_from([w for w in WORDS if w not in verbs]), min_size=n_labels * 3 + n_rels,
+                          max_size=n_labels * 3 + n_rels, unique=True))
+    hows = draw(st.lists(st.sampled_from(SPELLINGS), min_size=len(words) + n_rels, max_size=len(words) + n_rels))
     names = [spell(w, h, i + 2) for i, (w, h) in enumerate(zip(words, hows))]
+    rel_names = [spell(v, h, i + 2) for i, (v, h) in enumerate(zip(verbs, hows[len(words):]))]
     labels, it = [], iter(names)
     for i in range(n_labels):
         label, key, number = next(it), next(it), next(it)
@@ -91,7 +99,7 @@ def hostile_graphs(draw) -> tuple[list[Label], list[Rel]]:
         labels.append(Label(label, key, draw(st.sampled_from(("name", "title", "Name", "full_name"))), number, nodes))
     rels = []
     for j in range(n_rels):
-        name, prop = next(it), next(it)
+        name, prop = rel_names[j], next(it)
         src, dst = draw(st.sampled_from(labels)), draw(st.sampled_from(labels))
         edges = sorted({(s[0], d[0], 100 + s[0] + d[0]) for s in src.nodes for d in dst.nodes
                         if (s[0] + d[0] + j) % 3 == 0 and (src is not dst or s[0] != d[0])})
@@ -142,6 +150,7 @@ def verb(rel: str) -> str:
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+          phases=(Phase.explicit, Phase.generate),  # no shrinking: a failing graph is reported as drawn, at once
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @seed(30)
 @given(hostile_graphs())
