@@ -96,21 +96,13 @@ class VoteLedger:
         for everyone: its own next ask of it is computed afresh."""
         if self._conn is None and not self.path.exists():
             return False
-        sql = "SELECT 1 FROM votes WHERE client = ? AND question = ? AND vote = 'down' AND applied = 0"
-        args: tuple = (client, question)
+        where, args = "client = ? AND question = ?", [client, question]
         if domain is not None:
-            sql, args = sql.replace("question = ?", "domain = ? AND question = ?"), (client, domain, question)
+            where, args = where + " AND domain = ?", [*args, domain]
         with self._lock:
-            return self._db().execute(sql + " LIMIT 1", args).fetchone() is not None
-
-    def counts(self) -> dict[str, int]:
-        """Returns {"votes", "pending_down", "applied"} over the whole ledger."""
-        if self._conn is None and not self.path.exists():
-            return {"votes": 0, "pending_down": 0, "applied": 0}
-        with self._lock:
-            row = self._db().execute("SELECT count(*), sum(vote = 'down' AND applied = 0), sum(applied) "
-                                     "FROM votes").fetchone()
-        return {"votes": row[0], "pending_down": row[1] or 0, "applied": row[2] or 0}
+            row = self._db().execute(f"SELECT 1 FROM votes WHERE {where} AND vote = 'down' AND applied = 0 LIMIT 1",
+                                     args).fetchone()
+        return row is not None
 
     def close(self) -> None:
         with self._lock:

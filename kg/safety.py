@@ -50,7 +50,9 @@ _OPAQUE = re.compile(
     r"'(?:[^'\\]|\\.)*'?|\"(?:[^\"\\]|\\.)*\"?|`[^`]*`?|//[^\r\n]*|/\*.*?(?:\*/|\Z)", re.S)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 # A word in a place where the grammar admits only a name (see the module docstring); never a function call.
-_NAME_AFTER = re.compile(r"([:.]\s*|\bAS\s+)([A-Za-z_][A-Za-z_0-9]*)\b(?!\s*\()", re.I)
+# A property follows a '.' after a name or a closing bracket, never after a number ('1. DELETE' stays a clause).
+_NAME_AFTER = re.compile(r"(:\s*|(?:\b[A-Za-z_][A-Za-z_0-9]*|[)\]}])\s*\.\s*|\bAS\s+)([A-Za-z_][A-Za-z_0-9]*)\b"
+                         r"(?!\s*\()", re.I)
 _NAME_BEFORE = re.compile(r"\b[A-Za-z_][A-Za-z_0-9]*(?=\s*(?::(?!=)|\.(?!\.)))")
 _RANGE_ARGS = re.compile(r"\s*(-?\d+)\s*,\s*(-?\d+)\s*(?:,\s*(-?\d+)\s*)?\)")
 

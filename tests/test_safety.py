@@ -91,6 +91,7 @@ def test_keywords_in_name_places_are_names(query):
     "RETURN {k: repeat('x', 100000000)}",
     "COMMENT ON TABLE Comment IS 'x'",
     "MATCH (n) RETURN n.x AS y UNION MATCH (m) REMOVE m.x RETURN m",
+    "MATCH (n) WITH n, 1. DELETE n",  # after a number, '.' is no property access
 ])
 def test_writes_beside_keyword_names_are_refused(query):
     with pytest.raises(UnsafeQueryError):
