@@ -41,10 +41,11 @@ WORDS = ("Comment", "Match", "Return", "Order", "Group", "Call", "Set", "Delete"
          "Macro", "Update", "Force", "Profile", "Explain", "Install", "Distinct", "Exists", "Optional", "Unwind")
 # Relationship types are asked about as verbs ("Which comments does Alpha Box contain?"), so they are drawn from
 # the keywords that read as verbs: a type named after a question's own shape word ('count', 'order', 'group',
-# 'limit', 'distinct') or a preposition ('in', 'from', 'with') is read by the grammar as that word ("Which Xs does
-# Y count?" counts), a reading limit of planner/, not a quoting one. Labels and properties use every keyword.
-VERBS = ("Comment", "Match", "Return", "Call", "Set", "Delete", "Contains", "Create", "Merge", "Load", "Copy", "Drop",
-         "Detach", "Remove", "Attach", "Export", "Import", "Use", "Commit", "Update", "Force", "Install", "Unwind")
+# 'limit', 'distinct', 'return', 'call') or a preposition ('in', 'from', 'with') is read by the grammar as that
+# word ("Which Xs does Y count?" counts; "... does Y return?" reads Y's own properties), a reading limit of
+# planner/ (left to the grammar reader), not a quoting one. Labels and properties use every keyword.
+VERBS = ("Comment", "Match", "Set", "Delete", "Contains", "Create", "Merge", "Load", "Copy", "Drop", "Detach", "Remove",
+         "Attach", "Export", "Import", "Commit", "Update", "Force", "Install", "Unwind")
 SPELLINGS = ("as is", "lower", "upper", "digits", "snake", "camel", "spaced")
 ADJECTIVES = ("Amber", "Brisk", "Cobalt", "Dusty", "Eager", "Frosty", "Golden", "Hollow", "Ivory", "Jolly")
 NOUNS = ("Anchor", "Beacon", "Canyon", "Delta", "Ember", "Falcon", "Glacier", "Harbor")
