@@ -42,11 +42,13 @@ class Failures:
     first: dict[str, str] = field(default_factory=dict)
 
     def add(self, err: BaseException | str, kind: str | None = None) -> str:
-        """Counts ``err`` (an exception, or a message with its ``kind``); returns the kind."""
-        kind = kind or failure_kind(err)  # type: ignore[arg-type]
+        """Counts ``err`` (an exception, or a message with its ``kind``) and returns its kind."""
+        if isinstance(err, BaseException):
+            kind, text = kind or failure_kind(err), f"{type(err).__name__}: {err}"
+        else:
+            kind, text = kind or "error", str(err)
         self.counts[kind] = self.counts.get(kind, 0) + 1
-        self.first.setdefault(kind, f"{type(err).__name__}: {err}"[:200] if isinstance(err, BaseException)
-                              else str(err)[:200])
+        self.first.setdefault(kind, text[:200])
         return kind
 
     def merge(self, counts: dict[str, int]) -> None:
