@@ -184,9 +184,22 @@ def _pretty(r) -> str:
 
 
 def cmd_eval(args, settings: Settings) -> int:
+    """``kgqa eval``: one line per question (a failing question is an ``error`` line, the run goes on), then the
+    failures by kind."""
+    import json
+
+    from kgqa.kg.failures import Failures, kind_of_error
     from kgqa.planner.evaluate import run_eval
 
-    return run_eval(settings, args.questions, args.out, domain=args.domain, limit=args.limit)
+    code = run_eval(settings, args.questions, args.out, domain=args.domain, limit=args.limit)
+    failures = Failures()
+    with open(args.out, encoding="utf-8") as fh:
+        for line in fh:
+            record = json.loads(line)
+            if record.get("status") == "error":
+                failures.add(str(record.get("error")), kind_of_error(str(record.get("error"))))
+    print(f"eval: {failures.text()}")
+    return code
 
 
 def cmd_serve(args, settings: Settings) -> int:

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from kgqa.kg.cypher import ident, literal
 from kgqa.kg.spec import DomainSpec
 from kgqa.text import STOPWORDS
 from kgqa.text import fold as fold_text
@@ -132,7 +133,7 @@ def _node_tables(run) -> dict[str, dict[str, str]]:
     for row in _rows(run, "CALL show_tables() RETURN *"):
         name, kind = row[1], row[2]
         if kind == "NODE":
-            tables[name] = {r[1]: r[2] for r in _rows(run, f"CALL table_info('{name}') RETURN *")}
+            tables[name] = {r[1]: r[2] for r in _rows(run, f"CALL table_info({literal(name)}) RETURN *")}
     return tables
 
 
@@ -150,8 +151,8 @@ def collect_entries(run: Callable[[str], Iterable[list]], spec: DomainSpec,
         present = [p for p in props if p in tables[label]]
         if not present or pk not in tables[label]:
             continue
-        cols = ", ".join(f"n.`{p}` AS c{j}" for j, p in enumerate(present))
-        rows = _rows(run, f"MATCH (n:`{label}`) RETURN n.`{pk}` AS k, n.`{disp}` AS d, {cols}")
+        cols = ", ".join(f"n.{ident(p)} AS c{j}" for j, p in enumerate(present))
+        rows = _rows(run, f"MATCH (n:{ident(label)}) RETURN n.{ident(pk)} AS k, n.{ident(disp)} AS d, {cols}")
         for row in rows:
             key, display = row[0], row[1]
             display = str(display if display is not None else key)
@@ -438,7 +439,7 @@ class EntityIndex:
                 continue
             try:
                 rows = self.graph.query(
-                    f"CALL QUERY_FTS_INDEX('{label}', '{idx}', $q, top := $k) RETURN node.`{pk}`, score",
+                    f"CALL QUERY_FTS_INDEX({literal(label)}, {literal(idx)}, $q, top := $k) RETURN node.{ident(pk)}, score",
                     {"q": mention, "k": k}).rows
             except Exception as err:  # noqa: BLE001 - FTS is an optional source
                 log.debug("FTS %s failed: %s", idx, err)

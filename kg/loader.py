@@ -29,7 +29,7 @@ import kuzu
 
 from kgqa.kg.annotations import FILE_NAME as ANNOTATIONS_FILE
 from kgqa.kg.annotations import read_annotations
-from kgqa.kg.cypher import quote
+from kgqa.kg.cypher import ident
 from kgqa.kg.dataset import Dataset, NodeTable, RelTable
 from kgqa.kg.db import DB_FILE, META_FILE, Graph, GraphMeta, open_database
 from kgqa.kg.ddl import SourceError
@@ -46,26 +46,26 @@ BATCH = 1000
 
 # -- DDL and data statements -------------------------------------------------------------------------
 def node_ddl(t: NodeTable) -> str:
-    cols = ", ".join(f"{quote(c)} {typ}" for c, typ in t.columns)
-    return f"CREATE NODE TABLE {quote(t.label)}({cols}, PRIMARY KEY({quote(t.primary_key)}))"
+    cols = ", ".join(f"{ident(c)} {typ}" for c, typ in t.columns)
+    return f"CREATE NODE TABLE {ident(t.label)}({cols}, PRIMARY KEY({ident(t.primary_key)}))"
 
 
 def rel_ddl(t: RelTable) -> str:
-    cols = "".join(f", {quote(c)} {typ}" for c, typ in t.columns)
-    return f"CREATE REL TABLE {quote(t.name)}(FROM {quote(t.from_label)} TO {quote(t.to_label)}{cols})"
+    cols = "".join(f", {ident(c)} {typ}" for c, typ in t.columns)
+    return f"CREATE REL TABLE {ident(t.name)}(FROM {ident(t.from_label)} TO {ident(t.to_label)}{cols})"
 
 
 def node_insert(t: NodeTable) -> str:
-    props = ", ".join(f"{quote(c)}: CAST(r.{quote(c)} AS {typ})" for c, typ in t.columns)
-    return f"UNWIND $rows AS r CREATE (:{quote(t.label)} {{{props}}})"
+    props = ", ".join(f"{ident(c)}: CAST(r.{ident(c)} AS {typ})" for c, typ in t.columns)
+    return f"UNWIND $rows AS r CREATE (:{ident(t.label)} {{{props}}})"
 
 
 def rel_insert(t: RelTable, pk: dict[str, tuple[str, str]]) -> str:
     (fk, ftype), (tk, ttype) = pk[t.from_label], pk[t.to_label]
-    props = ", ".join(f"{quote(c)}: CAST(r.{quote(c)} AS {typ})" for c, typ in t.columns)
-    return (f"UNWIND $rows AS r MATCH (a:{quote(t.from_label)} {{{quote(fk)}: CAST(r._from AS {ftype})}}), "
-            f"(b:{quote(t.to_label)} {{{quote(tk)}: CAST(r._to AS {ttype})}}) "
-            f"CREATE (a)-[:{quote(t.name)} {{{props}}}]->(b)")
+    props = ", ".join(f"{ident(c)}: CAST(r.{ident(c)} AS {typ})" for c, typ in t.columns)
+    return (f"UNWIND $rows AS r MATCH (a:{ident(t.from_label)} {{{ident(fk)}: CAST(r._from AS {ftype})}}), "
+            f"(b:{ident(t.to_label)} {{{ident(tk)}: CAST(r._to AS {ttype})}}) "
+            f"CREATE (a)-[:{ident(t.name)} {{{props}}}]->(b)")
 
 
 # -- versions and paths ------------------------------------------------------------------------------
@@ -153,8 +153,8 @@ def count_tables(conn: kuzu.Connection) -> tuple[dict[str, int], dict[str, int]]
     while res.has_next():
         tables.append(res.get_next())
     for name, kind in tables:
-        pattern = f"MATCH (n:{quote(name)}) RETURN count(n)" if kind == "NODE" else \
-            f"MATCH ()-[r:{quote(name)}]->() RETURN count(r)"
+        pattern = f"MATCH (n:{ident(name)}) RETURN count(n)" if kind == "NODE" else \
+            f"MATCH ()-[r:{ident(name)}]->() RETURN count(r)"
         (nodes if kind == "NODE" else rels)[name] = conn.execute(pattern).get_next()[0]
     return nodes, rels
 

@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from kgqa.kg.cypher import ident
+
 FORMAT = "kgqa-vector-memory-1"
 RANKINGS = ("degree", "pagerank")
 DEFAULT_RANKING = "degree"  # GLARE-Deg; "pagerank" is GLARE-PgRank
@@ -87,7 +89,7 @@ def read_snapshot(graph, spec=None) -> Snapshot:
     for label in sorted(cat.nodes):
         pk = cat.primary_keys[label]
         shown = spec.display_prop(label) if spec is not None and label in spec.primary_keys else pk
-        for (node,) in graph.query(f"MATCH (n:`{label}`) RETURN n ORDER BY n.`{pk}`", **big).rows:
+        for (node,) in graph.query(f"MATCH (n:{ident(label)}) RETURN n ORDER BY n.{ident(pk)}", **big).rows:
             p = node_props(node)
             index[(label, node[pk])] = len(ids)
             ids.append(f"{label}:{p.get(pk)}")
@@ -98,8 +100,8 @@ def read_snapshot(graph, spec=None) -> Snapshot:
     for rel in sorted(cat.rels):
         for src, dst in cat.rels[rel]:
             ks, kd = cat.primary_keys[src], cat.primary_keys[dst]
-            rows = graph.query(f"MATCH (a:`{src}`)-[r:`{rel}`]->(b:`{dst}`) RETURN a.`{ks}`, b.`{kd}`, r "
-                               f"ORDER BY a.`{ks}`, b.`{kd}`", **big).rows
+            rows = graph.query(f"MATCH (a:{ident(src)})-[r:{ident(rel)}]->(b:{ident(dst)}) RETURN a.{ident(ks)}, b.{ident(kd)}, r "
+                               f"ORDER BY a.{ident(ks)}, b.{ident(kd)}", **big).rows
             edges.extend((index[(src, a)], rel, index[(dst, b)], node_props(r)) for a, b, r in rows)
     return Snapshot(ids, labels, names, props, edges)
 

@@ -124,6 +124,13 @@ class Settings:
     http_idle_timeout_s: float = 30.0  # an idle keep-alive connection is closed after this
     http_max_header_bytes: int = 16384  # request line plus headers
 
+    # trust boundary: reading is open, changing what every user gets is not
+    admin_token: str = field(default="", repr=False)  # operator token (Authorization: Bearer ...); empty = endpoints that change shared state are off
+    feedback_quorum: int = 3  # distinct clients whose thumbs-down on one answer applies it for everyone (0 = operator only)
+    feedback_per_minute: int = 20  # votes one client may send per minute and serving process; more get 429 (0 = no limit)
+    feedback_max_votes: int = 100_000  # votes the ledger keeps; the oldest go first
+    feedback_max_cypher_chars: int = 20_000  # a longer 'cypher' in a vote is refused (413)
+
     def __post_init__(self) -> None:
         for name in ("home", "data_dir"):
             object.__setattr__(self, name, Path(getattr(self, name)).expanduser())
