@@ -106,9 +106,9 @@ def ask_all(home: Path, domain: str, questions_file: Path) -> dict:
     qs = data["questions"]
     t0 = time.perf_counter()
     pipe = Pipeline(Settings(home=home), domains=[domain])
-    warm = getattr(pipe, "warm", None)
-    if warm is not None:
-        warm()
+    from kgqa.app.compute import warm
+
+    warm(pipe)  # as the server does at start-up
     startup = time.perf_counter() - t0
     seen: set[str] = set()
     for q in data.get("warmup", []):

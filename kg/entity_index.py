@@ -63,10 +63,12 @@ _TOKEN_SPAN = re.compile(r"[\w][\w'’\-.&]*", re.UNICODE)
 _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|‘([^’]{2,120})’|(?<![\w])'([^']{2,120})'(?![\w])")
 _PAREN = re.compile(r"\(([^()]{2,12})\)")
 _NOT_ASCII_WORD = re.compile(r"[^0-9a-z]+")
-# candidates kept per matcher before ranking, and the most postings a fuzzy lookup reads: a link costs the
-# same on a graph of millions of names as on one of thousands
+_ACRONYM_SPLIT = re.compile(r"[\s\-/,]+")
+# candidates kept per matcher before ranking, the most postings a fuzzy lookup reads and the most names whose
+# trigrams it counts: a link costs about the same on a graph of millions of names as on one of thousands
 MATCHER_TOP = 64
-FUZZY_POSTINGS_MAX = 200_000
+FUZZY_POSTINGS_MAX = 100_000
+FUZZY_CANDIDATES = 2048
 
 
 # -- text normalization ----------------------------------------------------------------------------
@@ -96,13 +98,16 @@ def acronyms(name: str) -> set[str]:
         alias = fold(m.group(1)).replace(" ", "")
         if alias and m.group(1).strip().isupper():
             out.add(alias)
-    base = _PAREN.sub(" ", name)
-    words = [w for w in re.split(r"[\s\-/,]+", base) if w]
-    significant = [w for w in words if w.lower() not in ACRONYM_SKIP and fold(w)]
+    base = _PAREN.sub(" ", name) if "(" in name else name
+    words = [w for w in _ACRONYM_SPLIT.split(base) if w]
+    if len(words) < 2:
+        return {a for a in out if 2 <= len(a) <= 8}
+    folded = [fold(w) for w in words]  # each word folded once
+    significant = [f for w, f in zip(words, folded) if w.lower() not in ACRONYM_SKIP and f]
     if len(significant) >= 2:
-        out.add("".join(fold(w)[0] for w in significant))
+        out.add("".join(f[0] for f in significant))
         if len(words) != len(significant):
-            out.add("".join(fold(w)[0] for w in words if fold(w)))
+            out.add("".join(f[0] for f in folded if f))
     return {a for a in out if 2 <= len(a) <= 8}
 
 
@@ -462,8 +467,9 @@ class EntityIndex:
         Candidates come from the rarest trigrams only: a name within ``FUZZY_MIN`` (Dice 0.5) of the
         mention's ``a`` trigrams shares at least ``a/3`` of them, so it holds one of the rarest
         ``len - ceil(a/3) + 1`` of those in the index; its shared count is then read by binary search in
-        each trigram's sorted posting list. A mention whose rarest trigrams still list more than
-        :data:`FUZZY_POSTINGS_MAX` names is too common a string to link fuzzily."""
+        each trigram's sorted posting list, for the :data:`FUZZY_CANDIDATES` that share most of the rarest
+        ones (all of them on a graph of a few thousand names). A mention whose rarest trigrams still list
+        more than :data:`FUZZY_POSTINGS_MAX` names is too common a string to link fuzzily."""
         tris = trigrams(f)
         lists = sorted((self._tri_entries[t] for t in tris if t in self._tri_entries), key=len)
         if not lists:
@@ -474,7 +480,10 @@ class EntityIndex:
         prefix = lists[:len(lists) - need + 1]
         if sum(len(x) for x in prefix) > FUZZY_POSTINGS_MAX:
             return []
-        cands = np.unique(np.concatenate(prefix))
+        cands, shared = np.unique(np.concatenate(prefix), return_counts=True)
+        if len(cands) > FUZZY_CANDIDATES:  # the names sharing most of the rarest trigrams
+            keep = np.sort(_top(shared.astype(np.float32), FUZZY_CANDIDATES))
+            cands = cands[keep]
         counts = np.zeros(len(cands), dtype=np.float32)
         for post in lists:
             pos = np.minimum(np.searchsorted(post, cands), len(post) - 1)
