@@ -480,7 +480,9 @@ class EntityIndex:
         prefix = lists[:len(lists) - need + 1]
         if sum(len(x) for x in prefix) > FUZZY_POSTINGS_MAX:
             return []
-        cands, shared = np.unique(np.concatenate(prefix), return_counts=True)
+        shared = np.bincount(np.concatenate(prefix), minlength=len(self.entries))
+        cands = np.flatnonzero(shared)
+        shared = shared[cands]
         if len(cands) > FUZZY_CANDIDATES:  # the names sharing most of the rarest trigrams
             keep = np.sort(_top(shared.astype(np.float32), FUZZY_CANDIDATES))
             cands = cands[keep]
