@@ -10,16 +10,19 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kgqa.kg import csv_stage
 from kgqa.kg.csv_source import read_csv_dataset
 from kgqa.kg.csv_stage import stage_csv_dataset
 from kgqa.kg.db import Graph
 from kgqa.kg.ddl import SourceError
-from kgqa.kg.entity_index import MATCHER_TOP, EntityIndex
+from kgqa.kg.entity_index import MATCHER_TOP, EntityIndex, fold
 from kgqa.kg.loader import build_graph
 from kgqa.kg.registry import graph_spec, registered
 from kgqa.kg.sources import csv_source
+from kgqa.text import fold as full_fold
 
 FIXTURE = Path(__file__).parent / "fixtures" / "library"
 
@@ -155,3 +158,8 @@ def test_the_sampled_vector_memory_reads_the_top_anchors_only(small):
     assert len(members) == len(set(members)) and all(len(ms) <= 6 for ms in sampled.members)
     assert sampled.anchors[:5] == full.anchors[:5]  # the same most-connected anchors, by degree
     assert sampled.vectors.shape == (20, full.vectors.shape[1])
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_the_ascii_shortcut_folds_names_as_the_full_fold(text):
+    assert fold(text) == full_fold(text, case="lower", ascii=True, apostrophes=False)
