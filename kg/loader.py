@@ -132,6 +132,20 @@ def _progress(enabled: bool):
                     TimeElapsedColumn(), transient=False)
 
 
+def copyable(t: RelTable) -> bool:
+    """Whether Kuzu's COPY can load relationship table ``t``: it binds the endpoint columns as ``from`` and
+    ``to``, so a property of either name (any case) is loaded with ``UNWIND`` instead."""
+    return not any(c.lower() in ("from", "to") for c, _ in t.columns)
+
+
+def _parquet_rows(path: Path, fields: list[tuple[str, str, str]]) -> list[dict]:
+    """The rows of a staged Parquet file, keyed as the ``UNWIND`` insert reads them."""
+    import pyarrow.parquet as pq
+
+    names = {column: key for key, column, _ in fields}
+    return [{names.get(k, k): v for k, v in row.items()} for row in pq.read_table(path).to_pylist()]
+
+
 def load_dataset(conn: kuzu.Connection, data: Dataset, domain: str = "", *, progress: bool = True) -> None:
     """Create the tables of ``data`` and load its rows through ``conn`` (an empty writable database) with
     ``COPY FROM``: staged Parquet files as they are, rows in memory as Arrow tables of :data:`BATCH` rows.
@@ -149,12 +163,18 @@ def load_dataset(conn: kuzu.Connection, data: Dataset, domain: str = "", *, prog
             task = bar.add_task(f"{domain} {name}", total=table.row_count) if bar else None
             copy = f"COPY {ident(name)} FROM "
             for path in table.staged:
+                if isinstance(table, RelTable) and not copyable(table):
+                    rows = _parquet_rows(path, fields)
+                    for i in range(0, len(rows), BATCH):
+                        conn.execute(insert, {"rows": rows[i:i + BATCH]})
+                    continue
                 conn.execute(copy + literal(str(path)))
             if bar:
                 bar.advance(task, table.staged_rows)
             for i in range(0, len(table.rows), BATCH):
                 chunk = table.rows[i:i + BATCH]
-                frame = rows_table(chunk, fields)  # noqa: F841 - Kuzu's COPY reads the local variable by name
+                by_copy = not isinstance(table, RelTable) or copyable(table)
+                frame = rows_table(chunk, fields) if by_copy else None  # noqa: F841 - COPY reads the variable by name
                 if frame is not None:
                     conn.execute(copy + "frame")
                 else:
