@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 
 from kgqa.settings import Settings
 
@@ -50,12 +51,18 @@ def cmd_load(args, settings: Settings) -> int:
                 raise SystemExit(f"unknown bundled graph {args.domain!r}; bundled: {', '.join(BUNDLED)} or all "
                                  "(your own graph: kgqa load --name NAME ...)")
             todo = [(n, bundled_source(n, settings.data_dir, annotations=settings.annotations)) for n in names]
+        if settings.vector_memory:  # the embedder loads while the graph is validated and copied
+            from kgqa.kg.embed import get_model
+
+            threading.Thread(target=get_model, name="kgqa-embedder", daemon=True).start()
         for name, source in todo:
             meta = build_graph(name, source, settings.graphs_dir, force=args.force)
             nodes = sum(meta.node_counts.values())
             rels = sum(meta.rel_counts.values())
             print(f"{name}: {nodes} nodes, {rels} relationships "
                   f"({', '.join(f'{k} {v}' for k, v in meta.node_counts.items())}) version {meta.version[:12]}")
+            for note in meta.notes:
+                print(f"{name}: {note}")
             if settings.vector_memory:
                 _load_vector_memory(name, settings, force=args.force)
     except (SourceError, NameClash, ValueError) as err:
@@ -147,10 +154,13 @@ def _load_vector_memory(domain: str, settings: Settings, *, force: bool = False)
     with Graph(settings.graph_path(domain), read_only=True, pool_size=1) as graph:
         spec = graph_spec(graph, annotations=settings.annotations)
         memory, path, built = ensure_memory(graph, spec, settings.state_dir, m=settings.vector_memory_m,
-                                            ranking=settings.vector_memory_ranking, force=force)
+                                            ranking=settings.vector_memory_ranking, force=force,
+                                            full_max=settings.vector_memory_full_max, members=settings.k_degree)
     meta = memory.meta
+    how = (f", sampled: the top anchors' neighbourhoods, at most {settings.k_degree} members each "
+           "(KGQA_VECTOR_MEMORY_FULL_MAX)") if meta.sampled else ""
     print(f"{domain}: vector memory {'built' if built else 'current'}: {meta.subgraphs} subgraphs "
-          f"({meta.ranking}), node coverage {meta.node_coverage:.1%}, edge coverage {meta.edge_coverage:.1%}")
+          f"({meta.ranking}), node coverage {meta.node_coverage:.1%}, edge coverage {meta.edge_coverage:.1%}{how}")
 
 
 def cmd_ask(args, settings: Settings) -> int:
@@ -184,9 +194,22 @@ def _pretty(r) -> str:
 
 
 def cmd_eval(args, settings: Settings) -> int:
+    """``kgqa eval``: one line per question (a failing question is an ``error`` line, the run goes on), then the
+    failures by kind."""
+    import json
+
+    from kgqa.kg.failures import Failures, kind_of_error
     from kgqa.planner.evaluate import run_eval
 
-    return run_eval(settings, args.questions, args.out, domain=args.domain, limit=args.limit)
+    code = run_eval(settings, args.questions, args.out, domain=args.domain, limit=args.limit)
+    failures = Failures()
+    with open(args.out, encoding="utf-8") as fh:
+        for line in fh:
+            record = json.loads(line)
+            if record.get("status") == "error":
+                failures.add(str(record.get("error")), kind_of_error(str(record.get("error"))))
+    print(f"eval: {failures.text()}")
+    return code
 
 
 def cmd_serve(args, settings: Settings) -> int:
@@ -215,7 +238,8 @@ def cmd_bench(args, settings: Settings) -> int:
     names = {"kg": "kgqa.evals.bench_kg", "cache": "kgqa.evals.bench_cache", "subgcache": "kgqa.evals.bench_subgcache",
              "accuracy": "kgqa.evals.bench_accuracy", "vector-memory": "kgqa.evals.bench_vector_memory",
              "ablation": "kgqa.evals.ablation", "load": "kgqa.evals.bench_load", "abuse": "kgqa.evals.bench_abuse",
-             "backends": "kgqa.evals.bench_backends", "soak": "kgqa.evals.bench_soak", "all": "kgqa.evals.bench_all"}
+             "backends": "kgqa.evals.bench_backends", "soak": "kgqa.evals.bench_soak", "scale": "kgqa.evals.bench_scale",
+             "all": "kgqa.evals.bench_all"}
     if args.name not in names:
         raise SystemExit(f"unknown benchmark {args.name!r}; choose one of {', '.join(names)}")
     try:
@@ -292,7 +316,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_cache_parser(sub)
 
     s = sub.add_parser("bench", help="run a benchmark (kg, cache, subgcache, accuracy, "
-                                          "vector-memory, ablation, load, soak, backends, abuse, all)")
+                                          "vector-memory, ablation, load, soak, backends, abuse, scale, all)")
     s.add_argument("name")
     s.add_argument("rest", nargs=argparse.REMAINDER)
     s.set_defaults(func=cmd_bench)

@@ -53,7 +53,11 @@ WARM_QUESTION = "Who directed The Matrix?"
 
 
 def warm(pipeline) -> None:
-    """Loads what the first question would otherwise wait for (the embedding model behind routing)."""
+    """Loads what the first question would otherwise wait for: the sentence embedder, once per process at
+    start-up (routing, the linker's vector fallback and the vector memory use it), and the router's state."""
+    from kgqa.kg.embed import embed_one
+
+    embed_one(WARM_QUESTION)
     pipeline.router.route(WARM_QUESTION)
 
 

@@ -118,17 +118,24 @@ def openapi_spec(settings: Settings | None = None, domains: list[str] | None = N
                 "description": "The answer is looked up in the answer cache (question, domain, KG version), "
                                "never taken from the client. up: its Cypher is stored in the plan cache as a "
                                "verified plan with provenance 'user'. down: the plans that produced it are "
-                               "demoted (never reused as templates or exemplars) and the answer is forgotten.",
+                               "demoted (never reused as templates or exemplars) and the answer is forgotten. "
+                               "Without the operator's token (Authorization: Bearer) a thumbs down is only recorded "
+                               "(202) until enough distinct clients agree, and a thumbs up never revives a demoted "
+                               "plan.",
                 "operationId": "feedback",
                 "requestBody": _json_body("Feedback"),
                 "responses": {"200": _ok("What the vote did", "FeedbackResult"),
+                              "202": {"description": "The vote is recorded and applies to no one else yet: "
+                                                     "{vote, action: 'recorded', applied: false, clients, quorum, "
+                                                     "message}"},
                               **post_errors,
                               "400": _error(bad_input + "; 'vote' missing or not 'up'/'down'; 'cypher' not a "
                                             "string"),
                               "404": _error("The service holds no answer to this question (never asked, evicted, "
                                             "or made on an older graph): ask it first"),
                               "409": _error("The vote does not apply: the answer's Cypher differs from the "
-                                            "'cypher' sent, or (up) the answer was not computed by a query")}}},
+                                            "'cypher' sent, or (up) the answer was not computed by a query"),
+                              "429": _error("More votes from this client than the rate limit allows (Retry-After)")}}},
             "/health": {"get": {"summary": "Liveness and loaded graphs", "operationId": "health",
                                 "responses": {"200": _ok("Service status", "Health")}}},
             "/domains": {"get": {"summary": "Registered knowledge graphs with a schema summary (the registry is "
@@ -137,7 +144,10 @@ def openapi_spec(settings: Settings | None = None, domains: list[str] | None = N
             "/domains/reload": {"post": {"summary": "Re-read the domain registry: open graphs loaded since, re-open "
                                                    "rebuilt ones, close removed ones (also on SIGHUP)",
                                          "operationId": "reloadDomains",
-                                         "responses": {"200": {"description": "{added, updated, removed}"}}}},
+                                         "responses": {"200": {"description": "{added, updated, removed}"},
+                                                       "401": _error("No or a wrong operator token (Authorization: "
+                                                                     "Bearer)"),
+                                                       "403": _error("Off: the server has no KGQA_ADMIN_TOKEN")}}},
             "/cache/stats": {"get": {"summary": "Plan cache and answer cache statistics",
                                      "operationId": "cacheStats",
                                      "responses": {"200": _ok("Cache statistics", "CacheStats")}}},

@@ -29,6 +29,8 @@ from werkzeug.exceptions import HTTPException
 
 from kgqa.app.compute import ComputeClient, ComputePool, warm
 from kgqa.app.limits import SECURITY_HEADERS, Busy, ComputeGate, create_hardened_server, method_label
+from kgqa.app.trust import Forbidden, bearer, client_key, is_operator, load_salt, operator
+from kgqa.app.votes import RateLimiter, VoteLedger
 from kgqa.planner.feedback import FeedbackConflict, FeedbackNotFound, give_feedback
 from kgqa.planner.pipeline import Pipeline
 from kgqa.settings import Settings
@@ -157,7 +159,7 @@ def _new_metrics() -> Metrics:
     m.counter("kgqa_answer_cache_hits_total", "Questions served from the answer cache.")
     m.counter("kgqa_plan_cache_hits_total", "Questions whose plan came from the plan cache (template reuse).")
     m.counter("kgqa_llm_calls_total", "LLM calls made while answering questions.")
-    m.counter("kgqa_feedback_total", "Thumbs up/down votes applied, by vote.")
+    m.counter("kgqa_feedback_total", "Thumbs up/down votes accepted (applied or recorded), by vote.")
     m.counter("kgqa_busy_rejections_total", "Requests refused with 503 because no compute slot was free in time.")
     for name in ("kgqa_answer_cache_hits_total", "kgqa_plan_cache_hits_total", "kgqa_llm_calls_total"):
         m.inc(name, 0.0)  # unlabelled counters are exposed from the start
@@ -232,10 +234,11 @@ def _json_type(value: Any) -> str:
 
 
 # -- the app --------------------------------------------------------------------------------------
-def create_app(pipeline: Pipeline, compute: ComputeClient | None = None) -> Flask:
+def create_app(pipeline: Pipeline, compute: ComputeClient | None = None, *, votes: VoteLedger | None = None) -> Flask:
     """Returns the WSGI app serving ``pipeline`` (shared by all request threads). With ``compute``, uncached
     questions and batches are computed by the compute processes behind it and stored in this process's
-    answer cache; without, on the request threads, ``compute_slots`` at a time."""
+    answer cache; without, on the request threads, ``compute_slots`` at a time. ``votes``: the feedback
+    ledger (default: the one in the state folder, shared by every worker)."""
     from kgqa.app.openapi import openapi_spec
 
     settings = pipeline.settings
@@ -256,8 +259,21 @@ def create_app(pipeline: Pipeline, compute: ComputeClient | None = None) -> Flas
     else:
         compute = ComputeGate(max(1, min(settings.compute_queue, settings.threads - 4)), 0, 0)
     inflight = Inflight()
+    votes = votes or VoteLedger(settings.state_dir, quorum=settings.feedback_quorum,
+                                max_votes=settings.feedback_max_votes)
+    limiter = RateLimiter(settings.feedback_per_minute)
+    salt: list[bytes] = []
     app.extensions["kgqa"] = {"pipeline": pipeline, "metrics": metrics, "gate": gate, "compute": compute,
-                              "inflight": inflight, "pool": pool}
+                              "inflight": inflight, "pool": pool, "votes": votes}
+
+    def who() -> str:
+        """The hashed key of the client making this request."""
+        if not salt:
+            salt.append(load_salt(settings.state_dir))
+        return client_key(salt[0], request.remote_addr)
+
+    def token() -> str | None:
+        return bearer(request.headers.get("Authorization"))
 
     @app.before_request
     def _start_timer() -> None:
@@ -306,6 +322,14 @@ def create_app(pipeline: Pipeline, compute: ComputeClient | None = None) -> Flas
     def _client_error(err: ClientError):
         return jsonify(error=err.message), err.status
 
+    @app.errorhandler(Forbidden)
+    def _forbidden(err: Forbidden):
+        resp = jsonify(error=err.message)
+        resp.status_code = err.status
+        if err.status == 401:
+            resp.headers["WWW-Authenticate"] = "Bearer"
+        return resp
+
     @app.errorhandler(HTTPException)
     def _http_error(err: HTTPException):
         message = {404: "not found", 405: f"method {method_label(request.method)} not allowed here",
@@ -329,7 +353,9 @@ def create_app(pipeline: Pipeline, compute: ComputeClient | None = None) -> Flas
     def ask():
         body = _json_body()
         question, domain = _question(pipeline, body, "ask")
-        result = pipeline.cached(question, domain)  # a hit never waits behind compile or LLM work
+        # a hit never waits behind compile or LLM work; a client's own pending thumbs-down skips its cached copy
+        own_down = votes.pending(who(), domain, pipeline.validate(question, domain))
+        result = None if own_down else pipeline.cached(question, domain)
         if result is None:
             with heavy(len(question) >= settings.compute_heavy_chars), compute.slot():
                 if pool is None:
@@ -365,6 +391,14 @@ def create_app(pipeline: Pipeline, compute: ComputeClient | None = None) -> Flas
 
     @app.post("/feedback")
     def feedback():
+        client, trusted = who(), is_operator(settings.admin_token, token())
+        wait = 0.0 if trusted else limiter.take(client)  # the operator is not rate-limited
+        if wait > 0:
+            resp = jsonify(error=f"feedback: more than {settings.feedback_per_minute} votes a minute from this "
+                                 "client; try again later")
+            resp.status_code = 429
+            resp.headers["Retry-After"] = str(max(1, round(wait + 0.5)))
+            return resp
         body = _json_body()
         question, domain = _question(pipeline, body, "feedback")
         vote, cypher = body.get("vote"), body.get("cypher")
@@ -374,16 +408,56 @@ def create_app(pipeline: Pipeline, compute: ComputeClient | None = None) -> Flas
             raise ClientError(f"feedback: 'vote' must be 'up' or 'down', not {json.dumps(vote)[:40]}")
         if cypher is not None and not isinstance(cypher, str):
             raise ClientError(f"feedback: 'cypher' must be a string, not {_json_type(cypher)}")
+        if cypher is not None and len(cypher) > settings.feedback_max_cypher_chars:
+            raise ClientError(f"feedback: 'cypher' is longer than {settings.feedback_max_cypher_chars} characters", 413)
+        name, r = _answer_on_record(pipeline.validate(question, domain), domain)
+        if cypher is not None and " ".join(cypher.split()) != " ".join((r.cypher or "").split()):
+            raise ClientError("feedback: the answer to this question has changed since it was shown (its Cypher "
+                              "differs); ask again and vote on the new answer", 409)
+        answer = (name, r.kg_version or "", r.question, r.cypher or "")
+        if not trusted:
+            tally = votes.record(client, *answer, vote)
+            held = not tally.reached if vote == "down" else _revives(name, r.cypher)
+            if held:  # recorded only: it changes nothing for anyone else
+                metrics.inc("kgqa_feedback_total", vote=vote)
+                need = (f"{tally.quorum} clients agree or the operator confirms it"
+                        if vote == "down" and tally.quorum else "the operator confirms it")
+                message = ("Thanks: your vote is recorded; your own next ask of this question is answered afresh. "
+                           f"It changes the answer for everyone when {need}." if vote == "down" else
+                           f"Thanks: your vote is recorded. This plan was voted down before; it comes back for "
+                           f"everyone when {need}.")
+                return jsonify(vote=vote, question=r.question, domain=name, kg_version=r.kg_version,
+                               action="recorded", applied=False, clients=tally.clients, quorum=tally.quorum,
+                               message=message), 202
         try:
-            out = give_feedback(pipeline, question, domain, vote, cypher=cypher)
+            out = give_feedback(pipeline, question, name, vote, cypher=cypher)
         except FeedbackNotFound as err:
             raise ClientError(f"feedback: {err}", 404) from None
         except FeedbackConflict as err:
             raise ClientError(f"feedback: {err}", 409) from None
         except InputError as err:
             raise ClientError(f"feedback: {err}") from None
+        if trusted:
+            votes.record(client, *answer, vote, operator=True, applied=True)
+        votes.mark_applied(*answer, vote)
         metrics.inc("kgqa_feedback_total", vote=vote)
-        return jsonify(out.to_dict())
+        return jsonify(out.to_dict() | {"applied": True})
+
+    def _answer_on_record(question: str, domain: str | None) -> tuple[str, Result]:
+        """(domain, result) of the service's own stored answer to ``question``, or a 404."""
+        for name in [domain] if domain else [None, *pipeline.domains]:
+            hit = pipeline.cached_answer(question, name, peek=True)
+            if hit is not None:
+                return hit[0], Result.from_dict(hit[1])
+        where = f" in domain {domain!r}" if domain else ""
+        raise ClientError(f"feedback: no answer to this question is on record{where}: ask it first (answers are "
+                          "kept until they are evicted or the graph is rebuilt)", 404)
+
+    def _revives(domain: str, cypher: str | None) -> bool:
+        """Whether a thumbs-up on ``cypher`` would bring back a plan voted down before (operator only)."""
+        cache = pipeline.plan_cache
+        return bool(cypher) and hasattr(cache, "with_cypher") and any(
+            e.demoted for e in cache.with_cypher(domain, cypher))
 
     @app.get("/health")
     def health():
@@ -397,6 +471,7 @@ def create_app(pipeline: Pipeline, compute: ComputeClient | None = None) -> Flas
 
     @app.post("/domains/reload")
     def reload_domains():
+        operator(settings.admin_token, token(), "POST /domains/reload")
         return jsonify(pipeline.reload())
 
     @app.get("/domains")

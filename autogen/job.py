@@ -42,6 +42,7 @@ from kgqa.autogen.verify import agrees, execute, leak, round_trip
 from kgqa.cache.plan_cache import PlanCache, PlanEntry
 from kgqa.kg.cypher import inline_params
 from kgqa.kg.db import DB_FILE
+from kgqa.kg.failures import Failures
 from kgqa.planner.lexicon import STOP
 from kgqa.settings import Settings
 
@@ -78,6 +79,7 @@ class DomainReport:
     seconds: float = 0.0
     note: str = ""
     rejects: dict[str, int] = field(default_factory=dict)  # reason -> count
+    failures: dict[str, int] = field(default_factory=dict)  # kind (kg.failures.KINDS) -> items skipped
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -99,6 +101,19 @@ class PrewarmReport:
     def ingested(self) -> int:
         return sum(s.ingested for d in self.domains.values() for s in d.sources.values())
 
+    @property
+    def failures(self) -> Failures:
+        """Items skipped for a failure, by kind, over every domain."""
+        out = Failures()
+        for d in self.domains.values():
+            out.merge(d.failures)
+        return out
+
+    @property
+    def empty(self) -> list[str]:
+        """The domains that ended the run with no plans."""
+        return [name for name, d in self.domains.items() if d.entries_after == 0]
+
     def to_dict(self) -> dict:
         return {"seconds": self.seconds, "llm": self.llm, "domains": {k: v.to_dict() for k, v in self.domains.items()}}
 
@@ -112,9 +127,10 @@ class PrewarmReport:
                              f"{s.dropped_judge:5} {s.unverified:5} {s.verified:5} {s.pipeline_agrees:5} "
                              f"{s.templated:4} {s.ingested:6} {s.skipped_time:5}")
             lines.append(f"{name:10} entries {d.entries_before} -> {d.entries_after}, misroutes {d.misroutes}, "
-                         f"description updates {d.description_updates}, {d.seconds:.1f} s"
-                         + (f" ({d.note})" if d.note else ""))
-        lines.append(f"total {self.ingested} ingested in {self.seconds:.1f} s; LLM source: {self.llm}")
+                         f"description updates {d.description_updates}, {Failures(dict(d.failures)).text()}, "
+                         f"{d.seconds:.1f} s" + (f" ({d.note})" if d.note else ""))
+        lines.append(f"total {self.ingested} ingested in {self.seconds:.1f} s; {self.failures.text()} and skipped; "
+                     f"domains with no plans: {', '.join(self.empty) or 'none'}; LLM source: {self.llm}")
         return "\n".join(lines)
 
 
@@ -178,15 +194,18 @@ class Prewarmer:
             return None, f"skipped: the LLM could not load ({type(err).__name__}: {err})"
 
     # -- candidates ------------------------------------------------------------------------------------
-    def candidates(self, domain: str, budget: int) -> tuple[list[Candidate], list[Candidate]]:
-        """(template candidates, bases for LLM candidates) for ``domain`` within ``budget``."""
+    def candidates(self, domain: str, budget: int, failures: Failures | None = None
+                   ) -> tuple[list[Candidate], list[Candidate]]:
+        """(template candidates, bases for LLM candidates) for ``domain`` within ``budget``. With ``failures``,
+        a label or star whose queries fail is skipped and counted there (else the error is raised)."""
         d = self.pipe.domains[domain]
         sampler = Sampler(d.graph, d.view, self.seed)
         labels = max(1, len(d.view.nodes))
         per_label = min(12, max(3, math.ceil(budget / (3 * labels))))
         synth = TemplateSynth(sampler, domain, self.seed)
-        synth.from_stars(sampler.sample(per_label))
-        synth.from_labels()
+        on_error = failures.add if failures is not None else None
+        synth.from_stars(sampler.sample(per_label, on_error), on_error)
+        synth.from_labels(on_error)
         n_llm = int(round(budget * self.llm_fraction)) if self.llm is not None else 0
         templates = select(synth.groups, budget - n_llm, self.seed)
         bases = {k: [c for c in g if llm_synth.eligible(c)] for k, g in synth.groups.items()}
@@ -241,6 +260,8 @@ class Prewarmer:
                 src.dropped_judge += 1
                 return None
         v = execute(c, d)
+        if v.failure:
+            rep.failures[v.failure] = rep.failures.get(v.failure, 0) + 1
         if not v.ok:
             src.unverified += 1
             rep.rejects[v.reason[:40]] = rep.rejects.get(v.reason[:40], 0) + 1
@@ -290,7 +311,12 @@ class Prewarmer:
         st = state.domain(domain, d.graph.version, budget, self.seed, fresh=not resume) if state else None
         rep = DomainReport.from_dict(st["report"]) if st and st.get("report") else DomainReport(domain)
         rep.entries_before = len(self.plan_cache.entries(domain))
-        templates, bases = self.candidates(domain, budget)
+        failures = Failures(rep.failures)  # counts into rep.failures
+        try:
+            templates, bases = self.candidates(domain, budget, failures)
+        except Exception as err:  # noqa: BLE001 - a domain that yields no candidates ends with what it has
+            failures.add(err)
+            templates, bases = [], []
         done = set(st["done"]) if st else set()
         items = [(c.id, c) for c in templates] + [("llm:" + c.id, c) for c in bases]
         todo = [(i, c) for i, c in items if i not in done]
@@ -314,7 +340,11 @@ class Prewarmer:
         for item_id, c in todo:
             if item_id.startswith("llm:"):
                 c = Candidate(c.domain, "llm", c.shape, c.question, c.spec, c.expected, c.anchors, c.facts, c.id)
-            entry = self.process(c, domain, rep)
+            try:
+                entry = self.process(c, domain, rep)
+            except Exception as err:  # noqa: BLE001 - one item's failure (guard, engine, timeout) skips it
+                failures.add(err)
+                entry = None
             if entry is not None:
                 batch.append(entry)
             finished_ids.append(item_id)
@@ -387,6 +417,9 @@ def run_prewarm(settings: Settings, domains: list[str], budget: int, resume: boo
     report.seconds = time.perf_counter() - t0
     print(report.table())
     plan_cache.close()
+    if report.empty:
+        print(f"prewarm: no verified plans for {', '.join(report.empty)}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,17 +94,23 @@ class Sampler:
                                 row_cap=10**6).rows
         return [(r[0], r[1]) for r in rows]
 
-    def sample(self, per_label: int) -> list[Star]:
+    def sample(self, per_label: int, on_error: Callable[[Exception], Any] | None = None) -> list[Star]:
         """``per_label`` stars for every label (all of a label's nodes when it has fewer); for labels a
-        question can name, only nodes with a unique readable name are drawn."""
+        question can name, only nodes with a unique readable name are drawn. With ``on_error``, a label whose
+        queries fail is skipped and its error passed to it (else raised)."""
         stars = []
         for label in sorted(self.view.nodes):
-            pairs = self.keys(label)
-            if self.anchorable(label):
-                pairs = [p for p in pairs if self.unique_name(label, p[1])] or pairs
-            keys = [k for k, _ in pairs]
-            chosen = self.rng.sample(keys, min(per_label, len(keys)))
-            stars.extend(self.star(label, k) for k in chosen)
+            try:
+                pairs = self.keys(label)
+                if self.anchorable(label):
+                    pairs = [p for p in pairs if self.unique_name(label, p[1])] or pairs
+                keys = [k for k, _ in pairs]
+                chosen = self.rng.sample(keys, min(per_label, len(keys)))
+                stars.extend([self.star(label, k) for k in chosen])
+            except Exception as err:  # noqa: BLE001 - one label must not stop the others
+                if on_error is None:
+                    raise
+                on_error(err)
         return stars
 
     def node(self, label: str, key: Any) -> Node:

@@ -14,6 +14,8 @@ import hashlib
 import json
 import random
 from collections import defaultdict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,19 +90,23 @@ class TemplateSynth:
         return "Who" if self.view.spec.who == label else "What"
 
     # -- generators over stars ------------------------------------------------------------------------
-    def from_stars(self, stars: list[Star]) -> None:
+    def from_stars(self, stars: list[Star], on_error: Callable[[Exception], Any] | None = None) -> None:
+        """Candidates about each star's centre; with ``on_error``, a star whose queries fail is skipped and its
+        error passed to it (else raised)."""
         for i, star in enumerate(stars):
-            a = self._anchor(star)
-            if a is None:
-                continue
-            self._attrs(star, a, i)
-            for hop in star.hops:
-                if hop.truncated:
+            with _skipping(on_error):
+                a = self._anchor(star)
+                if a is None:
                     continue
-                self._hop(star, a, hop, i)
-            for h1, h2, nodes in self.s.two_hop(star):
-                self._two_hop(star, a, h1, h2, nodes, i)
-        self._compare(stars)
+                self._attrs(star, a, i)
+                for hop in star.hops:
+                    if hop.truncated:
+                        continue
+                    self._hop(star, a, hop, i)
+                for h1, h2, nodes in self.s.two_hop(star):
+                    self._two_hop(star, a, h1, h2, nodes, i)
+        with _skipping(on_error):
+            self._compare(stars)
 
     def _attrs(self, star: Star, a: Anchor, i: int) -> None:
         c = star.centre
@@ -191,21 +197,24 @@ class TemplateSynth:
                                    desc=desc), [[win.centre.name]], [ax, ay])
 
     # -- generators over whole labels -----------------------------------------------------------------
-    def from_labels(self) -> None:
+    def from_labels(self, on_error: Callable[[Exception], Any] | None = None) -> None:
+        """Candidates about whole labels; with ``on_error``, a label whose queries fail is skipped and its error
+        passed to it (else raised)."""
         for label in sorted(self.view.nodes):
-            lp = P.plural(label)
-            n = len(self.s.keys(label))
-            self._add(f"countall:{label}:0", f"How many {lp} are there?", Spec("count_all", label), [[n]])
-            for p in self._numeric(label):
-                rows = list(dict.fromkeys((d, v) for d, v in self.s.table(label, p) if v is not None))
-                if len(rows) >= 4:
-                    self._filters(label, p, rows)
-                    self._tops(label, p, rows)
-            for p, t in self.view.nodes[label].items():
-                if t == "BOOL" or t == "BOOLEAN":
-                    self._booleans(label, p)
-                elif t == "STRING" and p not in (self.view.key(label), self.view.display(label)):
-                    self._categories(label, p)
+            with _skipping(on_error):
+                lp = P.plural(label)
+                n = len(self.s.keys(label))
+                self._add(f"countall:{label}:0", f"How many {lp} are there?", Spec("count_all", label), [[n]])
+                for p in self._numeric(label):
+                    rows = list(dict.fromkeys((d, v) for d, v in self.s.table(label, p) if v is not None))
+                    if len(rows) >= 4:
+                        self._filters(label, p, rows)
+                        self._tops(label, p, rows)
+                for p, t in self.view.nodes[label].items():
+                    if t == "BOOL" or t == "BOOLEAN":
+                        self._booleans(label, p)
+                    elif t == "STRING" and p not in (self.view.key(label), self.view.display(label)):
+                        self._categories(label, p)
 
     def _filters(self, label: str, p: str, rows: list[tuple[Any, Any]]) -> None:
         vals = sorted(v for _, v in rows)
@@ -265,6 +274,17 @@ class TemplateSynth:
                 continue
             self._add(f"cat:{label}.{p}:{j}", opts[j].format(v=v),
                       Spec("filter", label, prop=p, op="=", value=v), hits, [Anchor(v, v, label, p)])
+
+
+@contextmanager
+def _skipping(on_error: Callable[[Exception], Any] | None) -> Iterator[None]:
+    """Runs the block; an error in it goes to ``on_error`` (the block is skipped), or is raised without one."""
+    try:
+        yield
+    except Exception as err:  # noqa: BLE001 - one item must not stop the job
+        if on_error is None:
+            raise
+        on_error(err)
 
 
 def select(groups: dict[str, list[Candidate]], quota: int, seed: int = 7) -> list[Candidate]:

@@ -20,6 +20,7 @@ from kgqa.autogen.synth import Candidate
 from kgqa.cache.templates import Binding, PlanTemplate, Span, fill, make_template
 from kgqa.kg.compare import rows_match
 from kgqa.kg.db import QueryError
+from kgqa.kg.failures import failure_kind
 from kgqa.kg.schema import render_row
 
 _ID = re.compile(r"\b[a-z]+(?:-[a-z]+)*-\d{4}\b", re.I)  # composite keys such as 'physics-1958'
@@ -34,6 +35,7 @@ class Verified:
     params: dict[str, Any] = field(default_factory=dict)
     columns: list[str] = field(default_factory=list)
     rows: list[list[Any]] = field(default_factory=list)
+    failure: str = ""  # the kind (kg.failures.KINDS) of the error that stopped it, if one did
 
 
 def _contains(text: str, needle: str) -> bool:
@@ -67,7 +69,7 @@ def execute(c: Candidate, d) -> Verified:
         cypher, params = compile_spec(c.spec, d.view)
         res = d.graph.query(cypher, params)
     except (ValueError, QueryError) as err:
-        return Verified(False, f"does not execute: {err}")
+        return Verified(False, f"does not execute: {err}", failure=failure_kind(err))
     rows = [render_row(r, d.view.spec) for r in res.rows]
     if res.truncated:
         return Verified(False, "too many rows", cypher, params, res.columns, rows)

@@ -13,9 +13,14 @@ poisoned cache from an earlier run would. While each class runs, a prober reads 
 * ``starvation``: concurrent batches and concurrent long questions (503 + Retry-After is the bound working).
 * ``slow-clients``: sockets that send one header line every 2 s.
 * ``methods``: 1,000 requests with odd method names, then the size of ``/metrics``.
+* ``feedback``: the popular questions (the first pre-warmed ones; the movies graph is pre-warmed into the scratch
+  plan cache first) are asked, then flooded with anonymous thumbs-down votes; ``feedback_demoted`` counts the plans
+  the flood demoted and ``answers_changed`` the questions whose rows differ afterwards. Then one vote with the
+  operator's token (``KGQA_ADMIN_TOKEN``, set for the server) must demote as before (``operator_demoted``).
 
 The graph is checked before and after (content checksum and the files' bytes). Last line:
-``abuse-bench poisoned= pinned= health_p99_ms= metrics_bytes= redos_max_ms= errors=``.
+``abuse-bench poisoned= pinned= health_p99_ms= metrics_bytes= redos_max_ms= feedback_demoted= answers_changed=
+operator_demoted= errors=``.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import hashlib
 import http.client
 import json
 import random
+import secrets
 import socket
 import string
 import sys
@@ -275,6 +281,75 @@ def run_methods(url: str, run: ClassRun, n: int) -> int:
     return len(text.encode()) if status == 200 and isinstance(text, str) else -1
 
 
+def prewarm_movies(home: Path, budget: int) -> int:
+    """Pre-warms the movies graph into the scratch home's plan cache (schema templates only); returns the live
+    pre-warmed plans."""
+    from kgqa.autogen.job import prewarm_into
+    from kgqa.cache.plan_cache import PlanCache
+    from kgqa.planner.version import compiler_version
+    from kgqa.settings import Settings
+
+    settings = Settings.from_env(home=home).with_(vector_memory=False)
+    with PlanCache(home / "state", code_version=compiler_version()) as pc:
+        prewarm_into(settings, pc, ["movies"], budget, llm=None)
+        return len(live_prewarmed(pc))
+
+
+def live_prewarmed(pc) -> list:
+    return [e for e in pc.entries("movies") if e.provenance == "prewarm" and not e.demoted]
+
+
+def demoted_ids(home: Path) -> set[int]:
+    from kgqa.cache.plan_cache import PlanCache
+
+    with PlanCache(home / "state") as pc:
+        return {e.id for e in pc.entries("movies") if e.demoted}
+
+
+def run_feedback(url: str, run: ClassRun, home: Path, token: str, popular: int, votes: int,
+                 prewarmed: int) -> dict[str, int]:
+    """Floods the popular questions with anonymous thumbs-down votes, then votes once as the operator; returns
+    {"feedback_demoted", "answers_changed", "operator_demoted", "prewarmed_live"}."""
+    from kgqa.cache.plan_cache import PlanCache
+
+    with PlanCache(home / "state") as pc:
+        questions = [e.question for e in sorted(live_prewarmed(pc), key=lambda e: e.id)][:popular]
+    before_rows = {}
+    for q in questions:
+        status, _, body = ask(url, q, "movies")
+        run.count(status)
+        before_rows[q] = sorted(map(str, body.get("rows") or [])) if isinstance(body, dict) else None
+    demoted_before = demoted_ids(home)
+    for _ in range(votes):
+        for q in questions:
+            status, _, _ = request(url, "POST", "/feedback", {"question": q, "domain": "movies", "vote": "down"})
+            run.count(status)
+    flood_demoted = demoted_ids(home) - demoted_before
+    changed = 0
+    for q in questions:
+        status, _, body = ask(url, q, "movies")
+        run.count(status)
+        if not isinstance(body, dict) or sorted(map(str, body.get("rows") or [])) != before_rows[q]:
+            changed += 1
+    with PlanCache(home / "state") as pc:
+        live = len(live_prewarmed(pc))
+    # the operator's vote on the first question demotes as it always did
+    conn = _conn(url, 120)
+    try:
+        conn.request("POST", "/feedback", body=json.dumps({"question": questions[0], "domain": "movies",
+                                                           "vote": "down"}).encode(),
+                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
+        op_status = conn.getresponse().status
+    finally:
+        conn.close()
+    run.count(op_status)
+    operator = demoted_ids(home) - demoted_before - flood_demoted
+    run.note = (f"{len(questions)} popular questions x {votes} anonymous thumbs-down; operator vote {op_status}; "
+                f"{live} of {prewarmed} pre-warmed plans live after the flood")
+    return {"feedback_demoted": len(flood_demoted), "answers_changed": changed, "operator_demoted": len(operator),
+            "prewarmed_live": live}
+
+
 def graph_fingerprint(graphs_dir: Path) -> dict[str, str]:
     """{domain: content checksum + sha256 of the graph's files}."""
     from kgqa.kg.db import Graph
@@ -323,6 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     batches, batch_size, long_q = (4, 10, 8) if args.quick else (9, 40, 16)
     sockets, drip_s, methods = (120, 16.0, 300) if args.quick else (120, 24.0, 1000)
+    popular, votes, prewarm_budget = (8, 5, 24) if args.quick else (12, 10, 40)
     command = command_line("kgqa bench abuse", argv if argv is not None else sys.argv[1:])
 
     before = graph_fingerprint(settings.graphs_dir)
@@ -331,10 +407,11 @@ def main(argv: list[str] | None = None) -> int:
     server = None
     runs: list[ClassRun] = []
     figures = {"poisoned": 0, "pinned": 0, "redos_max_ms": 0.0, "metrics_bytes": 0}
+    token = secrets.token_hex(16)
     try:
         plant_template(home)
         print(f"starting kgqa serve on loopback (home {home}) ...", flush=True)
-        server = ServerProcess(home)
+        server = ServerProcess(home, env={"KGQA_ADMIN_TOKEN": token})
         url = server.url
         ask(url, "Who directed The Matrix?", "movies")  # load what a first question loads
         with HealthProbe(url) as probe:
@@ -344,8 +421,13 @@ def main(argv: list[str] | None = None) -> int:
                     ("redos", lambda r: figures.__setitem__("redos_max_ms", run_redos(url, r))),
                     ("starvation", lambda r: run_starvation(url, r, batches, batch_size, long_q)),
                     ("slow-clients", lambda r: run_slow_clients(url, r, sockets, drip_s)),
-                    ("methods", lambda r: figures.__setitem__("metrics_bytes", run_methods(url, r, methods)))):
+                    ("methods", lambda r: figures.__setitem__("metrics_bytes", run_methods(url, r, methods))),
+                    ("feedback", lambda r: figures.update(run_feedback(url, r, home, token, popular, votes,
+                                                                      figures.get("prewarmed", 0))))):
                 run = ClassRun(name)
+                if name == "feedback":
+                    print(f"  pre-warming movies into the scratch plan cache (budget {prewarm_budget}) ...", flush=True)
+                    figures["prewarmed"] = prewarm_movies(home, prewarm_budget)
                 probe.run = run
                 print(f"  {name} ...", flush=True)
                 fn(run)
@@ -376,14 +458,16 @@ def main(argv: list[str] | None = None) -> int:
     errors = sum(r.errors + r.health_failures for r in runs) + (0 if same else 1)
     summary = {"poisoned": figures["poisoned"], "pinned": figures["pinned"], "health_p99_ms": round(health_p99, 1),
                "metrics_bytes": figures["metrics_bytes"], "redos_max_ms": round(figures["redos_max_ms"], 1),
-               "errors": errors}
+               "feedback_demoted": figures.get("feedback_demoted", 0), "answers_changed": figures.get("answers_changed", 0),
+               "operator_demoted": figures.get("operator_demoted", 0), "errors": errors}
     args.out.mkdir(parents=True, exist_ok=True)
     headers = ["class", "requests", "statuses", "errors", "health p50 ms", "health p99 ms", "health fails", "note"]
     (args.out / "abuse.md").write_text(
         f"# Abuse bench\n\n`{command}`\n\n{md_table(headers, rows)}\n\nGraph before: `{before}`\n\n"
         f"Graph after: `{after}` (byte-identical: {same})\n\n" + key_value_line("abuse-bench", summary) + "\n")
     print(key_value_line("abuse-bench", summary))
-    ok = summary["poisoned"] == 0 and summary["pinned"] == 0 and errors == 0
+    ok = (summary["poisoned"] == 0 and summary["pinned"] == 0 and errors == 0 and summary["feedback_demoted"] == 0
+          and summary["answers_changed"] == 0 and summary["operator_demoted"] > 0)
     return 0 if ok else 1
 
 

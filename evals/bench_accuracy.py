@@ -53,6 +53,7 @@ from kgqa.evals.graph_sets import SPLITS, GraphSet, discover, split
 from kgqa.evals.make_gold import SHAPES
 from kgqa.evals.scorer import NO_SHAPE, OUTCOMES, Report, outcome, outcome_table, score_records
 from kgqa.jsonl import read_jsonl
+from kgqa.kg.failures import Failures, kind_of_error
 from kgqa.settings import REPO_ROOT, Settings
 
 STAGES = ("answer_cache", "parse_route", "link", "cache_retrieval", "compile", "repair", "execute", "dispatch",
@@ -121,11 +122,30 @@ def llm_call_stats(records: list[dict]) -> dict[str, float]:
             "plan_hits": sum(bool((r.get("cache") or {}).get("plan_hit")) for r in records) / n}
 
 
+FAILURES = Failures()  # this process's questions and graphs that failed, by kind (the summary line's failed=)
+
+
 def ask_record(pipe, gold: dict, *, use_answer_cache: bool) -> dict:
-    """One gold question through the pipeline, as a ``kgqa eval`` prediction line."""
+    """One gold question through the pipeline, as a ``kgqa eval`` prediction line; a question that fails is an
+    ``error`` line, counted by kind in :data:`FAILURES`, and the run goes on."""
     from kgqa.planner.evaluate import prediction
 
-    return prediction(pipe, gold["id"], gold["question"], gold.get("domain"), use_answer_cache=use_answer_cache)
+    try:
+        line = prediction(pipe, gold["id"], gold["question"], gold.get("domain"), use_answer_cache=use_answer_cache)
+    except Exception as err:  # noqa: BLE001 - one question must not end the bench
+        FAILURES.add(err)
+        return error_record(gold, f"{type(err).__name__}: {err}")
+    if line["status"] == "error":
+        error = str(line.get("error") or "")
+        FAILURES.add(error, kind_of_error(error))
+    return line
+
+
+def error_record(gold: dict, error: str) -> dict:
+    """The prediction line of a question that could not be asked (its graph failed to load or open)."""
+    return {"id": gold["id"], "question": gold["question"], "domain": gold.get("domain"), "cypher": None, "rows": [],
+            "answer": error, "status": "error", "error": error, "timings_ms": {},
+            "cache": {"answer_hit": False, "plan_hit": False, "llm_calls": 0}}
 
 
 def warm_up(pipe) -> float:
@@ -171,7 +191,16 @@ def run(settings: Settings, sets: dict[str, Path], *, limit: int | None, llm_jud
         pipe.close()
     for sr in graph_runs:
         for domain, golds in _by_domain(sr.golds).items():
-            pipe = build_pipeline(settings, domains=[domain])
+            try:
+                pipe = build_pipeline(settings, domains=[domain])
+                if domain not in pipe.domains:
+                    raise RuntimeError(f"graph {domain!r} could not be opened")
+            except Exception as err:  # noqa: BLE001 - one graph must not end the bench: its questions fail
+                FAILURES.add(err, "load")
+                for use_cache, attr in ((False, "preds"), (True, "cached")):
+                    getattr(sr, attr).extend(error_record(g, f"{type(err).__name__}: {err}") for g in golds)
+                done += 2 * len(golds)
+                continue
             warm_up(pipe)
             passes(pipe, [(sr, golds)])
             pipe.close()
@@ -219,15 +248,24 @@ def load_graph_sets(settings: Settings, paths: list[Path], which: str, *, progre
         gs = split(discover(path), which)
         for g in gs.graphs:
             t0 = time.perf_counter()
-            build_graph(g.name, csv_source(g.schema, g.csv), settings.graphs_dir, progress=False)
+            try:
+                build_graph(g.name, csv_source(g.schema, g.csv), settings.graphs_dir, progress=False)
+            except Exception as err:  # noqa: BLE001 - a graph that does not load is skipped with its questions
+                FAILURES.add(err, "load")
+                print(f"  {g.name} not loaded, its {len(g.questions)} questions skipped: {err}", flush=True)
+                gs.graphs = [x for x in gs.graphs if x is not g]
+                continue
             if settings.vector_memory:
                 from kgqa.kg.db import Graph
                 from kgqa.kg.registry import graph_spec
                 from kgqa.kg.vector_memory import ensure_memory
 
-                with Graph(settings.graph_path(g.name), read_only=True, pool_size=1) as graph:
-                    ensure_memory(graph, graph_spec(graph, annotations=settings.annotations), settings.state_dir,
-                                  m=settings.vector_memory_m, ranking=settings.vector_memory_ranking)
+                try:
+                    with Graph(settings.graph_path(g.name), read_only=True, pool_size=1) as graph:
+                        ensure_memory(graph, graph_spec(graph, annotations=settings.annotations), settings.state_dir,
+                                      m=settings.vector_memory_m, ranking=settings.vector_memory_ranking)
+                except Exception as err:  # noqa: BLE001 - the graph still answers without its vector memory
+                    FAILURES.add(err)
             if progress and time.perf_counter() - t0 > 1:
                 print(f"  loaded {g.name} ({time.perf_counter() - t0:.0f}s)", flush=True)
         out.append(gs)
@@ -608,6 +646,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\n{'with annotations files' if annotated else 'without annotations files (derived alone)'}:")
         print_tables(runs, all_report)
         line |= summary_pairs(runs, all_report, "" if annotated or len(modes) == 1 else "derived_")
+    line |= {"failed": FAILURES.total} | {f"failed_{k}": n for k, n in sorted(FAILURES.counts.items())}
+    if FAILURES.total:
+        print(f"accuracy-bench: {FAILURES.text()}; first of each: {FAILURES.first}", flush=True)
     (out / "accuracy.md").write_text("\n".join(md))
     (out / "accuracy.json").write_text(json.dumps(summary if len(modes) > 1 else next(iter(summary.values())),
                                                   indent=2, default=str))

@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgqa.kg.cypher import ident
+
 DOMAINS = ("movies", "nobel", "northwind")
 PHRASES = ("Tell me about {}", "What do you know about {}?", "Describe {}.")
 
@@ -81,7 +83,7 @@ def draw_questions(settings, n: int, seed: int) -> list[dict]:
                 rel, src, dst = rng.choice(rels)
                 # the group: nodes of `src` sharing one `dst` neighbour through `rel`
                 show = spec.display_prop(src)
-                res = graph.query(f"MATCH (a:`{src}`)-[:`{rel}`]->(b:`{dst}`) WITH b, collect(a.`{show}`) AS xs "
+                res = graph.query(f"MATCH (a:{ident(src)})-[:{ident(rel)}]->(b:{ident(dst)}) WITH b, collect(a.{ident(show)}) AS xs "
                                   "WHERE size(xs) >= 3 AND size(xs) <= 8 RETURN xs", row_cap=5000)
                 if not res.rows:
                     continue

@@ -309,9 +309,10 @@ def warm_up(url: str, repeats=REPEATS, timeout_s: float = 120.0) -> float:
 class ServerProcess:
     """``python -m app.cli serve --port 0`` on loopback with ``KGQA_HOME=home``; the URL read from its banner."""
 
-    def __init__(self, home: Path, *, start_timeout_s: float = 600.0, workers: int = 1, redis_url: str = ""):
+    def __init__(self, home: Path, *, start_timeout_s: float = 600.0, workers: int = 1, redis_url: str = "",
+                 env: dict[str, str] | None = None):
         env = dict(os.environ, KGQA_HOME=str(home), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-                   TOKENIZERS_PARALLELISM="false", PYTHONUNBUFFERED="1")
+                   TOKENIZERS_PARALLELISM="false", PYTHONUNBUFFERED="1", **(env or {}))
         if redis_url:
             env["KGQA_REDIS_URL"] = redis_url
         self.proc = subprocess.Popen([sys.executable, "-m", "kgqa.app.cli", "serve", "--host", "127.0.0.1", "--port", "0",

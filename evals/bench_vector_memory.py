@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from kgqa.jsonl import read_jsonl
-from kgqa.kg.cypher import quote
+from kgqa.kg.cypher import ident
 
 DEV_SETS = {"northwind": "northwind_dev.jsonl", "movies": "movies.jsonl", "nobel": "nobel.jsonl"}
 
@@ -110,10 +110,10 @@ def _traversal(graph, cat, anchors: list[str]) -> tuple[callable, callable]:
     def hop(n: int):
         def run():
             rows = 0
-            for ident in anchors:
-                label, key = ident.split(":", 1)
+            for anchor in anchors:
+                label, key = anchor.split(":", 1)
                 where, params = cat.key_match("a", label, cat.coerce_key(label, key))
-                pattern = f"(a:{quote(label)})-[r]-(b)" if n == 1 else f"(a:{quote(label)})-[]-(b)-[r]-(c)"
+                pattern = f"(a:{ident(label)})-[r]-(b)" if n == 1 else f"(a:{ident(label)})-[]-(b)-[r]-(c)"
                 ret = "r, b" if n == 1 else "DISTINCT c"
                 rows += len(graph.query(f"MATCH {pattern} WHERE {where} RETURN {ret}",
                                         params, row_cap=10**6, timeout_ms=60_000).rows)

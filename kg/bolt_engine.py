@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from kgqa.kg.backend import BOLT_KIND, Catalog, Dialect, read_catalog
-from kgqa.kg.cypher import quote
+from kgqa.kg.cypher import ident
 from kgqa.kg.db import META_FILE, GraphMeta, QueryError, QueryResult, QueryTimeout
 from kgqa.kg.safety import UnsafeQueryError, check_read_only
 from kgqa.text import name_words
@@ -340,6 +340,8 @@ class BoltEngine:
         try:
             self._run(self.dialect.explain(self.dialect.translate(cypher)), params, timeout_ms=self.timeout_ms,
                       row_cap=1)
+        except UnsafeQueryError as err:  # the dialect's own check (server functions such as apoc.*)
+            return f"Unsafe query: {err}"
         except QueryError as err:
             return str(err)
         return None
@@ -413,7 +415,7 @@ def _props(engine: BoltEngine, pattern: str, sample: int = 2000) -> list[tuple[s
                                     "RETURN DISTINCT k ORDER BY k").rows
     out = []
     for (k,) in rows:
-        vals = engine.execute_unchecked(f"MATCH {pattern} WHERE n.{quote(k)} IS NOT NULL RETURN n.{quote(k)} "
+        vals = engine.execute_unchecked(f"MATCH {pattern} WHERE n.{ident(k)} IS NOT NULL RETURN n.{ident(k)} "
                                         "LIMIT 5").rows
         out.append((k, canonical_type([v[0] for v in vals])))
     return out
@@ -443,9 +445,9 @@ def _key(engine: BoltEngine, label: str, props: list[tuple[str, str]], declared:
         return declared
     if not props:
         return ""
-    parts = ", ".join(f"count(n.{quote(p)}) AS c{i}, count(DISTINCT n.{quote(p)}) AS d{i}"
+    parts = ", ".join(f"count(n.{ident(p)}) AS c{i}, count(DISTINCT n.{ident(p)}) AS d{i}"
                       for i, (p, _) in enumerate(props))
-    row = engine.execute_unchecked(f"MATCH (n:{quote(label)}) RETURN count(n) AS total, {parts}").rows[0]
+    row = engine.execute_unchecked(f"MATCH (n:{ident(label)}) RETURN count(n) AS total, {parts}").rows[0]
     total = row[0]
     unique = [(p, t) for i, (p, t) in enumerate(props) if row[1 + 2 * i] == total == row[2 + 2 * i]]
     if not unique:
@@ -464,19 +466,19 @@ def introspect(engine: BoltEngine) -> Catalog:
     cat = Catalog()
     declared = _constraint_keys(engine)
     for label in _names(engine, "db.labels", "MATCH (n) RETURN DISTINCT labels(n)"):
-        props = _props(engine, f"(n:{quote(label)})")
-        if not props and not engine.execute_unchecked(f"MATCH (n:{quote(label)}) RETURN n LIMIT 1").rows:
+        props = _props(engine, f"(n:{ident(label)})")
+        if not props and not engine.execute_unchecked(f"MATCH (n:{ident(label)}) RETURN n LIMIT 1").rows:
             continue  # a label the server knows but no node carries
         key = _key(engine, label, props, declared.get(label))
         cat.nodes[label] = sorted(props, key=lambda p: (p[0] != key, p[0]))
         cat.keys[label] = key
     for rel in _names(engine, "db.relationshipTypes", "MATCH ()-[r]->() RETURN DISTINCT type(r)"):
-        pairs = engine.execute_unchecked(f"MATCH (a)-[r:{quote(rel)}]->(b) RETURN DISTINCT labels(a), labels(b)").rows
+        pairs = engine.execute_unchecked(f"MATCH (a)-[r:{ident(rel)}]->(b) RETURN DISTINCT labels(a), labels(b)").rows
         found = sorted({(la, lb) for a, b in pairs for la in a for lb in b if la in cat.nodes and lb in cat.nodes})
         if not found:
             continue
         cat.rels[rel] = found
-        cat.rel_props[rel] = _props(engine, f"()-[n:{quote(rel)}]->()")
+        cat.rel_props[rel] = _props(engine, f"()-[n:{ident(rel)}]->()")
     return cat
 
 
@@ -484,8 +486,8 @@ def introspect(engine: BoltEngine) -> Catalog:
 def server_counts(engine: BoltEngine) -> tuple[dict[str, int], dict[str, int]]:
     """Returns ({label: nodes}, {type: relationships}) on the server."""
     cat = engine.catalog()
-    nodes = {lb: engine.query(f"MATCH (n:{quote(lb)}) RETURN count(n)").rows[0][0] for lb in cat.nodes}
-    rels = {t: engine.query(f"MATCH ()-[n:{quote(t)}]->() RETURN count(n)").rows[0][0] for t in cat.rels}
+    nodes = {lb: engine.query(f"MATCH (n:{ident(lb)}) RETURN count(n)").rows[0][0] for lb in cat.nodes}
+    rels = {t: engine.query(f"MATCH ()-[n:{ident(t)}]->() RETURN count(n)").rows[0][0] for t in cat.rels}
     return nodes, rels
 
 
@@ -566,25 +568,25 @@ def import_graph(graph, uri: str, *, database: str = "", user: str = "", passwor
             if s.run("MATCH (n) RETURN count(n) AS c").single()["c"]:
                 raise ValueError(f"the server database at {uri} is not empty; import only into an empty one")
             for label, props in cat.nodes.items():
-                cols = ", ".join(f"n.{quote(p)} AS {quote(p)}" for p, _ in props)
-                rows = graph.query(f"MATCH (n:{quote(label)}) RETURN {cols}", row_cap=10**9)
+                cols = ", ".join(f"n.{ident(p)} AS {ident(p)}" for p, _ in props)
+                rows = graph.query(f"MATCH (n:{ident(label)}) RETURN {cols}", row_cap=10**9)
                 recs = [{c: v for c, v in zip(rows.columns, r) if v is not None} for r in rows.rows]
                 for i in range(0, len(recs), batch):
-                    s.run(f"UNWIND $rows AS row CREATE (n:{quote(label)}) SET n = row", rows=recs[i:i + batch]).consume()
+                    s.run(f"UNWIND $rows AS row CREATE (n:{ident(label)}) SET n = row", rows=recs[i:i + batch]).consume()
                 written[label] = len(recs)
             for rel, pairs in cat.rels.items():
                 n = 0
                 for src, dst in pairs:
                     ka, kb = cat.keys[src], cat.keys[dst]
-                    cols = "".join(f", r.{quote(p)} AS {quote(p)}" for p, _ in cat.rel_props.get(rel, []))
-                    rows = graph.query(f"MATCH (a:{quote(src)})-[r:{quote(rel)}]->(b:{quote(dst)}) "
-                                       f"RETURN a.{quote(ka)} AS a, b.{quote(kb)} AS b{cols}", row_cap=10**9)
+                    cols = "".join(f", r.{ident(p)} AS {ident(p)}" for p, _ in cat.rel_props.get(rel, []))
+                    rows = graph.query(f"MATCH (a:{ident(src)})-[r:{ident(rel)}]->(b:{ident(dst)}) "
+                                       f"RETURN a.{ident(ka)} AS a, b.{ident(kb)} AS b{cols}", row_cap=10**9)
                     recs = [{"a": r[0], "b": r[1], "p": {c: v for c, v in zip(rows.columns[2:], r[2:]) if v is not None}}
                             for r in rows.rows]
                     for i in range(0, len(recs), batch):
-                        s.run(f"UNWIND $rows AS row MATCH (a:{quote(src)} {{{quote(ka)}: row.a}}) "
-                              f"MATCH (b:{quote(dst)} {{{quote(kb)}: row.b}}) "
-                              f"CREATE (a)-[r:{quote(rel)}]->(b) SET r = row.p", rows=recs[i:i + batch]).consume()
+                        s.run(f"UNWIND $rows AS row MATCH (a:{ident(src)} {{{ident(ka)}: row.a}}) "
+                              f"MATCH (b:{ident(dst)} {{{ident(kb)}: row.b}}) "
+                              f"CREATE (a)-[r:{ident(rel)}]->(b) SET r = row.p", rows=recs[i:i + batch]).consume()
                     n += len(recs)
                 written[rel] = n
     finally:

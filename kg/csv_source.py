@@ -14,7 +14,7 @@ import csv
 import datetime as dt
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Container, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,40 +79,68 @@ def table_file(csv_dir: Path, table: str) -> Path:
 
 def records(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Returns the header and the (line, fields) of every non-empty record of one CSV file."""
+    header, rows = stream_records(path)
+    return header, list(rows)
+
+
+def stream_records(path: Path) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
+    """Returns the header and an iterator over the (line, fields) of the non-empty records of one CSV file,
+    read as they are consumed (the file stays open until the iterator is exhausted)."""
+    fh = open(path, encoding="utf-8-sig", newline="")
+    reader = csv.reader(fh, strict=True)
     try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            reader = csv.reader(fh, strict=True)
-            header = next(reader, None)
-            if header is None:
-                raise SourceError(path, 1, "empty file: a header row is required")
-            rows = []
+        header = next(reader, None)
+    except csv.Error as err:
+        fh.close()
+        raise SourceError(path, reader.line_num, f"cannot parse CSV: {err}") from None
+    except UnicodeDecodeError as err:
+        fh.close()
+        raise SourceError(path, 1, f"not UTF-8 text ({err.reason})") from None
+    if header is None:
+        fh.close()
+        raise SourceError(path, 1, "empty file: a header row is required")
+
+    def rows() -> Iterator[tuple[int, list[str]]]:
+        with fh:
             while True:
                 line = reader.line_num + 1
                 try:
                     fields = next(reader)
                 except StopIteration:
-                    break
+                    return
+                except csv.Error as err:
+                    raise SourceError(path, reader.line_num, f"cannot parse CSV: {err}") from None
+                except UnicodeDecodeError as err:
+                    raise SourceError(path, 1, f"not UTF-8 text ({err.reason})") from None
                 if fields and any(f.strip() for f in fields):
-                    rows.append((line, fields))
-    except csv.Error as err:
-        raise SourceError(path, reader.line_num, f"cannot parse CSV: {err}") from None
-    except UnicodeDecodeError as err:
-        raise SourceError(path, 1, f"not UTF-8 text ({err.reason})") from None
-    return [h.strip() for h in header], rows
+                    yield line, fields
+
+    return [h.strip() for h in header], rows()
 
 
 def read_nodes(table: NodeTable, csv_dir: Path) -> dict[Any, int]:
     """Fills ``table.rows`` from its CSV; returns {primary key: line} for the endpoint checks."""
-    path = table_file(csv_dir, table.label)
-    header, rows = records(path)
+    seen: dict[Any, int] = {}
+    table.rows.extend(node_rows(table, table_file(csv_dir, table.label), seen))
+    return seen
+
+
+def check_node_header(path: Path, header: list[str], table: NodeTable) -> None:
+    """Raises SourceError (line 1) unless ``header`` names each column of ``table`` once, in any order."""
     want = [c for c, _ in table.columns]
     unknown = [h for h in header if h not in want]
     missing = [c for c in want if c not in header]
     if unknown or missing or len(set(header)) != len(header):
         raise SourceError(path, 1, f"header {header} does not match the columns of {table.label!r} {want}"
                                    + (f"; unknown {unknown}" if unknown else "") + (f"; missing {missing}" if missing else ""))
+
+
+def node_rows(table: NodeTable, path: Path, seen: dict[Any, int]) -> Iterator[dict[str, Any]]:
+    """Yields the typed rows of a node table's CSV file as they are read, recording {key: line} in ``seen``;
+    the first problem is a SourceError naming the file and line."""
+    header, rows = stream_records(path)
+    check_node_header(path, header, table)
     conv = [convert(dict(table.columns)[h]) for h in header]
-    seen: dict[Any, int] = {}
     for line, fields in rows:
         row = typed(path, line, header, fields, conv)
         key = row[table.primary_key]
@@ -122,8 +150,7 @@ def read_nodes(table: NodeTable, csv_dir: Path) -> dict[Any, int]:
             raise SourceError(path, line, f"duplicate primary key {table.primary_key} = {key!r} "
                                           f"(first on line {seen[key]})")
         seen[key] = line
-        table.rows.append(row)
-    return seen
+        yield row
 
 
 def typed(path: Path, line: int, header: list[str], fields: list[str], conv: list[Callable]) -> dict[str, Any]:
@@ -144,13 +171,25 @@ def typed(path: Path, line: int, header: list[str], fields: list[str], conv: lis
 
 def read_rels(table: RelTable, csv_dir: Path, nodes: dict[str, NodeTable], keys: dict[str, dict]) -> None:
     """Fills ``table.rows`` (``_from``/``_to`` plus columns) from its CSV; endpoints must exist."""
-    path = table_file(csv_dir, table.name)
-    header, rows = records(path)
+    table.rows.extend(rel_rows(table, table_file(csv_dir, table.name), nodes, keys))
+
+
+def check_rel_header(path: Path, header: list[str], table: RelTable) -> None:
+    """Raises SourceError (line 1) unless ``header`` is two endpoint columns, then each column of ``table`` once."""
     props = header[2:]
     want = [c for c, _ in table.columns]
     if len(header) < 2 or sorted(props) != sorted(want) or len(set(props)) != len(props):
         raise SourceError(path, 1, f"header {header}: expected the FROM and TO keys, then the columns of "
                                    f"{table.name!r} {want}")
+
+
+def rel_rows(table: RelTable, path: Path, nodes: dict[str, NodeTable], keys: dict[str, Container]
+             ) -> Iterator[dict[str, Any]]:
+    """Yields the typed rows (``_from``/``_to`` plus columns) of a relationship table's CSV file as they are
+    read; an endpoint missing from ``keys`` (label -> primary keys) is a SourceError naming the file and line."""
+    header, rows = stream_records(path)
+    check_rel_header(path, header, table)
+    props = header[2:]
     ends = (table.from_label, table.to_label)
     pk_type = [dict(nodes[e].columns)[nodes[e].primary_key] for e in ends]
     conv = [convert(pk_type[0]), convert(pk_type[1]), *(convert(dict(table.columns)[p]) for p in props)]
@@ -161,7 +200,7 @@ def read_rels(table: RelTable, csv_dir: Path, nodes: dict[str, NodeTable], keys:
             if row[field] not in keys[end]:
                 raise SourceError(path, line, f"{'FROM' if field == '_from' else 'TO'} endpoint {row[field]!r} "
                                               f"is not a {end} ({nodes[end].primary_key})")
-        table.rows.append(row)
+        yield row
 
 
 def read_csv_dataset(schema: str | Path, csv_dir: str | Path) -> Dataset:

@@ -1,8 +1,10 @@
-"""What a source reader hands the loader: typed node and relationship tables with their rows."""
+"""What a source reader hands the loader: typed node and relationship tables with their rows, held in memory
+(``rows``) or validated and staged as Parquet files for ``COPY FROM`` (``staged``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 
@@ -14,6 +16,13 @@ class NodeTable:
     columns: list[tuple[str, str]]
     primary_key: str
     rows: list[dict[str, Any]] = field(default_factory=list)
+    staged: list[Path] = field(default_factory=list)  # Parquet files, columns in table order
+    staged_rows: int = 0
+
+    @property
+    def row_count(self) -> int:
+        """Returns how many rows the table has, in memory and staged."""
+        return len(self.rows) + self.staged_rows
 
 
 @dataclass
@@ -25,6 +34,13 @@ class RelTable:
     to_label: str
     columns: list[tuple[str, str]] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
+    staged: list[Path] = field(default_factory=list)  # Parquet files: from key, to key, then the columns
+    staged_rows: int = 0
+
+    @property
+    def row_count(self) -> int:
+        """Returns how many rows the table has, in memory and staged."""
+        return len(self.rows) + self.staged_rows
 
 
 @dataclass

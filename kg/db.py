@@ -51,6 +51,7 @@ class GraphMeta:
     built_at: str = ""
     source: dict[str, Any] = field(default_factory=dict)  # where the graph came from (kgqa.kg.sources)
     database: str = ""  # an existing database registered in place (``kgqa load --kuzu``); "" = DB_FILE here
+    notes: list[str] = field(default_factory=list)  # what the build sampled instead of reading in full
 
     def database_path(self, graph_dir: Path) -> Path:
         """Returns the Kuzu database of the graph in ``graph_dir``."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kgqa.kg.cypher import quote
+from kgqa.kg.cypher import ident
 from kgqa.kg.db import Graph
 from kgqa.kg.schema import GraphSchema
 from kgqa.kg.spec import DomainSpec
@@ -47,9 +47,9 @@ def string_stats(graph: Graph, label: str, props: list[str]) -> dict[str, PropSt
         return {}
     parts = []
     for i, p in enumerate(props):
-        v = f"n.{quote(p)}"
+        v = f"n.{ident(p)}"
         parts.append(f"count({v}) AS c{i}, count(DISTINCT {v}) AS d{i}, avg(size({v})) AS m{i}")
-    row = graph.query(f"MATCH (n:{quote(label)}) RETURN {', '.join(parts)}", row_cap=1).rows[0]
+    row = graph.query(f"MATCH (n:{ident(label)}) RETURN {', '.join(parts)}", row_cap=1).rows[0]
     return {p: PropStats(int(row[3 * i] or 0), int(row[3 * i + 1] or 0), float(row[3 * i + 2] or 0.0))
             for i, p in enumerate(props)}
 
@@ -94,8 +94,8 @@ def key_parts(graph: Graph, label: str, pk: str, props: list[str], sample: int =
     others = [p for p in props if p != pk]
     if not others:
         return []
-    cols = ", ".join(f"n.{quote(p)}" for p in [pk, *others])
-    rows = graph.query(f"MATCH (n:{quote(label)}) RETURN {cols} LIMIT {sample}", row_cap=sample).rows
+    cols = ", ".join(f"n.{ident(p)}" for p in [pk, *others])
+    rows = graph.query(f"MATCH (n:{ident(label)}) RETURN {cols} LIMIT {sample}", row_cap=sample).rows
     keys = [slug(r[0]) for r in rows]
     found = []
     for i, prop in enumerate(others, start=1):

@@ -33,7 +33,8 @@ def model_path() -> str:
 
 
 def get_model():
-    """The shared SentenceTransformer, loaded on first use (offline, CPU unless CUDA is present)."""
+    """The shared SentenceTransformer, loaded on first use (offline, CPU unless CUDA is present), with
+    ``KGQA_EMBED_THREADS`` torch threads."""
     global _model
     if _model is None:
         with _load_lock:
@@ -41,8 +42,14 @@ def get_model():
                 os.environ.setdefault("HF_HUB_OFFLINE", "1")
                 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                import torch
                 from sentence_transformers import SentenceTransformer
 
+                from kgqa.settings import Settings
+
+                threads = Settings.from_env().embed_threads
+                if threads > 0:
+                    torch.set_num_threads(threads)
                 _model = SentenceTransformer(model_path(), device=_device())
     return _model
 

@@ -28,7 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from kgqa.kg.cypher import ident, literal
 from kgqa.kg.spec import DomainSpec
+from kgqa.settings import Settings
 from kgqa.text import STOPWORDS
 from kgqa.text import fold as fold_text
 from kgqa.types import EntityCandidate
@@ -61,12 +63,23 @@ ACRONYM_SKIP = frozenset({"of", "the", "and", "for", "de", "la", "le", "des", "d
 _TOKEN_SPAN = re.compile(r"[\w][\w'’\-.&]*", re.UNICODE)
 _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|‘([^’]{2,120})’|(?<![\w])'([^']{2,120})'(?![\w])")
 _PAREN = re.compile(r"\(([^()]{2,12})\)")
+_NOT_ASCII_WORD = re.compile(r"[^0-9a-z]+")
+_ACRONYM_SPLIT = re.compile(r"[\s\-/,]+")
+# candidates kept per matcher before ranking, the most postings a fuzzy lookup reads (more: too common a string
+# to link fuzzily) and the most names whose trigrams it counts: a link costs about the same on a graph of
+# millions of names as on one of thousands (10 ms for a question's windows at 440k names, 57 ms at 100,000)
+MATCHER_TOP = 64
+FUZZY_POSTINGS_MAX = 30_000
+FUZZY_CANDIDATES = 2048
 
 
 # -- text normalization ----------------------------------------------------------------------------
 def fold(text: str) -> str:
     """Returns the form names are matched in, ASCII words: "Gustaf's Knäckebröd" -> "gustafs knackebrod"
-    (:func:`kgqa.text.fold` with ``case="lower", ascii=True, apostrophes=False``)."""
+    (:func:`kgqa.text.fold` with ``case="lower", ascii=True, apostrophes=False``; ASCII text takes a
+    shortcut with the same result, since decomposition leaves it as it is)."""
+    if isinstance(text, str) and text.isascii():
+        return " ".join(_NOT_ASCII_WORD.sub(" ", text.lower().replace("'", "").replace("`", "")).split())
     return fold_text(text, case="lower", ascii=True, apostrophes=False)
 
 
@@ -87,13 +100,16 @@ def acronyms(name: str) -> set[str]:
         alias = fold(m.group(1)).replace(" ", "")
         if alias and m.group(1).strip().isupper():
             out.add(alias)
-    base = _PAREN.sub(" ", name)
-    words = [w for w in re.split(r"[\s\-/,]+", base) if w]
-    significant = [w for w in words if w.lower() not in ACRONYM_SKIP and fold(w)]
+    base = _PAREN.sub(" ", name) if "(" in name else name
+    words = [w for w in _ACRONYM_SPLIT.split(base) if w]
+    if len(words) < 2:
+        return {a for a in out if 2 <= len(a) <= 8}
+    folded = [fold(w) for w in words]  # each word folded once
+    significant = [f for w, f in zip(words, folded) if w.lower() not in ACRONYM_SKIP and f]
     if len(significant) >= 2:
-        out.add("".join(fold(w)[0] for w in significant))
+        out.add("".join(f[0] for f in significant))
         if len(words) != len(significant):
-            out.add("".join(fold(w)[0] for w in words if fold(w)))
+            out.add("".join(f[0] for f in folded if f))
     return {a for a in out if 2 <= len(a) <= 8}
 
 
@@ -132,7 +148,7 @@ def _node_tables(run) -> dict[str, dict[str, str]]:
     for row in _rows(run, "CALL show_tables() RETURN *"):
         name, kind = row[1], row[2]
         if kind == "NODE":
-            tables[name] = {r[1]: r[2] for r in _rows(run, f"CALL table_info('{name}') RETURN *")}
+            tables[name] = {r[1]: r[2] for r in _rows(run, f"CALL table_info({literal(name)}) RETURN *")}
     return tables
 
 
@@ -150,8 +166,8 @@ def collect_entries(run: Callable[[str], Iterable[list]], spec: DomainSpec,
         present = [p for p in props if p in tables[label]]
         if not present or pk not in tables[label]:
             continue
-        cols = ", ".join(f"n.`{p}` AS c{j}" for j, p in enumerate(present))
-        rows = _rows(run, f"MATCH (n:`{label}`) RETURN n.`{pk}` AS k, n.`{disp}` AS d, {cols}")
+        cols = ", ".join(f"n.{ident(p)} AS c{j}" for j, p in enumerate(present))
+        rows = _rows(run, f"MATCH (n:{ident(label)}) RETURN n.{ident(pk)} AS k, n.{ident(disp)} AS d, {cols}")
         for row in rows:
             key, display = row[0], row[1]
             display = str(display if display is not None else key)
@@ -175,10 +191,16 @@ def _variants(entries: list[Entry]) -> tuple[list[str], list[list[int]]]:
     return texts, [index[t] for t in texts]
 
 
-def _embed_entries(entries: list[Entry]) -> dict[str, np.ndarray]:
+def _embed_entries(entries: list[Entry], limit: int | None = None) -> dict[str, np.ndarray]:
+    """Returns the vectors file's arrays: embeddings of the entries' name texts and, per text, the entries it
+    stands for; none at all when there are more than ``limit`` distinct names (a sample would rarely hold the
+    name asked about, and the lexical index links names at any size)."""
     from kgqa.kg.embed import embed
 
-    texts, owners = _variants(entries)
+    if limit is not None and len({e.name for e in entries}) > limit:
+        texts, owners = [], []
+    else:
+        texts, owners = _variants(entries)
     vectors = embed(texts) if texts else np.zeros((0, 384), dtype=np.float32)
     offsets = np.zeros(len(owners) + 1, dtype=np.int64)
     offsets[1:] = np.cumsum([len(o) for o in owners])
@@ -225,21 +247,38 @@ def build_index(conn, graph_dir: Path, spec: DomainSpec) -> None:
     save_entries(graph_dir, entries)
 
 
-def save_entries(graph_dir: Path, entries: list[Entry]) -> None:
+def save_entries(graph_dir: Path, entries: list[Entry], *, vectors_max: int | None = None) -> None:
+    """Writes the names file and the vectors file (no embeddings above ``vectors_max`` distinct names)."""
     graph_dir.mkdir(parents=True, exist_ok=True)
     rows = [[e.label, e.key, e.name, e.prop, e.display] for e in entries]
-    (graph_dir / ENTRIES_FILE).write_text(json.dumps(rows, ensure_ascii=False))
-    np.savez(graph_dir / VECTORS_FILE, **_embed_entries(entries))
+    (graph_dir / ENTRIES_FILE).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    np.savez(graph_dir / VECTORS_FILE, **_embed_entries(entries, vectors_max))
+
+
+def full_index(entries: list[Entry], full_max: int) -> bool:
+    """Whether a graph's names are few enough (at most ``full_max`` distinct) for embeddings and FTS too."""
+    return len({e.name for e in entries}) <= full_max
 
 
 def load_entries(graph_dir: Path) -> list[Entry] | None:
     path = Path(graph_dir) / ENTRIES_FILE
     if not path.exists():
         return None
-    return [Entry(*row) for row in json.loads(path.read_text())]
+    return [Entry(*row) for row in json.loads(path.read_text(encoding="utf-8"))]
 
 
 # -- serve time ------------------------------------------------------------------------------------
+def _top(scores: np.ndarray, k: int) -> np.ndarray:
+    """Returns the positions of the ``k`` highest scores (all when fewer), ties to the lower position."""
+    if len(scores) <= k:
+        return np.arange(len(scores))
+    part = np.argpartition(-scores, k - 1)[:k]
+    cut = scores[part].min()
+    above = np.nonzero(scores > cut)[0]
+    tied = np.nonzero(scores == cut)[0][:k - len(above)]
+    return np.concatenate([above, tied])
+
+
 @dataclass
 class _Hit:
     score: float
@@ -255,8 +294,9 @@ class EntityIndex:
     """
 
     def __init__(self, graph, spec: DomainSpec, *, use_fts: bool = True, use_vectors: bool = True,
-                 cache_size: int = 4096):
+                 cache_size: int = 4096, vectors_max: int | None = None):
         self.graph = graph
+        self._vectors_max = Settings.from_env().entity_full_max if vectors_max is None else vectors_max
         self.spec = spec
         graph_dir = Path(getattr(graph, "dir", "."))
         entries = load_entries(graph_dir)
@@ -311,6 +351,8 @@ class EntityIndex:
             for a in acronyms(e.name):
                 self._acronym[a].append(i)
         self._token_entries = {t: np.fromiter(sorted(s), dtype=np.int64) for t, s in token_entries.items()}
+        self._entry_ntok = np.fromiter((max(1, len(t)) for t in self._entry_tokens), dtype=np.float32,
+                                       count=len(self._entry_tokens))
         self._tri_entries = {t: np.asarray(v, dtype=np.int64) for t, v in tri_entries.items()}
         # per-token trigram index, for fuzzy tokens ("Wachowsky" -> "wachowski")
         self._vocab = sorted(self._token_entries)
@@ -346,7 +388,7 @@ class EntityIndex:
                         with np.load(self._vector_file) as data:
                             self._vectors = {k: data[k] for k in data.files}
                     else:
-                        self._vectors = _embed_entries(self.entries)
+                        self._vectors = _embed_entries(self.entries, self._vectors_max)
                     offsets = self._vectors["offsets"]
                     self._vector_owner_start = offsets[:-1]
                     self._vector_owner_len = np.diff(offsets)
@@ -389,42 +431,71 @@ class EntityIndex:
         return hits
 
     def _partial(self, f: str) -> list[_Hit]:
-        """Entries whose tokens contain every mention token (each exactly or fuzzily)."""
+        """Entries whose tokens contain every mention token (each exactly or fuzzily); the best
+        :data:`MATCHER_TOP` of them."""
         toks = [t for t in f.split() if t not in LINK_STOPWORDS] or f.split()
         if not toks or len(toks) > 8:
             return []
-        candidate_sets: list[dict[int, float]] = []
+        common: np.ndarray | None = None
+        per_token: list[tuple[np.ndarray, np.ndarray]] = []
         for t in toks:
             matches = self._fuzzy_tokens(t)
             if not matches:
                 return []
-            per_entry: dict[int, float] = {}
-            for vt, sim in matches:
-                for i in self._token_entries[vt]:
-                    if sim > per_entry.get(int(i), 0.0):
-                        per_entry[int(i)] = sim
-            candidate_sets.append(per_entry)
-        common = set(candidate_sets[0])
-        for s in candidate_sets[1:]:
-            common &= set(s)
-        hits = []
-        for i in common:
-            n_tokens = max(1, len(self._entry_tokens[i]))
-            cover = min(1.0, len(toks) / n_tokens)
-            sim = min(s[i] for s in candidate_sets)
-            hits.append(_Hit((S_PARTIAL_BASE + S_PARTIAL_COVER * cover) * sim, "partial", i))
-        return hits
+            ents = np.concatenate([self._token_entries[vt] for vt, _ in matches])
+            sims = np.concatenate([np.full(len(self._token_entries[vt]), sim, dtype=np.float32)
+                                   for vt, sim in matches])
+            order = np.lexsort((-sims, ents))  # by entry, best similarity first
+            ents, sims = ents[order], sims[order]
+            first = np.ones(len(ents), dtype=bool)
+            first[1:] = ents[1:] != ents[:-1]
+            ents, sims = ents[first], sims[first]  # each entry once, with its best similarity
+            per_token.append((ents, sims))
+            common = ents if common is None else np.intersect1d(common, ents, assume_unique=True)
+            if not len(common):
+                return []
+        sim = np.ones(len(common), dtype=np.float32)
+        for ents, sims in per_token:
+            sim = np.minimum(sim, sims[np.searchsorted(ents, common)])
+        cover = np.minimum(1.0, len(toks) / self._entry_ntok[common])
+        scores = (S_PARTIAL_BASE + S_PARTIAL_COVER * cover) * sim
+        keep = _top(scores, MATCHER_TOP)
+        return [_Hit(float(scores[j]), "partial", int(common[j])) for j in keep]
 
     def _fuzzy(self, f: str) -> list[_Hit]:
-        """Whole-name character-trigram (Dice) similarity, for misspellings ("Tom Hangs")."""
+        """Whole-name character-trigram (Dice) similarity, for misspellings ("Tom Hangs"); the best
+        :data:`MATCHER_TOP` entries at or above ``FUZZY_MIN``.
+
+        Candidates come from the rarest trigrams only: a name within ``FUZZY_MIN`` (Dice 0.5) of the
+        mention's ``a`` trigrams shares at least ``a/3`` of them, so it holds one of the rarest
+        ``len - ceil(a/3) + 1`` of those in the index; its shared count is then read by binary search in
+        each trigram's sorted posting list, for the :data:`FUZZY_CANDIDATES` that share most of the rarest
+        ones (all of them on a graph of a few thousand names). A mention whose rarest trigrams still list
+        more than :data:`FUZZY_POSTINGS_MAX` names is too common a string to link fuzzily."""
         tris = trigrams(f)
-        lists = [self._tri_entries[t] for t in tris if t in self._tri_entries]
+        lists = sorted((self._tri_entries[t] for t in tris if t in self._tri_entries), key=len)
         if not lists:
             return []
-        counts = np.bincount(np.concatenate(lists), minlength=len(self.entries)).astype(np.float32)
-        sims = 2 * counts / (len(tris) + self._entry_tri_len)
-        idx = np.nonzero(sims >= FUZZY_MIN)[0]
-        return [_Hit(FUZZY_BASE + FUZZY_SLOPE * float(sims[i]), "fuzzy", int(i)) for i in idx]
+        need = -(-len(tris) // 3)
+        if need > len(lists):
+            return []
+        prefix = lists[:len(lists) - need + 1]
+        if sum(len(x) for x in prefix) > FUZZY_POSTINGS_MAX:
+            return []
+        shared = np.bincount(np.concatenate(prefix), minlength=len(self.entries))
+        cands = np.flatnonzero(shared)
+        shared = shared[cands]
+        if len(cands) > FUZZY_CANDIDATES:  # the names sharing most of the rarest trigrams
+            keep = np.sort(_top(shared.astype(np.float32), FUZZY_CANDIDATES))
+            cands = cands[keep]
+        counts = np.zeros(len(cands), dtype=np.float32)
+        for post in lists:
+            pos = np.minimum(np.searchsorted(post, cands), len(post) - 1)
+            counts += post[pos] == cands
+        sims = 2 * counts / (len(tris) + self._entry_tri_len[cands])
+        ok = np.nonzero(sims >= FUZZY_MIN)[0]
+        keep = ok[_top(sims[ok], MATCHER_TOP)]
+        return [_Hit(FUZZY_BASE + FUZZY_SLOPE * float(sims[j]), "fuzzy", int(cands[j])) for j in keep]
 
     def _fts(self, mention: str, labels: set[str] | None, k: int) -> list[_Hit]:
         """Kuzu FTS (BM25) over each label's name properties; scores rescaled to below STRONG."""
@@ -438,7 +509,7 @@ class EntityIndex:
                 continue
             try:
                 rows = self.graph.query(
-                    f"CALL QUERY_FTS_INDEX('{label}', '{idx}', $q, top := $k) RETURN node.`{pk}`, score",
+                    f"CALL QUERY_FTS_INDEX({literal(label)}, {literal(idx)}, $q, top := $k) RETURN node.{ident(pk)}, score",
                     {"q": mention, "k": k}).rows
             except Exception as err:  # noqa: BLE001 - FTS is an optional source
                 log.debug("FTS %s failed: %s", idx, err)

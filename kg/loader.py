@@ -11,7 +11,9 @@ folder records its path; the database is opened read-only and never written):
 * atomic: everything is built in ``graphs_dir/.<domain>.tmp-<pid>/``, ``meta.json`` is written last, and
   the finished folder is swapped in with ``os.rename``, so ``graphs_dir/<domain>`` is always either the
   previous complete graph or the new complete graph, never a half-built one;
-* values are always passed as query parameters (``UNWIND $rows``), never spliced into Cypher.
+* rows are loaded with Kuzu's ``COPY FROM``: the validated Parquet files a CSV source stages under
+  ``graphs_dir/.<domain>.tmp-<pid>/staging/`` (removed once loaded), or Arrow tables of the rows a reader
+  holds in memory; values never pass through Cypher text.
 """
 
 from __future__ import annotations
@@ -29,43 +31,46 @@ import kuzu
 
 from kgqa.kg.annotations import FILE_NAME as ANNOTATIONS_FILE
 from kgqa.kg.annotations import read_annotations
-from kgqa.kg.cypher import quote
+from kgqa.kg.arrow_tables import rows_table
+from kgqa.kg.cypher import ident, literal
 from kgqa.kg.dataset import Dataset, NodeTable, RelTable
 from kgqa.kg.db import DB_FILE, META_FILE, Graph, GraphMeta, open_database
 from kgqa.kg.ddl import SourceError
 from kgqa.kg.derive import derive_spec
 from kgqa.kg.domains import BUNDLED
-from kgqa.kg.entity_index import ENTRIES_FILE, collect_entries, create_fts_indexes, save_entries
+from kgqa.kg.entity_index import ENTRIES_FILE, collect_entries, create_fts_indexes, full_index, save_entries
 from kgqa.kg.registry import check_name, registered
 from kgqa.kg.schema import GraphSchema
 from kgqa.kg.sources import Source, bundled_source
 from kgqa.kg.spec import SPEC_FILE, annotate
+from kgqa.settings import Settings
 
-BATCH = 1000
+STAGING = "staging"
+BATCH = 100_000  # rows per COPY of an in-memory table
 
 
 # -- DDL and data statements -------------------------------------------------------------------------
 def node_ddl(t: NodeTable) -> str:
-    cols = ", ".join(f"{quote(c)} {typ}" for c, typ in t.columns)
-    return f"CREATE NODE TABLE {quote(t.label)}({cols}, PRIMARY KEY({quote(t.primary_key)}))"
+    cols = ", ".join(f"{ident(c)} {typ}" for c, typ in t.columns)
+    return f"CREATE NODE TABLE {ident(t.label)}({cols}, PRIMARY KEY({ident(t.primary_key)}))"
 
 
 def rel_ddl(t: RelTable) -> str:
-    cols = "".join(f", {quote(c)} {typ}" for c, typ in t.columns)
-    return f"CREATE REL TABLE {quote(t.name)}(FROM {quote(t.from_label)} TO {quote(t.to_label)}{cols})"
+    cols = "".join(f", {ident(c)} {typ}" for c, typ in t.columns)
+    return f"CREATE REL TABLE {ident(t.name)}(FROM {ident(t.from_label)} TO {ident(t.to_label)}{cols})"
 
 
 def node_insert(t: NodeTable) -> str:
-    props = ", ".join(f"{quote(c)}: CAST(r.{quote(c)} AS {typ})" for c, typ in t.columns)
-    return f"UNWIND $rows AS r CREATE (:{quote(t.label)} {{{props}}})"
+    props = ", ".join(f"{ident(c)}: CAST(r.{ident(c)} AS {typ})" for c, typ in t.columns)
+    return f"UNWIND $rows AS r CREATE (:{ident(t.label)} {{{props}}})"
 
 
 def rel_insert(t: RelTable, pk: dict[str, tuple[str, str]]) -> str:
     (fk, ftype), (tk, ttype) = pk[t.from_label], pk[t.to_label]
-    props = ", ".join(f"{quote(c)}: CAST(r.{quote(c)} AS {typ})" for c, typ in t.columns)
-    return (f"UNWIND $rows AS r MATCH (a:{quote(t.from_label)} {{{quote(fk)}: CAST(r._from AS {ftype})}}), "
-            f"(b:{quote(t.to_label)} {{{quote(tk)}: CAST(r._to AS {ttype})}}) "
-            f"CREATE (a)-[:{quote(t.name)} {{{props}}}]->(b)")
+    props = ", ".join(f"{ident(c)}: CAST(r.{ident(c)} AS {typ})" for c, typ in t.columns)
+    return (f"UNWIND $rows AS r MATCH (a:{ident(t.from_label)} {{{ident(fk)}: CAST(r._from AS {ftype})}}), "
+            f"(b:{ident(t.to_label)} {{{ident(tk)}: CAST(r._to AS {ttype})}}) "
+            f"CREATE (a)-[:{ident(t.name)} {{{props}}}]->(b)")
 
 
 # -- versions and paths ------------------------------------------------------------------------------
@@ -127,21 +132,53 @@ def _progress(enabled: bool):
                     TimeElapsedColumn(), transient=False)
 
 
+def copyable(t: RelTable) -> bool:
+    """Whether Kuzu's COPY can load relationship table ``t``: it binds the endpoint columns as ``from`` and
+    ``to``, so a property of either name (any case) is loaded with ``UNWIND`` instead."""
+    return not any(c.lower() in ("from", "to") for c, _ in t.columns)
+
+
+def _parquet_rows(path: Path, fields: list[tuple[str, str, str]]) -> list[dict]:
+    """The rows of a staged Parquet file, keyed as the ``UNWIND`` insert reads them."""
+    import pyarrow.parquet as pq
+
+    names = {column: key for key, column, _ in fields}
+    return [{names.get(k, k): v for k, v in row.items()} for row in pq.read_table(path).to_pylist()]
+
+
 def load_dataset(conn: kuzu.Connection, data: Dataset, domain: str = "", *, progress: bool = True) -> None:
-    """Create the tables of ``data`` and insert its rows through ``conn`` (an empty writable database)."""
+    """Create the tables of ``data`` and load its rows through ``conn`` (an empty writable database) with
+    ``COPY FROM``: staged Parquet files as they are, rows in memory as Arrow tables of :data:`BATCH` rows.
+    A chunk with a value Arrow does not carry (DECIMAL, UUID, ...) is inserted with ``UNWIND`` instead."""
     pk = {t.label: (t.primary_key, dict(t.columns)[t.primary_key]) for t in data.nodes}
     for t in data.nodes:
         conn.execute(node_ddl(t))
     for t in data.rels:
         conn.execute(rel_ddl(t))
-    steps = [(t.label, node_insert(t), t.rows) for t in data.nodes]
-    steps += [(t.name, rel_insert(t, pk), t.rows) for t in data.rels]
+    steps = [(t.label, t, [(c, c, typ) for c, typ in t.columns], node_insert(t)) for t in data.nodes]
+    steps += [(t.name, t, [("_from", "from", pk[t.from_label][1]), ("_to", "to", pk[t.to_label][1]),
+                           *((c, c, typ) for c, typ in t.columns)], rel_insert(t, pk)) for t in data.rels]
     with _progress(progress) as bar:
-        for name, stmt, rows in steps:
-            task = bar.add_task(f"{domain} {name}", total=len(rows)) if bar else None
-            for i in range(0, len(rows), BATCH):
-                chunk = rows[i:i + BATCH]
-                conn.execute(stmt, {"rows": chunk})
+        for name, table, fields, insert in steps:
+            task = bar.add_task(f"{domain} {name}", total=table.row_count) if bar else None
+            copy = f"COPY {ident(name)} FROM "
+            for path in table.staged:
+                if isinstance(table, RelTable) and not copyable(table):
+                    rows = _parquet_rows(path, fields)
+                    for i in range(0, len(rows), BATCH):
+                        conn.execute(insert, {"rows": rows[i:i + BATCH]})
+                    continue
+                conn.execute(copy + literal(str(path)))
+            if bar:
+                bar.advance(task, table.staged_rows)
+            for i in range(0, len(table.rows), BATCH):
+                chunk = table.rows[i:i + BATCH]
+                by_copy = not isinstance(table, RelTable) or copyable(table)
+                frame = rows_table(chunk, fields) if by_copy else None  # noqa: F841 - COPY reads the variable by name
+                if frame is not None:
+                    conn.execute(copy + "frame")
+                else:
+                    conn.execute(insert, {"rows": chunk})
                 if bar:
                     bar.advance(task, len(chunk))
 
@@ -153,8 +190,8 @@ def count_tables(conn: kuzu.Connection) -> tuple[dict[str, int], dict[str, int]]
     while res.has_next():
         tables.append(res.get_next())
     for name, kind in tables:
-        pattern = f"MATCH (n:{quote(name)}) RETURN count(n)" if kind == "NODE" else \
-            f"MATCH ()-[r:{quote(name)}]->() RETURN count(r)"
+        pattern = f"MATCH (n:{ident(name)}) RETURN count(n)" if kind == "NODE" else \
+            f"MATCH ()-[r:{ident(name)}]->() RETURN count(r)"
         (nodes if kind == "NODE" else rels)[name] = conn.execute(pattern).get_next()[0]
     return nodes, rels
 
@@ -219,7 +256,7 @@ def _build_into(tmp: Path, name: str, source: Source, version: str, *, progress:
     meta = GraphMeta(domain=name, version=version, source=source.describe(),
                      database=str(source.database) if source.database else "")
     if source.read is not None:
-        data = source.read()
+        data = source.read(tmp / STAGING)
         db = open_database(tmp / DB_FILE)
         conn = kuzu.Connection(db)
         try:
@@ -232,6 +269,7 @@ def _build_into(tmp: Path, name: str, source: Source, version: str, *, progress:
         finally:
             conn.close()
             db.close()
+            shutil.rmtree(tmp / STAGING, ignore_errors=True)
     meta.write(tmp)  # provisional, so the folder opens as a graph; the folder is not registered before the swap
     try:
         graph = Graph(tmp, read_only=source.read is None, domain=name)
@@ -249,9 +287,16 @@ def _build_into(tmp: Path, name: str, source: Source, version: str, *, progress:
             spec = annotate(spec, ann)
         if index:
             run = lambda cypher: graph.execute_unchecked(cypher).rows  # noqa: E731 - build-time reads and DDL
-            if source.read is not None:
+            entries = collect_entries(run, spec)
+            full_max = Settings.from_env().entity_full_max
+            full = full_index(entries, full_max)
+            if source.read is not None and full:
                 create_fts_indexes(run, spec)
-            save_entries(tmp, collect_entries(run, spec))
+            save_entries(tmp, entries, vectors_max=full_max)
+            if not full:
+                meta.notes.append(f"entity index: {len(entries):,} names, more than {full_max:,} distinct "
+                                  "(KGQA_ENTITY_FULL_MAX): linked by the token/trigram index alone, without name "
+                                  "embeddings or Kuzu FTS indexes")
         if source.read is not None:
             graph.execute_unchecked("CHECKPOINT")
     finally:
@@ -269,7 +314,7 @@ def count_tables_of(graph: Graph) -> tuple[dict[str, int], dict[str, int]]:
 
 def _check_counts(data: Dataset, nodes: dict[str, int], rels: dict[str, int]) -> None:
     """Every row must have landed: a relationship whose endpoint is missing would vanish silently."""
-    want = {t.label: len(t.rows) for t in data.nodes} | {t.name: len(t.rows) for t in data.rels}
+    want = {t.label: t.row_count for t in data.nodes} | {t.name: t.row_count for t in data.rels}
     got = nodes | rels
     bad = {k: (want[k], got.get(k)) for k in want if got.get(k) != want[k]}
     if bad:

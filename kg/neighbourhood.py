@@ -17,6 +17,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgqa.kg.cypher import ident
 from kgqa.kg.operators import UnknownSchemaItem, catalog, node_props
 from kgqa.types import Subgraph
 
@@ -74,7 +75,7 @@ def _degrees(graph, cat, ids: list[str]) -> dict[str, float]:
     out: dict[str, float] = {}
     for label, keys in by_label.items():
         pk = cat.primary_keys[label]
-        res = graph.query(f"MATCH (c:`{label}`)-[x]-() WHERE c.`{pk}` IN $keys RETURN c.`{pk}`, count(x)",
+        res = graph.query(f"MATCH (c:{ident(label)})-[x]-() WHERE c.{ident(pk)} IN $keys RETURN c.{ident(pk)}, count(x)",
                           {"keys": keys}, row_cap=len(keys) + 1)
         out.update({f"{label}:{k}": float(n) for k, n in res.rows})
     return out
@@ -86,8 +87,8 @@ def _incident(graph, cat, nid: str) -> list[tuple[str, str, str, dict, dict]]:
     label, key = nid.split(":", 1)
     where, params = cat.key_match("a", label, key)
     out = []
-    for direction, pattern in (("out", "(a:`{l}`)-[r]->(b)"), ("in", "(a:`{l}`)<-[r]-(b)")):
-        res = graph.query(f"MATCH {pattern.format(l=label)} WHERE {where} RETURN r, b LIMIT {FETCH_CAP}",
+    for direction, pattern in (("out", "(a:{l})-[r]->(b)"), ("in", "(a:{l})<-[r]-(b)")):
+        res = graph.query(f"MATCH {pattern.format(l=ident(label))} WHERE {where} RETURN r, b LIMIT {FETCH_CAP}",
                           params, row_cap=FETCH_CAP)
         for r, b in res.rows:
             other = b["_label"]
@@ -119,7 +120,7 @@ def entity_neighbourhood(graph, label: str, key: Any, *, depth: int = 2, k_depth
     if label not in cat.nodes:
         raise UnknownSchemaItem(f"unknown label {label!r}")
     where, params = cat.key_match("a", label, key)
-    res = graph.query(f"MATCH (a:`{label}`) WHERE {where} RETURN a", params, row_cap=1)
+    res = graph.query(f"MATCH (a:{ident(label)}) WHERE {where} RETURN a", params, row_cap=1)
     if not res.rows:
         return None
     sub = Subgraph()

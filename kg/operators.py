@@ -21,10 +21,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from kgqa.kg.cypher import ident
 from kgqa.types import Subgraph
 
 Direction = Literal["out", "in", "both"]
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z_0-9]*$")
 _DIRECTIONS = {"out": "out", "->": "out", "forward": "out", "in": "in", "<-": "in", "backward": "in",
                "both": "both", "-": "both", "any": "both"}
 
@@ -72,8 +72,8 @@ class Catalog:
         pk = self.primary_keys[label]
         value = self.coerce_key(label, key)
         if isinstance(value, bool) or not isinstance(value, int):
-            return f"{var}.`{pk}` = $key", {"key": value}
-        return f"{var}.`{pk}` = {int(value)}", {}
+            return f"{var}.{ident(pk)} = $key", {"key": value}
+        return f"{var}.{ident(pk)} = {int(value)}", {}
 
     def coerce_key(self, label: str, key: Any) -> Any:
         """A key as the primary-key column's type (keys travel as strings in candidates)."""
@@ -111,7 +111,7 @@ def catalog(graph) -> Catalog:
 
 
 def _ident(name: str, known, what: str) -> str:
-    if not isinstance(name, str) or not _IDENT.match(name) or name not in known:
+    if not isinstance(name, str) or name not in known:
         raise UnknownSchemaItem(f"unknown {what} {name!r}")
     return name
 
@@ -158,7 +158,8 @@ def depth_expand(graph, frontier: list[tuple[str, Any]], rel: str, direction: st
                 break
             if not any((src if d == "out" else dst) == label for src, dst in cat.rels[rel]):
                 continue
-            pattern = f"(a:`{label}`)-[r:`{rel}`]->(b)" if d == "out" else f"(a:`{label}`)<-[r:`{rel}`]-(b)"
+            pattern = (f"(a:{ident(label)})-[r:{ident(rel)}]->(b)" if d == "out"
+                       else f"(a:{ident(label)})<-[r:{ident(rel)}]-(b)")
             res = graph.query(f"MATCH {pattern} WHERE {where} RETURN a, r, b LIMIT {budget}",
                               params, timeout_ms=timeout_ms, row_cap=budget)
             for a, r, b in res.rows:
@@ -230,7 +231,7 @@ def breadth_expand(graph, node: tuple[str, Any], question: str | np.ndarray | No
     pk = cat.primary_keys[label]
     kd = max(0, int(k_degree))
     where, params = cat.key_match("a", label, key)
-    res = graph.query(f"MATCH (a:`{label}`) WHERE {where} RETURN a", params, timeout_ms=timeout_ms, row_cap=1)
+    res = graph.query(f"MATCH (a:{ident(label)}) WHERE {where} RETURN a", params, timeout_ms=timeout_ms, row_cap=1)
     sub = Subgraph()
     if not res.rows:
         return sub
@@ -248,8 +249,8 @@ def breadth_expand(graph, node: tuple[str, Any], question: str | np.ndarray | No
         if budget <= 0:
             break
         n = min(budget, share + carry)
-        pattern = (f"(a:`{label}`)-[r:`{p.name}`]->(b:`{p.other}`)" if p.direction == "out"
-                   else f"(a:`{label}`)<-[r:`{p.name}`]-(b:`{p.other}`)")
+        pattern = (f"(a:{ident(label)})-[r:{ident(p.name)}]->(b:{ident(p.other)})" if p.direction == "out"
+                   else f"(a:{ident(label)})<-[r:{ident(p.name)}]-(b:{ident(p.other)})")
         rows = graph.query(f"MATCH {pattern} WHERE {where} RETURN r, b LIMIT {n}",
                            params, timeout_ms=timeout_ms, row_cap=n).rows
         for r, b in rows:

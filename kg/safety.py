@@ -6,6 +6,11 @@ literals, comments and back-quoted identifiers are found on the raw text exactly
 them and blanked; only then is the rest unicode NFKC-folded, Kuzu's unicode whitespace made spaces and
 invisible characters both deleted and spaced, so keywords cannot hide in strings, lookalike or folding
 characters cannot move a string's end, and invisible ones cannot split or join a keyword.
+
+Keywords are read by their place, not their spelling: a word where the grammar only admits a name (a label or
+relationship type after ``:``, a property after ``.``, an alias after ``AS``, a variable or map key right before
+``:`` or ``.``) is a name, so ``MATCH (c:Comment)`` and ``n.set`` are reads; a word followed by ``(`` is a
+function, and functions are checked on the unblanked skeleton.
 """
 
 from __future__ import annotations
@@ -44,6 +49,11 @@ _HIDDEN = re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\u00ad]")
 _OPAQUE = re.compile(
     r"'(?:[^'\\]|\\.)*'?|\"(?:[^\"\\]|\\.)*\"?|`[^`]*`?|//[^\r\n]*|/\*.*?(?:\*/|\Z)", re.S)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+# A word in a place where the grammar admits only a name (see the module docstring); never a function call.
+# A property follows a '.' after a name or a closing bracket, never after a number ('1. DELETE' stays a clause).
+_NAME_AFTER = re.compile(r"(:\s*|(?:\b[A-Za-z_][A-Za-z_0-9]*|[)\]}])\s*\.\s*|\bAS\s+)([A-Za-z_][A-Za-z_0-9]*)\b"
+                         r"(?!\s*\()", re.I)
+_NAME_BEFORE = re.compile(r"\b[A-Za-z_][A-Za-z_0-9]*(?=\s*(?::(?!=)|\.(?!\.)))")
 _RANGE_ARGS = re.compile(r"\s*(-?\d+)\s*,\s*(-?\d+)\s*(?:,\s*(-?\d+)\s*)?\)")
 
 
@@ -85,15 +95,21 @@ def check_read_only(query: str) -> None:
         _check_skeleton(sk)
 
 
+def _clauses(sk: str) -> str:
+    """The skeleton with the words in name places (labels, properties, aliases, variables) blanked."""
+    sk = _NAME_AFTER.sub(lambda m: m.group(1) + "_name_", sk)
+    return _NAME_BEFORE.sub("_name_", sk)
+
+
 def _check_skeleton(sk: str) -> None:
     body = sk.strip()
     if ";" in (body[:-1] if body.endswith(";") else body):
         raise UnsafeQueryError("only one statement per query is allowed")
-    words = [w.upper() for w in _WORD.findall(sk)]
-    for w in words:
-        if w in FORBIDDEN:
-            raise UnsafeQueryError(f"{w} is not allowed: the knowledge graph is read-only")
-    for m in re.finditer(r"\bCALL\s*([A-Za-z_][A-Za-z_0-9]*|\S)", sk, re.I):
+    clauses = _clauses(sk)
+    for w in _WORD.findall(clauses):
+        if w.upper() in FORBIDDEN:
+            raise UnsafeQueryError(f"{w.upper()} is not allowed: the knowledge graph is read-only")
+    for m in re.finditer(r"\bCALL\s*([A-Za-z_][A-Za-z_0-9]*|\S)", clauses, re.I):
         name = m.group(1).lower()
         if name not in CALL_ALLOW:
             raise UnsafeQueryError(f"CALL {m.group(1)} is not allowed (allowed: {', '.join(sorted(CALL_ALLOW))})")

@@ -18,7 +18,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from kgqa.kg.cypher import ident, quote
+from kgqa.kg.cypher import ident
 from kgqa.kg.db import Graph
 from kgqa.kg.spec import DomainSpec
 
@@ -66,14 +66,14 @@ class GraphSchema:
         schema = cls(domain=graph.domain)
         cat = read_catalog(graph)
         for name, props in sorted(cat.nodes.items()):
-            count = graph.query(f"MATCH (n:{quote(name)}) RETURN count(n)").rows[0][0]
+            count = graph.query(f"MATCH (n:{ident(name)}) RETURN count(n)").rows[0][0]
             schema.nodes[name] = NodeSchema(name, list(props), cat.keys[name], count,
-                                            _samples(graph, f"(n:{quote(name)})", props, samples))
+                                            _samples(graph, f"(n:{ident(name)})", props, samples))
         for name, pairs in sorted(cat.rels.items()):
             props = cat.rel_props.get(name, [])
-            count = graph.query(f"MATCH ()-[n:{quote(name)}]->() RETURN count(n)").rows[0][0]
+            count = graph.query(f"MATCH ()-[n:{ident(name)}]->() RETURN count(n)").rows[0][0]
             schema.rels[name] = RelSchema(name, list(pairs), list(props), count,
-                                          _samples(graph, f"()-[n:{quote(name)}]->()", props, samples))
+                                          _samples(graph, f"()-[n:{ident(name)}]->()", props, samples))
         return schema
 
     def neighbours(self, label: str) -> list[tuple[str, str, str]]:
@@ -91,14 +91,14 @@ class GraphSchema:
         """Compact text for prompts: one line per table, short sample values after ``e.g.``."""
         lines = ["Nodes:"]
         for n in self.nodes.values():
-            props = ", ".join(f"{p} {t}" + (" KEY" if p == n.primary_key else "") for p, t in n.properties)
+            props = ", ".join(f"{ident(p)} {t}" + (" KEY" if p == n.primary_key else "") for p, t in n.properties)
             lines.append(f"  {ident(n.label)}({props})")
             if samples and n.samples:
                 lines.append("    e.g. " + "; ".join(f"{p}: " + ", ".join(repr(v) for v in vs)
                                                    for p, vs in n.samples.items()))
         lines.append("Relationships:")
         for r in self.rels.values():
-            props = " {" + ", ".join(f"{p} {t}" for p, t in r.properties) + "}" if r.properties else ""
+            props = " {" + ", ".join(f"{ident(p)} {t}" for p, t in r.properties) + "}" if r.properties else ""
             for src, dst in r.pairs:
                 lines.append(f"  ({ident(src)})-[:{ident(r.name)}{props}]->({ident(dst)})")
         return "\n".join(lines)
@@ -122,8 +122,8 @@ def _samples(graph: Graph, pattern: str, props: list[tuple[str, str]], k: int) -
         if typ != "STRING":
             continue
         rows = graph.query(
-            f"MATCH {pattern} WHERE n.{quote(prop)} IS NOT NULL AND size(n.{quote(prop)}) <= $m "
-            f"RETURN DISTINCT n.{quote(prop)} AS v ORDER BY v LIMIT $k", {"m": SAMPLE_MAX_CHARS, "k": k}).rows
+            f"MATCH {pattern} WHERE n.{ident(prop)} IS NOT NULL AND size(n.{ident(prop)}) <= $m "
+            f"RETURN DISTINCT n.{ident(prop)} AS v ORDER BY v LIMIT $k", {"m": SAMPLE_MAX_CHARS, "k": k}).rows
         if rows:
             out[prop] = [r[0] for r in rows]
     return out
@@ -140,10 +140,11 @@ class LocalRel:
     samples: list[Any] = field(default_factory=list)  # a few neighbours' display values
 
     def pattern(self, label: str) -> str:
-        props = " {" + ", ".join(p for p, _ in self.properties) + "}" if self.properties else ""
+        props = " {" + ", ".join(ident(p) for p, _ in self.properties) + "}" if self.properties else ""
+        label, rel, other = ident(label), ident(self.type), ident(self.neighbour)
         if self.direction == "out":
-            return f"({label})-[:{self.type}{props}]->({self.neighbour})"
-        return f"({label})<-[:{self.type}{props}]-({self.neighbour})"
+            return f"({label})-[:{rel}{props}]->({other})"
+        return f"({label})<-[:{rel}{props}]-({other})"
 
 
 @dataclass
@@ -180,18 +181,18 @@ def local_schema(graph: Graph, label: str, key: Any, *, schema: GraphSchema | No
     if label not in schema.nodes:
         raise KeyError(f"no node label {label!r} in {schema.domain}")
     node = schema.nodes[label]
-    match = f"MATCH (n:{quote(label)} {{{quote(node.primary_key)}: $key}})"
+    match = f"MATCH (n:{ident(label)} {{{ident(node.primary_key)}: $key}})"
     rows = graph.query(f"{match} RETURN n", {"key": key}).rows
     if not rows:
         raise KeyError(f"no {label} with {node.primary_key} = {key!r}")
     props = {p: rows[0][0].get(p) for p, _ in node.properties}
     local = LocalSchema(label, key, props)
     for rel, direction, other in schema.neighbours(label):
-        arrow = (f"-[r:{quote(rel)}]->(m:{quote(other)})" if direction == "out"
-                 else f"<-[r:{quote(rel)}]-(m:{quote(other)})")
+        arrow = (f"-[r:{ident(rel)}]->(m:{ident(other)})" if direction == "out"
+                 else f"<-[r:{ident(rel)}]-(m:{ident(other)})")
         disp = spec.display_prop(other) if spec and other in spec.primary_keys else schema.nodes[other].primary_key
         # Kuzu list slices are 1-based and include their end
-        first = f"list_sort(collect(m.{quote(disp)}))[1:{samples}]" if samples > 0 else "[]"
+        first = f"list_sort(collect(m.{ident(disp)}))[1:{samples}]" if samples > 0 else "[]"
         res = graph.query(f"{match}{arrow} WITH DISTINCT m RETURN count(m) AS c, {first} AS s",
                           {"key": key}).rows
         count, sample = (res[0][0], res[0][1] or []) if res else (0, [])
@@ -237,15 +238,15 @@ def graph_checksum(graph: Graph) -> str:
     schema = GraphSchema.from_graph(graph, samples=0)
     h = hashlib.sha256()
     for label, node in sorted(schema.nodes.items()):
-        cols = ", ".join(f"n.{quote(p)}" for p, _ in node.properties)
-        rows = graph.query(f"MATCH (n:{quote(label)}) RETURN {cols}", row_cap=10**9).rows
+        cols = ", ".join(f"n.{ident(p)}" for p, _ in node.properties)
+        rows = graph.query(f"MATCH (n:{ident(label)}) RETURN {cols}", row_cap=10**9).rows
         _hash_table(h, f"node {label} {node.count} {node.properties}", rows)
     for name, rel in sorted(schema.rels.items()):
         for src, dst in rel.pairs:
             ka, kb = schema.nodes[src].primary_key, schema.nodes[dst].primary_key
-            cols = "".join(f", n.{quote(p)}" for p, _ in rel.properties)
-            rows = graph.query(f"MATCH (a:{quote(src)})-[n:{quote(name)}]->(b:{quote(dst)}) "
-                               f"RETURN a.{quote(ka)}, b.{quote(kb)}{cols}", row_cap=10**9).rows
+            cols = "".join(f", n.{ident(p)}" for p, _ in rel.properties)
+            rows = graph.query(f"MATCH (a:{ident(src)})-[n:{ident(name)}]->(b:{ident(dst)}) "
+                               f"RETURN a.{ident(ka)}, b.{ident(kb)}{cols}", row_cap=10**9).rows
             _hash_table(h, f"rel {name} {src} {dst} {rel.count} {rel.properties}", rows)
     return h.hexdigest()
 

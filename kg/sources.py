@@ -17,7 +17,7 @@ from kgqa.kg.dataset import Dataset
 from kgqa.kg.ddl import SourceError
 from kgqa.kg.domains import BUNDLED
 
-LOADER_VERSION = "kg-loader-3"  # 3: the spec derives key_parts
+LOADER_VERSION = "kg-loader-4"  # 3: the spec derives key_parts; 4: COPY FROM, sampled derived parts
 
 
 @dataclass
@@ -27,7 +27,7 @@ class Source:
 
     kind: str  # "bundled", "csv", "cypher" or "kuzu"
     files: list[Path]
-    read: Callable[[], Dataset] | None
+    read: Callable[[Path], Dataset] | None  # given a staging folder for validated files
     annotations: Path | None = None
     database: Path | None = None
 
@@ -68,16 +68,17 @@ def bundled_source(domain: str, data_dir: str | Path, *, annotations: bool = Tru
     module = importlib.import_module(f"kgqa.kg.domains.{domain}")
     data_dir = Path(data_dir)
     ann = Path(module.__file__).with_suffix(".json")
-    return Source("bundled", sorted(module.source_files(data_dir)), lambda: module.read(data_dir),
+    return Source("bundled", sorted(module.source_files(data_dir)), lambda staging: module.read(data_dir),
                   ann if annotations and ann.exists() else None)
 
 
 def csv_source(schema: str | Path, csv_dir: str | Path, annotations: str | Path | None = None) -> Source:
     """Returns a graph declared by a Kuzu DDL file with one CSV per table in ``csv_dir``."""
-    from kgqa.kg.csv_source import read_csv_dataset, source_files
+    from kgqa.kg.csv_source import source_files
+    from kgqa.kg.csv_stage import stage_csv_dataset
 
     schema, csv_dir = existing(schema, "schema file"), existing(csv_dir, "CSV folder")
-    return Source("csv", source_files(schema, csv_dir), lambda: read_csv_dataset(schema, csv_dir),
+    return Source("csv", source_files(schema, csv_dir), lambda staging: stage_csv_dataset(schema, csv_dir, staging),
                   existing(annotations, "annotations file") if annotations else None)
 
 
@@ -86,7 +87,7 @@ def cypher_source(script: str | Path, annotations: str | Path | None = None) -> 
     from kgqa.kg.cypher_source import read_script
 
     script = existing(script, "Cypher script")
-    return Source("cypher", [script], lambda: read_script(script),
+    return Source("cypher", [script], lambda staging: read_script(script),
                   existing(annotations, "annotations file") if annotations else None)
 
 

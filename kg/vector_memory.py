@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from kgqa.kg.cypher import ident
+
 FORMAT = "kgqa-vector-memory-1"
 RANKINGS = ("degree", "pagerank")
 DEFAULT_RANKING = "degree"  # GLARE-Deg; "pagerank" is GLARE-PgRank
@@ -87,7 +89,7 @@ def read_snapshot(graph, spec=None) -> Snapshot:
     for label in sorted(cat.nodes):
         pk = cat.primary_keys[label]
         shown = spec.display_prop(label) if spec is not None and label in spec.primary_keys else pk
-        for (node,) in graph.query(f"MATCH (n:`{label}`) RETURN n ORDER BY n.`{pk}`", **big).rows:
+        for (node,) in graph.query(f"MATCH (n:{ident(label)}) RETURN n ORDER BY n.{ident(pk)}", **big).rows:
             p = node_props(node)
             index[(label, node[pk])] = len(ids)
             ids.append(f"{label}:{p.get(pk)}")
@@ -98,8 +100,8 @@ def read_snapshot(graph, spec=None) -> Snapshot:
     for rel in sorted(cat.rels):
         for src, dst in cat.rels[rel]:
             ks, kd = cat.primary_keys[src], cat.primary_keys[dst]
-            rows = graph.query(f"MATCH (a:`{src}`)-[r:`{rel}`]->(b:`{dst}`) RETURN a.`{ks}`, b.`{kd}`, r "
-                               f"ORDER BY a.`{ks}`, b.`{kd}`", **big).rows
+            rows = graph.query(f"MATCH (a:{ident(src)})-[r:{ident(rel)}]->(b:{ident(dst)}) RETURN a.{ident(ks)}, b.{ident(kd)}, r "
+                               f"ORDER BY a.{ident(ks)}, b.{ident(kd)}", **big).rows
             edges.extend((index[(src, a)], rel, index[(dst, b)], node_props(r)) for a, b, r in rows)
     return Snapshot(ids, labels, names, props, edges)
 
@@ -228,6 +230,7 @@ class MemoryMeta:
     model: str = ""
     built_s: float = 0.0
     format: str = FORMAT
+    sampled: bool = False  # built from the top anchors' neighbourhoods (build_memory_sampled), not a full read
 
     @property
     def node_coverage(self) -> float:
@@ -388,6 +391,108 @@ def build_memory(graph, spec=None, *, m: int = 300, ranking: str = DEFAULT_RANKI
     return memory
 
 
+def build_memory_sampled(graph, spec=None, *, m: int = 300, members: int = 30, embedded: int = 1) -> VectorMemory:
+    """The degree-ranked memory of a graph too large to read whole (``kgqa load`` above
+    ``KGQA_VECTOR_MEMORY_FULL_MAX`` relationships), read through bounded queries instead of a snapshot.
+
+    Degrees are counted by Kuzu; the ``m`` highest-degree nodes not yet covered become anchors, in order,
+    as in :func:`pool`, each with at most ``members`` of its uncovered neighbours (in key order). Each
+    subgraph's evidence is its members and the anchor's edges to them (not every edge touching a member),
+    and its vector is the mean of its first ``embedded`` members' embeddings (the anchor's by default): a sample,
+    said in the meta
+    (``sampled``) and the load output.
+    """
+    from kgqa.kg.embed import MODEL_NAME
+    from kgqa.kg.operators import catalog, node_props
+
+    t0 = time.perf_counter()
+    cat = catalog(graph)
+    big = {"row_cap": 10**9, "timeout_ms": 600_000}
+    total_nodes = sum(graph.query(f"MATCH (n:`{lb}`) RETURN count(n)").rows[0][0] for lb in cat.nodes)
+    total_edges = sum(graph.query(f"MATCH ()-[r:`{r}`]->() RETURN count(r)").rows[0][0] for r in cat.rels)
+    limit = m * (members + 1)  # no more nodes than this can be anchors or covered before m anchors are found
+    candidates: list[tuple[int, str, Any]] = []
+    linked = {end for pairs in cat.rels.values() for pair in pairs for end in pair}
+    for label in sorted(linked):
+        pk = cat.primary_keys[label]
+        rows = graph.query(f"MATCH (n:`{label}`)-[r]-() RETURN n.`{pk}`, count(r) AS d ORDER BY d DESC, "
+                           f"n.`{pk}` LIMIT {limit}", **big).rows
+        candidates += [(int(d), label, key) for key, d in rows]
+    candidates.sort(key=lambda c: (-c[0], c[1], str(c[2])))
+    ids: list[str] = []
+    labels: list[str] = []
+    names: list[str] = []
+    props: list[dict[str, Any]] = []
+    edges: list[tuple[int, str, int, dict[str, Any]]] = []
+    index: dict[str, int] = {}
+
+    def add(node: dict) -> int:
+        label = node["_label"]
+        p = node_props(node)
+        nid = f"{label}:{p.get(cat.primary_keys[label])}"
+        if nid not in index:
+            shown = spec.display_prop(label) if spec is not None and label in spec.primary_keys else \
+                cat.primary_keys[label]
+            index[nid] = len(ids)
+            ids.append(nid)
+            labels.append(label)
+            names.append(str(p.get(shown) if p.get(shown) is not None else p.get(cat.primary_keys[label])))
+            props.append(p)
+        return index[nid]
+
+    covered: set[str] = set()
+    groups: list[list[int]] = []
+    for _, label, key in candidates:
+        if len(groups) >= m:
+            break
+        if f"{label}:{key}" in covered:
+            continue
+        pk = cat.primary_keys[label]
+        anchor_row = graph.query(f"MATCH (n:`{label}` {{`{pk}`: $k}}) RETURN n", {"k": key}).rows
+        if not anchor_row:
+            continue
+        anchor = add(anchor_row[0][0])
+        group = [anchor]
+        for rel in sorted(cat.rels):
+            for src, dst in cat.rels[rel]:
+                for outgoing, other in ((True, dst), (False, src)):
+                    if (src if outgoing else dst) != label or len(group) > members:
+                        continue
+                    okey = cat.primary_keys[other]
+                    pattern = f"(a:`{label}` {{`{pk}`: $k}})-[r:`{rel}`]->(b:`{other}`)" if outgoing else \
+                        f"(b:`{other}`)-[r:`{rel}`]->(a:`{label}` {{`{pk}`: $k}})"
+                    rows = graph.query(f"MATCH {pattern} RETURN b, r ORDER BY b.`{okey}` "
+                                       f"LIMIT {members + len(covered) + 1}", {"k": key}, **big).rows
+                    for b, r in rows:
+                        bid = f"{other}:{node_props(b).get(okey)}"
+                        if bid in covered or len(group) > members:
+                            continue
+                        n = add(b)
+                        if n not in group:
+                            group.append(n)
+                        edges.append((anchor, rel, n, node_props(r)) if outgoing else (n, rel, anchor, node_props(r)))
+        covered.update(ids[n] for n in group)
+        groups.append(group)
+    snap = Snapshot(ids, labels, names, props, edges)
+    incident = snap.incident()
+    sample = [g[:embedded] for g in groups]
+    emb = embed_nodes(snap, [n for g in sample for n in g])
+    vectors, start = [], 0
+    for g in sample:
+        v = emb[start:start + len(g)].mean(axis=0)
+        start += len(g)
+        vectors.append(v / (np.linalg.norm(v) or 1.0))
+    meta = MemoryMeta(domain=getattr(graph, "domain", ""), version=getattr(graph, "version", "unversioned"),
+                      ranking="degree", m=m, subgraphs=len(groups), nodes=total_nodes,
+                      covered_nodes=len(covered), edges=total_edges, covered_edges=len(edges), model=MODEL_NAME,
+                      sampled=True)
+    memory = VectorMemory(meta, np.asarray(vectors, dtype=np.float32).reshape(len(groups), emb.shape[1]),
+                          [ids[g[0]] for g in groups], [[ids[n] for n in g] for g in groups],
+                          [_evidence(snap, g, incident) for g in groups])
+    memory.meta.built_s = round(time.perf_counter() - t0, 3)
+    return memory
+
+
 # -- where memories live, versioned with the KG --------------------------------------------------------
 def memory_dir(state_dir: str | Path, domain: str, version: str, *, m: int, ranking: str = DEFAULT_RANKING) -> Path:
     return Path(state_dir) / "vector_memory" / domain / f"{version[:16]}-{ranking}-m{int(m)}"
@@ -405,21 +510,35 @@ def load_memory(state_dir: str | Path, domain: str, version: str, *, m: int,
 
 
 def ensure_memory(graph, spec, state_dir: str | Path, *, m: int, ranking: str = DEFAULT_RANKING,
-                  force: bool = False) -> tuple[VectorMemory, Path, bool]:
-    """(memory, its folder, built?): load the current version's memory, else build and store it.
+                  force: bool = False, full_max: int | None = None, members: int = 30) -> tuple[VectorMemory, Path, bool]:
+    """(memory, its folder, built?): load the current version's memory, else build and store it: from the
+    whole graph, or, for degree ranking on a graph of more than ``full_max`` relationships, from the top
+    anchors' neighbourhoods (:func:`build_memory_sampled`, at most ``members`` per subgraph).
 
     Memories of other KG versions of the domain are removed.
     """
     path = memory_dir(state_dir, graph.domain, graph.version, m=m, ranking=ranking)
     memory = None if force else load_memory(state_dir, graph.domain, graph.version, m=m, ranking=ranking)
     built = memory is None
-    if memory is None:
+    if memory is None and full_max is not None and ranking == "degree" and _edge_count(graph) > full_max:
+        memory = build_memory_sampled(graph, spec, m=m, members=members)
+        memory.save(path)
+    elif memory is None:
         memory = build_memory(graph, spec, m=m, ranking=ranking)
         memory.save(path)
     for old in path.parent.glob("*"):
         if old.is_dir() and not old.name.startswith(graph.version[:16]) and not old.name.startswith("."):
             shutil.rmtree(old, ignore_errors=True)
     return memory, path, built
+
+
+def _edge_count(graph) -> int:
+    meta = getattr(graph, "meta", None)
+    if meta is not None and getattr(meta, "rel_counts", None):
+        return sum(meta.rel_counts.values())
+    from kgqa.kg.operators import catalog
+
+    return sum(graph.query(f"MATCH ()-[r:`{r}`]->() RETURN count(r)").rows[0][0] for r in catalog(graph).rels)
 
 
 _cache: dict[Path, VectorMemory | None] = {}

@@ -86,6 +86,12 @@ class Settings:
     vector_memory_m: int = 300  # pooled subgraphs per domain
     vector_memory_k: int = 3  # subgraphs retrieved per question
     vector_memory_ranking: str = "degree"  # "degree" (GLARE-Deg) or "pagerank" (GLARE-PgRank, Kuzu ALGO)
+    vector_memory_full_max: int = 50_000  # relationships up to which the memory reads the whole graph; above,
+    # only the top anchors' neighbourhoods (kg/vector_memory.py: build_memory_sampled)
+    embed_threads: int = 1  # torch threads of the sentence embedder per process (0 = torch's default); more threads
+    # made each short encode of a question's words 10x slower on 2 busy cores (0.7 s, not 50 ms)
+    entity_full_max: int = 10_000  # distinct names up to which the entity index also embeds them and builds Kuzu
+    # FTS indexes; above, the lexical (token/trigram) index alone links them
 
     # batches: subgraph clustering and prefix reuse (SubGCache)
     batch_clusters: int = 0  # 0 = cut the dendrogram at batch_distance
@@ -123,6 +129,13 @@ class Settings:
     http_request_timeout_s: float = 10.0  # a request whose headers and body are not in by then is closed
     http_idle_timeout_s: float = 30.0  # an idle keep-alive connection is closed after this
     http_max_header_bytes: int = 16384  # request line plus headers
+
+    # trust boundary: reading is open, changing what every user gets is not
+    admin_token: str = field(default="", repr=False)  # operator token (Authorization: Bearer ...); empty = endpoints that change shared state are off
+    feedback_quorum: int = 3  # distinct clients whose thumbs-down on one answer applies it for everyone (0 = operator only)
+    feedback_per_minute: int = 20  # votes one client may send per minute and serving process; more get 429 (0 = no limit)
+    feedback_max_votes: int = 100_000  # votes the ledger keeps; the oldest go first
+    feedback_max_cypher_chars: int = 20_000  # a longer 'cypher' in a vote is refused (413)
 
     def __post_init__(self) -> None:
         for name in ("home", "data_dir"):

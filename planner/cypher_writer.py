@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from kgqa.kg.compare import rows_match
+from kgqa.kg.cypher import ident
 from kgqa.kg.db import Graph, QueryError
 from kgqa.kg.safety import UnsafeQueryError, check_read_only
 from kgqa.kg.schema import GraphSchema, local_schema, render_row
@@ -325,7 +326,7 @@ def local_schemas(graph: Graph, view: SchemaView, mentions: Sequence[Any], schem
         try:
             key = m.value
             if m.prop != key_prop:
-                rows = graph.query(f"MATCH (n:`{label}`) WHERE n.`{m.prop}` = $v RETURN n.`{key_prop}` LIMIT 1",
+                rows = graph.query(f"MATCH (n:{ident(label)}) WHERE n.{ident(m.prop)} = $v RETURN n.{ident(key_prop)} LIMIT 1",
                                    {"v": m.value}).rows
                 if not rows:
                     continue

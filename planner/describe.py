@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgqa.kg.cypher import ident
 from kgqa.kg.neighbourhood import Neighbourhood, entity_neighbourhood
 from kgqa.kg.operators import humanize
 from kgqa.planner.lexicon import plural
@@ -117,7 +118,7 @@ def node_key(graph, spec, mention) -> Any | None:
         return None
     if mention.prop == key:
         return mention.value
-    res = graph.query(f"MATCH (n:`{mention.label}`) WHERE n.`{mention.prop}` = $v RETURN n.`{key}` LIMIT 1",
+    res = graph.query(f"MATCH (n:{ident(mention.label)}) WHERE n.{ident(mention.prop)} = $v RETURN n.{ident(key)} LIMIT 1",
                       {"v": mention.value}, row_cap=1)
     return res.rows[0][0] if res.rows else None
 

@@ -122,7 +122,7 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
 
     def var(label: str) -> str:
         if label not in var_of:
-            base = label[0].lower()
+            base = label[0].lower() if label[0].isascii() and label[0].isalpha() else "n"  # a variable, never a name
             name, i = base, 1
             while name in taken:
                 i += 1
@@ -158,11 +158,11 @@ def generate(f: Frame, view: SchemaView, chooser: Chooser | None = None) -> Comp
             for pos, r in f.rel_at)
         # "Who follows someone who follows X?": the relationship named twice is a chain of two
         hops = max(1, min(3, sum(r == rel for _, r in f.rel_at)))
-        chain = "".join(f"-[:{rel}]->(x{k}:{ident(target)})" for k in range(1, hops))
+        chain = "".join(f"-[:{ident(rel)}]->(x{k}:{ident(target)})" for k in range(1, hops))
         if subject:
-            patterns.append(f"({av}:{ident(target)}){chain}-[:{rel}]->({var_of[target]}:{ident(target)})")
+            patterns.append(f"({av}:{ident(target)}){chain}-[:{ident(rel)}]->({var_of[target]}:{ident(target)})")
         else:
-            patterns.append(f"({var_of[target]}:{ident(target)}){chain}-[:{rel}]->({av}:{ident(target)})")
+            patterns.append(f"({var_of[target]}:{ident(target)}){chain}-[:{ident(rel)}]->({av}:{ident(target)})")
         params["a0"] = a.value
         where = [f"{av}.{ident(a.prop)} = $a0"]
         f.anchors = [m for m in f.anchors if m is not a]
@@ -868,7 +868,7 @@ def _carry(match: str) -> str:
 
 def _arrow(rel: str, direction: str, variable: str = "") -> str:
     """Returns the Cypher of one relationship step, ``out`` or ``in``, with its variable if any."""
-    return f"-[{variable}:{rel}]->" if direction == "out" else f"<-[{variable}:{rel}]-"
+    return f"-[{variable}:{ident(rel)}]->" if direction == "out" else f"<-[{variable}:{ident(rel)}]-"
 
 
 def _flip(direction: str) -> str:
@@ -876,4 +876,5 @@ def _flip(direction: str) -> str:
 
 
 def _alias(expr: str) -> str:
-    return re.sub(r"\W", "_", expr.split(".")[-1].strip("`"))
+    """Returns the column alias of ``holder.prop``: the property's name as a word, written by :func:`ident`."""
+    return ident(re.sub(r"\W", "_", expr.split(".")[-1].strip("`")))

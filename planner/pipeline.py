@@ -20,7 +20,7 @@ from itertools import takewhile
 from typing import Any
 
 from kgqa.kg.compare import same_answer, values_equal
-from kgqa.kg.cypher import inline_params
+from kgqa.kg.cypher import ident, inline_params
 from kgqa.kg.db import QueryError, QueryTimeout
 from kgqa.kg.engines import open_graph
 from kgqa.kg.registry import graph_spec, registered
@@ -644,7 +644,7 @@ class Pipeline:
             key = d.view.key(m.label)
             node_key = m.value if m.prop == key else None
             if node_key is None:
-                res = d.graph.query(f"MATCH (n:`{m.label}`) WHERE n.`{m.prop}` = $v RETURN n.`{key}` LIMIT 1",
+                res = d.graph.query(f"MATCH (n:{ident(m.label)}) WHERE n.{ident(m.prop)} = $v RETURN n.{ident(key)} LIMIT 1",
                                     {"v": m.value})
                 node_key = res.rows[0][0] if res.rows else None
             if node_key is None:
@@ -679,7 +679,7 @@ _RANKED = re.compile(r"\bORDER\s+BY\s+(?P<key>[^\s,]+)(?:\s+(?:ASC|DESC))?(?:\s*
 
 
 def _local_relations_query(label: str, key: str, arrow: str) -> str:
-    return f"MATCH (a:`{label}`){arrow}(b) WHERE a.`{key}` = $k RETURN DISTINCT label(r), label(b)"
+    return f"MATCH (a:{ident(label)}){arrow}(b) WHERE a.{ident(key)} = $k RETURN DISTINCT label(r), label(b)"
 
 
 def build_pipeline(settings: Settings | None = None, *, caches: bool = True, **kwargs) -> Pipeline:

@@ -36,7 +36,7 @@ def postprocess(cypher: str, view: SchemaView) -> str:
     # reserved labels must be back-quoted: (o:Order) -> (o:`Order`)
     for label in view.nodes:
         if ident(label) != label:
-            q = re.sub(rf"(?<=:)\s*{label}\b(?!`)", f"`{label}`", q)
+            q = re.sub(rf"(?<=:)\s*{re.escape(label)}\b(?!`)", ident(label).replace("\\", "\\\\"), q)
     # labels and relationship types with the wrong case
     for name in list(view.nodes) + list(view.rels):
         q = re.sub(rf"(?<=:)`?{re.escape(name)}`?(?=[\s)\]{{])", lambda m, n=name: m.group(0) if m.group(0).strip("`") == n else n,

@@ -10,6 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
 from kgqa.kg.backend import read_catalog
+from kgqa.kg.cypher import ident
 from kgqa.kg.db import Graph
 from kgqa.kg.operators import relation_steps
 from kgqa.kg.spec import DomainSpec
@@ -51,9 +52,9 @@ class SchemaView:
         view.rels = {name: list(pairs) for name, pairs in cat.rels.items()}
         view.rel_props = {name: dict(cat.rel_props.get(name, [])) for name in cat.rels}
         for name in view.rels:  # edges per relationship type: which reading of a path is the commonest
-            view.rel_counts[name] = graph.execute_unchecked(f"MATCH ()-[e:`{name}`]->() RETURN count(e)").rows[0][0]
+            view.rel_counts[name] = graph.execute_unchecked(f"MATCH ()-[e:{ident(name)}]->() RETURN count(e)").rows[0][0]
         for label in view.nodes:
-            view.node_counts[label] = graph.execute_unchecked(f"MATCH (n:`{label}`) RETURN count(n)").rows[0][0]
+            view.node_counts[label] = graph.execute_unchecked(f"MATCH (n:{ident(label)}) RETURN count(n)").rows[0][0]
         view._index_values(graph)
         view._profile(graph)
         for key, expr in spec.measures.items():  # computed numbers the annotations define ("revenue")
@@ -67,18 +68,18 @@ class SchemaView:
     def _profile(self, graph: Graph) -> None:
         """Counts each property's non-null values, and checks the relationships' text properties for numbers
         (the labels' were checked while indexing their values)."""
-        owners = [(label, f"(n:`{label}`)", props) for label, props in self.nodes.items()]
-        owners += [(rel, f"()-[n:`{rel}`]->()", props) for rel, props in self.rel_props.items()]
+        owners = [(label, f"(n:{ident(label)})", props) for label, props in self.nodes.items()]
+        owners += [(rel, f"()-[n:{ident(rel)}]->()", props) for rel, props in self.rel_props.items()]
         for owner, pattern, props in owners:
             names = list(props)
             if names:
-                counts = ", ".join(f"count(n.`{p}`)" for p in names)
+                counts = ", ".join(f"count(n.{ident(p)})" for p in names)
                 row = graph.execute_unchecked(f"MATCH {pattern} RETURN {counts}").rows[0]
                 self.filled.update({(owner, p): int(c or 0) for p, c in zip(names, row)})
         for rel, props in self.rel_props.items():
             for prop, typ in props.items():
                 if typ == "STRING":
-                    q = f"MATCH ()-[n:`{rel}`]->() WHERE n.`{prop}` IS NOT NULL RETURN DISTINCT n.`{prop}` LIMIT 5000"
+                    q = f"MATCH ()-[n:{ident(rel)}]->() WHERE n.{ident(prop)} IS NOT NULL RETURN DISTINCT n.{ident(prop)} LIMIT 5000"
                     self._check_text(rel, prop, [v for (v,) in graph.execute_unchecked(q).rows])
 
     def with_measures(self, extra: dict[tuple[str, str], str]) -> SchemaView:
@@ -131,7 +132,7 @@ class SchemaView:
             for prop, typ in props.items():
                 if typ != "STRING":
                     continue
-                q = f"MATCH (n:`{label}`) WHERE n.`{prop}` IS NOT NULL RETURN DISTINCT n.`{prop}` LIMIT 5000"
+                q = f"MATCH (n:{ident(label)}) WHERE n.{ident(prop)} IS NOT NULL RETURN DISTINCT n.{ident(prop)} LIMIT 5000"
                 values = [value for (value,) in graph.execute_unchecked(q).rows]
                 for value in values:
                     if isinstance(value, str) and 0 < len(value) <= _LONG_TEXT:
@@ -197,5 +198,5 @@ class SchemaView:
             parts.append(f"{label}({', '.join(props)})")
         for rel, pairs in self.rels.items():
             for src, dst in pairs:
-                parts.append(f"({src})-[:{rel}]->({dst})")
+                parts.append(f"({ident(src)})-[:{ident(rel)}]->({ident(dst)})")
         return "; ".join(parts)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kgqa.kg.cypher import KEYWORDS, ident, inline_params, literal, quote
@@ -16,14 +18,21 @@ def test_quote_always_back_quotes_and_doubles_backticks(name, quoted):
 
 @pytest.mark.parametrize("name, written", [
     ("Order", "`Order`"), ("order", "`order`"), ("TO", "`TO`"), ("count", "`count`"),
-    ("Person", "Person"), ("ACTED_IN", "ACTED_IN"), ("orderID", "orderID"),
+    ("Person", "Person"), ("ACTED_IN", "ACTED_IN"), ("orderID", "orderID"), ("INTERACTS2", "INTERACTS2"),
+    ("Comment", "`Comment`"), ("set", "`set`"), ("Contains", "`Contains`"), ("first name", "`first name`"),
+    ("2nd", "`2nd`"), ("e-mail", "`e-mail`"), ("Straße", "`Straße`"),
 ])
-def test_ident_back_quotes_keywords_only(name, written):
+def test_ident_back_quotes_keywords_and_names_that_are_not_words(name, written):
     assert ident(name) == written
 
 
+def test_ident_refuses_a_name_with_a_backtick():
+    with pytest.raises(ValueError, match="backtick"):
+        ident("odd`name")
+
+
 def test_keywords_are_upper_case_words():
-    assert "ORDER" in KEYWORDS and all(k == k.upper() and k.isalpha() for k in KEYWORDS)
+    assert "ORDER" in KEYWORDS and "COMMENT" in KEYWORDS and all(re.fullmatch("[A-Z_]+", k) for k in KEYWORDS)
 
 
 def test_literal_and_inline_params():

@@ -8,6 +8,7 @@ import sqlite3
 import pytest
 
 from kgqa.app.server import create_app
+from kgqa.app.votes import VoteLedger
 from kgqa.cache.answer_cache import AnswerCache
 from kgqa.cache.plan_cache import PlanCache
 from kgqa.kg.schema import graph_checksum
@@ -20,13 +21,15 @@ MATRIX = "Who directed The Matrix?"
 TOP_GUN = "Who directed Top Gun?"
 CAST_AWAY = "Who directed Cast Away?"
 JSON = "application/json"
+TOKEN = "operator-secret"
+OPERATOR = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture(scope="module")
 def pipe(built_graphs, kgqa_home, tmp_path_factory):
     plans = PlanCache(tmp_path_factory.mktemp("feedback-plans"))
-    p = build_pipeline(Settings(home=kgqa_home, max_question_chars=300), plan_cache=plans,
-                       answer_cache=AnswerCache())
+    p = build_pipeline(Settings(home=kgqa_home, max_question_chars=300, admin_token=TOKEN, feedback_quorum=3,
+                                feedback_per_minute=6), plan_cache=plans, answer_cache=AnswerCache())
     yield p
     plans.close()
 
@@ -38,8 +41,9 @@ def fresh_caches(pipe):
 
 
 @pytest.fixture()
-def client(pipe):
-    return create_app(pipe).test_client()
+def client(pipe, tmp_path):
+    app = create_app(pipe, votes=VoteLedger(tmp_path, quorum=3, max_votes=1000))
+    return app.test_client()
 
 
 def version(pipe, domain: str = "movies") -> str:
@@ -241,7 +245,7 @@ def test_post_feedback_up_and_down(client, pipe):
     assert body["action"] == "verified" and body["plans"][0]["provenance"] == "user"
     assert body["kg_version"] == version(pipe) and body["message"]
 
-    resp = client.post("/feedback", json={"question": MATRIX, "domain": "auto", "vote": "down"})
+    resp = client.post("/feedback", json={"question": MATRIX, "domain": "auto", "vote": "down"}, headers=OPERATOR)
     assert resp.status_code == 200 and resp.get_json()["answer_forgotten"] is True
     assert client.post("/ask", json={"question": MATRIX}).get_json()["cache"]["answer_hit"] is False
     metrics = client.get("/metrics").get_data(as_text=True)
@@ -277,3 +281,83 @@ def test_post_feedback_with_another_cypher_is_a_conflict(client, pipe):
     assert resp.status_code == 409 and "changed since" in resp.get_json()["error"]
     assert (MATRIX, "movies", cache_version(pipe)) in pipe.answer_cache  # nothing was done
     assert not any(e.demoted for e in pipe.plan_cache.entries())
+
+
+# -- the trust boundary: anonymous votes, the operator's token, rate limits ---------------------------------
+def from_client(n: int) -> dict:
+    return {"REMOTE_ADDR": f"10.0.0.{n}"}
+
+
+def test_an_anonymous_thumbs_down_is_recorded_and_changes_nothing_for_others(client, pipe):
+    r = pipe.ask(TOP_GUN, "movies")
+    learned = by_cypher(pipe, r.cypher)
+    assert learned and not any(e.demoted for e in learned)
+    resp = client.post("/feedback", json={"question": TOP_GUN, "domain": "movies", "vote": "down"},
+                       environ_base=from_client(1))
+    body = resp.get_json()
+    assert resp.status_code == 202 and body["action"] == "recorded" and body["applied"] is False
+    assert (body["clients"], body["quorum"]) == (1, 3)
+    assert not any(e.demoted for e in by_cypher(pipe, r.cypher))  # the plans stay live for everyone
+    ask = {"question": TOP_GUN, "domain": "movies"}
+    assert client.post("/ask", json=ask, environ_base=from_client(2)).get_json()["cache"]["answer_hit"] is True
+    # the voter's own next ask is computed afresh
+    assert client.post("/ask", json=ask, environ_base=from_client(1)).get_json()["cache"]["answer_hit"] is False
+    # the same client voting again is still one client
+    resp = client.post("/feedback", json={"question": TOP_GUN, "domain": "movies", "vote": "down"},
+                       environ_base=from_client(1))
+    assert resp.status_code == 202 and resp.get_json()["clients"] == 1
+
+
+def test_enough_distinct_clients_apply_a_thumbs_down_for_everyone(client, pipe):
+    r = pipe.ask(TOP_GUN, "movies")
+    vote = {"question": TOP_GUN, "domain": "movies", "vote": "down"}
+    assert client.post("/feedback", json=vote, environ_base=from_client(1)).status_code == 202
+    assert client.post("/feedback", json=vote, environ_base=from_client(2)).status_code == 202
+    resp = client.post("/feedback", json=vote, environ_base=from_client(3))
+    assert resp.status_code == 200 and resp.get_json()["applied"] is True
+    assert resp.get_json()["answer_forgotten"] is True
+    assert all(e.demoted for e in by_cypher(pipe, r.cypher))
+
+
+def test_the_operator_token_demotes_at_once_and_a_wrong_one_is_anonymous(client, pipe):
+    r = pipe.ask(TOP_GUN, "movies")
+    vote = {"question": TOP_GUN, "domain": "movies", "vote": "down"}
+    wrong = client.post("/feedback", json=vote, headers={"Authorization": "Bearer operator-secreT"})
+    assert wrong.status_code == 202 and not any(e.demoted for e in by_cypher(pipe, r.cypher))
+    resp = client.post("/feedback", json=vote, headers=OPERATOR)
+    assert resp.status_code == 200 and all(e.demoted for e in by_cypher(pipe, r.cypher))
+
+
+def test_an_anonymous_thumbs_up_does_not_bring_back_a_demoted_plan(client, pipe):
+    r = pipe.ask(TOP_GUN, "movies")
+    client.post("/feedback", json={"question": TOP_GUN, "domain": "movies", "vote": "down"}, headers=OPERATOR)
+    pipe.ask(TOP_GUN, "movies")
+    resp = client.post("/feedback", json={"question": TOP_GUN, "domain": "movies", "vote": "up"},
+                       environ_base=from_client(4))
+    assert resp.status_code == 202 and resp.get_json()["applied"] is False
+    assert all(e.demoted for e in by_cypher(pipe, r.cypher))
+
+
+def test_votes_are_rate_limited_per_client_and_bounded_in_size(client, pipe):
+    pipe.ask(MATRIX, "movies")
+    vote = {"question": MATRIX, "domain": "movies", "vote": "down"}
+    codes = [client.post("/feedback", json=vote, environ_base=from_client(5)).status_code for _ in range(8)]
+    assert codes[:6] == [202] * 6 and codes[6:] == [429, 429]
+    limited = client.post("/feedback", json=vote, environ_base=from_client(5))
+    assert int(limited.headers["Retry-After"]) >= 1
+    assert client.post("/feedback", json=vote, environ_base=from_client(6)).status_code == 202  # another client
+    operator = client.post("/feedback", json=vote, environ_base=from_client(5), headers=OPERATOR)
+    assert operator.status_code == 200  # the operator is never rate-limited
+    big = client.post("/feedback", json=vote | {"cypher": "x" * 20_001}, environ_base=from_client(7))
+    assert big.status_code == 413
+
+
+def test_reload_is_off_without_a_token_and_needs_the_operator_with_one(pipe, tmp_path):
+    off = create_app(build_pipeline(pipe.settings.with_(admin_token=""), plan_cache=PlanCache(tmp_path / "p"),
+                                    answer_cache=AnswerCache()), votes=VoteLedger(tmp_path, quorum=3, max_votes=10))
+    resp = off.test_client().post("/domains/reload", headers=OPERATOR)
+    assert resp.status_code == 403 and "KGQA_ADMIN_TOKEN" in resp.get_json()["error"]
+    on = create_app(pipe, votes=VoteLedger(tmp_path, quorum=3, max_votes=10)).test_client()
+    assert on.post("/domains/reload").status_code == 401
+    assert on.post("/domains/reload", headers={"Authorization": "Bearer nope"}).status_code == 401
+    assert on.post("/domains/reload", headers=OPERATOR).status_code == 200

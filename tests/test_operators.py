@@ -53,8 +53,8 @@ def test_catalog_reads_keys_and_relations(star_graph):
     assert cat.primary_keys == {"Person": "name", "Movie": "id"}
     assert cat.rels["FOLLOWS"] == [("Person", "Person")]
     assert ("FOLLOWS", "in", "Person") in cat.predicates("Person")
-    assert cat.key_match("m", "Movie", "7") == ("m.`id` = 7", {})
-    assert cat.key_match("p", "Person", HUB) == ("p.`name` = $key", {"key": HUB})
+    assert cat.key_match("m", "Movie", "7") == ("m.id = 7", {})
+    assert cat.key_match("p", "Person", HUB) == ("p.name = $key", {"key": HUB})
 
 
 def test_humanize():

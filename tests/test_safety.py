@@ -68,3 +68,31 @@ def test_forbidden_list_covers_the_issue():
     for word in ("CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "DROP", "ALTER", "COPY", "LOAD",
                  "INSTALL", "ATTACH", "EXPORT", "IMPORT"):
         assert word in FORBIDDEN
+
+
+@pytest.mark.parametrize("query", [
+    "MATCH (c:Comment) RETURN count(DISTINCT c)",  # a label that is a Kuzu keyword (COMMENT ON TABLE)
+    "MATCH (c:Call)-[:Set]->(d:Delete) RETURN c.Update, d.create AS Merge",
+    "MATCH (comment:Comment) RETURN comment.copy, comment.load",
+    "MATCH (n) WHERE n.drop IS NOT NULL RETURN n . detach",
+    "MATCH (o:`Order`)-[:`Comment`]->(x) RETURN x.`Set`",
+])
+def test_keywords_in_name_places_are_names(query):
+    check_read_only(query)
+
+
+@pytest.mark.parametrize("query", [
+    "MATCH (c:Comment) DELETE c",
+    "MATCH (c:Comment) SET c.content = 'x'",
+    "MATCH (c:Comment) WITH c AS x DETACH DELETE x",
+    "MATCH (c:Call) CALL clear_warnings() RETURN c",
+    "RETURN {k: read_csv('/etc/passwd')}",  # a function after ':' is a call, not a name
+    "RETURN [1, 2][0:size(range(1, 100000000))]",
+    "RETURN {k: repeat('x', 100000000)}",
+    "COMMENT ON TABLE Comment IS 'x'",
+    "MATCH (n) RETURN n.x AS y UNION MATCH (m) REMOVE m.x RETURN m",
+    "MATCH (n) WITH n, 1. DELETE n",  # after a number, '.' is no property access
+])
+def test_writes_beside_keyword_names_are_refused(query):
+    with pytest.raises(UnsafeQueryError):
+        check_read_only(query)

@@ -216,7 +216,7 @@ def test_a_running_server_picks_up_a_new_graph_and_answers_on_it(tmp_path):
     from kgqa.planner.pipeline import build_pipeline
     from kgqa.settings import Settings
 
-    settings = Settings(home=tmp_path, vector_memory=False)
+    settings = Settings(home=tmp_path, vector_memory=False, admin_token="op-token")
     build_graph("shelf", cypher_source(FIXTURE / "library.cypher"), settings.graphs_dir, progress=False)
     client = create_app(build_pipeline(settings)).test_client()
     assert [d["name"] for d in client.get("/domains").get_json()["domains"]] == ["shelf"]
@@ -225,7 +225,9 @@ def test_a_running_server_picks_up_a_new_graph_and_answers_on_it(tmp_path):
     r = client.post("/ask", json={"question": "Which books did Toni Morrison write?", "domain": "stacks"}).get_json()
     assert r["status"] == "answered" and sorted(row[0] for row in r["rows"]) == ["Beloved", "Song of Solomon"]
     remove_domain(settings.graphs_dir, "shelf")
-    assert client.post("/domains/reload").get_json() == {"added": [], "updated": [], "removed": ["shelf"]}
+    assert client.post("/domains/reload").status_code == 401  # reloading changes what every user gets
+    assert client.post("/domains/reload", headers={"Authorization": "Bearer op-token"}).get_json() == \
+        {"added": [], "updated": [], "removed": ["shelf"]}
     assert client.post("/ask", json={"question": "Who wrote Beloved?", "domain": "shelf"}).status_code == 400
 
 
