@@ -405,7 +405,7 @@ def conditions(r: Reading) -> None:
             r.decline(f"what {r.doc[v.start:v.end].text} is")
             continue
         if term.kind == "prop" and not term.on_rel and r.view.is_empty(term.owner, term.prop):
-            r.decline(f"no {term.owner} has any {term.prop}")  # "movies with more than 100 votes": none has votes
+            r.decline(f"no {term.owner} has any {term.prop}")  # "items with more than 100 votes": none has votes
             continue
         if isinstance(v.value, str) and parse_number(v.value) is None and _is_number(r, term):
             # "a dorm with a TV Lounge" read onto dormid: a word is no number; the value's own property, if linked
