@@ -17,10 +17,9 @@ from kgqa.kg import csv_stage
 from kgqa.kg.csv_source import read_csv_dataset
 from kgqa.kg.csv_stage import stage_csv_dataset
 from kgqa.kg.db import Graph
-from kgqa.kg.ddl import SourceError
 from kgqa.kg.entity_index import MATCHER_TOP, EntityIndex, fold
 from kgqa.kg.loader import build_graph
-from kgqa.kg.registry import graph_spec, registered
+from kgqa.kg.registry import graph_spec
 from kgqa.kg.sources import csv_source
 from kgqa.text import fold as full_fold
 
@@ -64,24 +63,6 @@ def test_both_readers_stage_the_rows_the_reference_reader_types(tmp_path, edits)
         assert got.rows == [] and got.row_count == len(want.rows) > 0
         assert sorted(staged_rows(got), key=lambda r: (r[key], str(r))) == \
             sorted(reference_rows(want), key=lambda r: (r[key], str(r)))
-
-
-@pytest.mark.parametrize("table, old, new, message", [
-    ("Book", "4,Guards! Guards!,1989,288,true", "4,Guards! Guards!,1989,288", r"Book.csv:5: 4 fields, the header has 5"),
-    ("Book", "6,Mort,1987,272,false", "6,Mort,nineteen,272,false", r"Book.csv:7: column 'published_year'"),
-    ("Book", "6,Mort,1987,272,false", "5,Mort,1987,272,false", r"Book.csv:7: duplicate primary key book_id = 5 "
-                                                              r"\(first on line 6\)"),
-    ("wroteBook", "3,7", "3,77", r"wroteBook.csv:\d+: TO endpoint 77 is not a Book"),
-    ("Member", "member_id,full_name", "member_no,full_name", r"Member.csv:1: header .* unknown \['member_no'\]"),
-])
-def test_the_copy_loader_names_file_and_line_and_builds_nothing(tmp_path, table, old, new, message):
-    schema, csv_dir = copy_fixture(tmp_path)
-    path = csv_dir / f"{table}.csv"
-    path.write_text(path.read_text().replace(old, new, 1))
-    graphs = tmp_path / "graphs"
-    with pytest.raises(SourceError, match=message):
-        build_graph("broken", csv_source(schema, csv_dir), graphs, progress=False, index=False)
-    assert registered(graphs) == {} and [p.name for p in graphs.iterdir() if not p.name.endswith(".lock")] == []
 
 
 def test_a_file_arrow_cannot_vouch_for_is_read_in_chunks(tmp_path, monkeypatch):

@@ -134,6 +134,10 @@ def test_csv_errors_name_file_and_line(tmp_path, table, old, new, message):
     edit(csv_dir / f"{table}.csv", old, new)
     with pytest.raises(SourceError, match=message):
         read_csv_dataset(schema, csv_dir)
+    graphs = tmp_path / "graphs"
+    with pytest.raises(SourceError, match=message):  # the COPY loader names the same line and builds nothing
+        build_graph("broken", csv_source(schema, csv_dir), graphs, progress=False, index=False)
+    assert registered(graphs) == {} and [p.name for p in graphs.iterdir() if not p.name.endswith(".lock")] == []
 
 
 def test_a_failed_load_builds_nothing(tmp_path):
