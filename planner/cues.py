@@ -51,9 +51,9 @@ STRING_CUES = {"contain": "CONTAINS", "include": "CONTAINS", "like": "CONTAINS",
 OVERALL = {"average": "avg", "mean": "avg"}
 
 ORDER_WORDS = frozenset({"order", "sort", "rank", "arrange"})  # "ordered by", "sorted by", "in order of"
-DESCENDING = frozenset({"descending", "decreasing", "desc", "reverse", "high", "highest", "large", "largest",
+DESCENDING = frozenset({"descending", "descend", "decreasing", "decrease", "desc", "reverse", "high", "highest", "large", "largest",
                         "most", "big", "biggest", "great", "greatest"})
-ASCENDING = frozenset({"ascending", "increasing", "asc", "alphabetical", "alphabetic", "lexicographical",
+ASCENDING = frozenset({"ascending", "ascend", "increasing", "increase", "asc", "alphabetical", "alphabetic", "lexicographical",
                        "low", "lowest", "small", "smallest", "least", "chronological"})
 ORDER_ADVERBS = frozenset({"alphabetical", "alphabetically", "descending", "ascending", "lexicographically"})
 # words after which the asked properties end ("the maximum enrollment across all schools")

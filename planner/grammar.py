@@ -28,7 +28,7 @@ from kgqa.planner.attach import (
     value_after,
 )
 from kgqa.planner.frame import Mention
-from kgqa.planner.joins import edge_of, holder_of, join_label, other_end
+from kgqa.planner.joins import copy_path, edge_of, holder_of, join_label, many_along, other_end, path_to
 from kgqa.planner.parse import parse, quoted_spans, quoted_value
 from kgqa.planner.query import Absent, Column, Edge, Overall, Where
 from kgqa.planner.reading import (
@@ -158,6 +158,10 @@ def focus(r: Reading) -> None:
         label = term.owner
         first.term = term
         r.use((first.start, first.end))
+        nxt = first.end
+        if nxt < len(r.doc) and r.doc[nxt].lower_ in ("name", "names", "title", "titles") and \
+                not any(x.start <= nxt < x.end for x in r.items):
+            r.use((nxt, nxt + 1))  # "the department name": what names a department
     elif lem and lem[0] == "who" and r.view.spec.who:
         label = r.view.spec.who
         r.use((0, 1))
@@ -180,7 +184,8 @@ def focus(r: Reading) -> None:
     if labels:
         low = [t.lower_ for t in r.doc]
         k = labels[0].start
-        while k > 0 and low[k - 1] in ("the", "all", "a", "an", "each", "every"):
+        while k > 0 and (low[k - 1] in ("the", "all", "a", "an", "each", "every") or
+                         any(v.start == k - 1 and v.kind == "limit" for v in r.values)):
             k -= 1
         if low[max(0, k - 2):k] in (["name", "of"], ["names", "of"], ["title", "of"], ["titles", "of"]):
             r.use((k - 2, k))  # "the names of the heads": what names them
@@ -201,9 +206,14 @@ def focus(r: Reading) -> None:
                 r.use((it.start, it.end))  # "Return the city and its GDP"
                 r.show_target = True
                 continue
-        elif it.start >= first_label:
+        elif it.start >= first_label and not (labels and it.start == labels[0].end and not r.asked and any(
+                t.kind == "prop" and t.owner == label for t in it.terms)) and not (
+                last is not None and last.start >= first_label and "and" in lem[last.end:it.start] and
+                all(w in ("and", ",", "the", "number", "of", "their", "its") or w in cues.AGGREGATES
+                    for w in lem[last.end:it.start])):  # "the student ids and the number of hours played"
             continue
-        if last is not None and any(lem[k] in cues.ENDS_ASKED for k in range(last.end, it.start)):
+        if last is not None and any(lem[k] in cues.ENDS_ASKED and not (lem[k] == "of" and lem[k - 1] in (
+                "number", "amount", *cues.AGGREGATES)) for k in range(last.end, it.start)):
             break  # "the maximum enrollment across all schools": what follows the preposition is no column
         term = pick(it, "prop", label)
         if term is None or value_after(r, it) or bound_prop(r, it):
@@ -393,7 +403,11 @@ def conditions(r: Reading) -> None:
             term = _year_prop(r, term.owner)  # "a host city after 2010": the year the hosting holds
             prop_item = None
         if term is None and year:
-            term = _year_prop(r)  # "opened between 2000 and 2005", "wines made before 2000"
+            # "opened between 2000 and 2005", "wines made before 2000"; "an exhibition in 2004": the label's named
+            named = next((x for x in reversed(r.items) if x.end <= v.start and v.start - x.end <= 2 and
+                          pick(x, "label", None) is not None), None)
+            term = _year_prop(r, pick(named, "label", None).owner) if named is not None else None
+            term = term or _year_prop(r)
         if term is None and v.kind == "number":
             term = _key_named(r, v)  # "student 1004", "department 520": the key of the label named just before
         if term is None and v.kind == "linked":
@@ -428,6 +442,14 @@ def conditions(r: Reading) -> None:
             r.use((v.start - 1, hi.end))
         holder = holder_of(r, term)
         if holder is None:
+            continue
+        fn = _aggregate_before(r, prop_item, term)
+        if fn is not None and op in ("<", ">", "<=", ">=", "=", None) and not isinstance(value, str):
+            # "departments whose average salary is above 42000": a bound on the aggregate per asked node
+            r.bounds.append((Column(holder, term.prop, fn), op or "=", value))
+            prop_item.term = term
+            k = next((j for j in range(prop_item.start - 1, -1, -1) if r.lemmas[j] in cues.AGGREGATES), prop_item.start)
+            r.use((k, prop_item.end), (v.start, v.end), *op_span)
             continue
         verbs = [it for it in r.items if it.kinds() == {"rel"}]
         apposed = any(it.end == v.start and "label" in it.kinds() for it in r.items)  # "the dept 'History'"
@@ -465,14 +487,63 @@ def conditions(r: Reading) -> None:
             r.use((prop_item.start, prop_item.end))
         r.use((v.start, v.end), *op_span)
     _disjunctions(r)
-    seen: dict[tuple[str, str], int] = {}
     for w in r.query.where:
-        if w.op == "=":
-            seen[(w.holder, w.prop)] = seen.get((w.holder, w.prop), 0) + 1
         if w.op == "<>" and w.holder != r.target:
             r.decline(f"not {w.value!r} (none of them, or one that is not)")
-    if any(n > 1 for n in seen.values()):
-        r.decline("two values of one property at once (both)")
+    _conjunctions(r)
+
+
+def _conjunctions(r: Reading) -> None:
+    """Two values of one property said with "and": of a node joined many to each asked node, each value on a
+    node of its own ("students who play both Canoeing and Kayaking": two activities); of the asked node itself,
+    or of the one node joined to it, either value ("the Marketing and Finance departments", "Latin and Pop
+    tracks"): one node cannot hold both."""
+    q = r.query
+    same: dict[tuple[str, str], list[int]] = {}
+    for k, w in enumerate(q.where):
+        if w.op == "=" and not isinstance(w.value, (list, tuple)):
+            same.setdefault((w.holder, w.prop), []).append(k)
+    gone: set[int] = set()
+    for (holder, prop), ks in same.items():
+        if len(ks) < 2:
+            continue
+        spans = [r.where_ends[k] for k in ks]
+        if not all("and" in r.lemmas[a[1]:b[0]] or "," in r.lemmas[a[1]:b[0]] or "both" in r.lemmas[a[1]:b[0]]
+                   for a, b in zip(spans, spans[1:])) or any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
+            r.decline("two values of one property at once (both)")
+            return
+        if any("how" in r.lemmas[a[1]:b[0]] for a, b in zip(spans, spans[1:])):
+            r.decline("two values of one property, each asked apart")  # "how many are male and how many female"
+            return
+        path = path_to(q, r.target, holder)
+        many = holder != r.target and path is not None and many_along(r.view, q, path, r.target)
+        if not many and "both" in r.lemmas[max(0, spans[0][0] - 5):spans[-1][0]]:
+            r.decline("two values of one property at once (both)")  # "industries of both a company in X and ..."
+            return
+        if not many:
+            q.where[ks[0]] = Where(holder, prop, "IN", [q.where[k].value for k in ks])
+            gone.update(ks[1:])
+        else:
+            for n, k in enumerate(ks[1:], start=1):
+                q.where[k] = Where(copy_path(r, path, f"both{n}"), prop, "=", q.where[k].value)
+        r.use(*[(a[1], b[0]) for a, b in zip(spans, spans[1:])])
+    q.where[:] = [w for k, w in enumerate(q.where) if k not in gone]
+    r.where_ends[:] = [e for k, e in enumerate(r.where_ends) if k not in gone]
+
+
+def _aggregate_before(r: Reading, it: Item | None, term: Term) -> str | None:
+    """The aggregate written just before a numeric property ("whose average salary", "a total amount"), when the
+    property is not the asked node's own (one value each: nothing to aggregate), else None."""
+    if it is None or it.start == 0 or term.on_rel or not _is_number(r, term):
+        return None
+    k = it.start - 1
+    if any(x.end == it.start and pick(x, "label", None) is not None and pick(x, "label", None).owner == term.owner
+           for x in r.items):  # "the average course credits"
+        k = next(x.start for x in r.items if x.end == it.start) - 1
+    word = r.lemmas[k] if k >= 0 else ""
+    if word not in cues.AGGREGATES or word == "overall" or term.owner == r.query.nodes.get(r.target):
+        return None
+    return cues.AGGREGATES[word]
 
 
 def _governor(r: Reading, it: Item) -> str | None:

@@ -1,15 +1,17 @@
 """Joining what a question names into one pattern: the variable that holds a property (:func:`holder_of`), the
 edge of a relationship from the asked node (:func:`edge_of`), a label joined along the one shortest schema path
 (:func:`join_label`; two paths are a choice of the reading, the word that names a relationship decides), and the
-other end of a relationship of a label to itself (:func:`other_end`). A label said not to be there is joined
-into its NOT EXISTS pattern instead.
+other end of a relationship of a label to itself (:func:`other_end`), and a second copy of a path
+(:func:`copy_path`, for "both A and B" of nodes joined many to one). A label said not to be there is joined into
+its NOT EXISTS pattern instead.
 """
 
 from __future__ import annotations
 
-from kgqa.planner.query import Edge
+from kgqa.planner.query import Edge, Query
 from kgqa.planner.reading import MAX_READINGS, Reading, Value
 from kgqa.planner.schema_terms import Term
+from kgqa.planner.schema_view import SchemaView
 
 
 def holder_of(r: Reading, term: Term) -> str | None:
@@ -114,3 +116,44 @@ def other_end(r: Reading, v: Value) -> str | None:
     r.query.edges.append(edge)
     r.rel_var[rel] = edge.var
     return far
+
+
+def path_to(q: Query, start: str, goal: str) -> list[Edge] | None:
+    """The edges of the pattern from node variable ``start`` to ``goal`` (in the order walked), else None."""
+    frontier: list[tuple[str, list[Edge]]] = [(start, [])]
+    seen = {start}
+    while frontier:
+        cur, path = frontier.pop(0)
+        if cur == goal:
+            return path
+        for e in q.edges:
+            nxt = e.dst if e.src == cur else e.src if e.dst == cur else None
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                frontier.append((nxt, path + [e]))
+    return None
+
+
+def many_along(view: SchemaView, q: Query, path: list[Edge], start: str) -> bool:
+    """Whether a node at ``start`` may reach several nodes along ``path``: some node of a step has several edges
+    on the side it leaves from (a track has one genre; an album has many tracks)."""
+    cur = start
+    for e in path:
+        if view.several.get(e.rel, (True, True))[0 if e.src == cur else 1]:
+            return True
+        cur = e.dst if e.src == cur else e.src
+    return False
+
+
+def copy_path(r: Reading, path: list[Edge], tag: str) -> str:
+    """Adds a second copy of ``path`` from the asked node (new variables for every node after it), returning
+    the variable of the copy's last node ("students who play Canoeing and (play) Kayaking")."""
+    q = r.query
+    cur = old = r.target
+    for e in path:
+        far = e.dst if e.src == old else e.src
+        new = r.var_for(q.nodes[far], f"{tag}:{far}")
+        var = f"r{len(q.edges) + sum(len(a.edges) for a in q.absent)}"
+        q.edges.append(Edge(var, e.rel, cur, new) if e.src == old else Edge(var, e.rel, new, cur))
+        cur, old = new, far
+    return cur

@@ -16,6 +16,7 @@ from kgqa.kg.operators import relation_steps
 from kgqa.kg.spec import DomainSpec
 from kgqa.text import fold, name_words
 
+_ENDS_COUNTED = 200_000  # relationships up to this many edges are checked for nodes with several; larger: assumed
 _LONG_TEXT = 60  # values longer than this are prose (taglines, motivations), not lookup values
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?")  # ISO date text, with a time of day or not
@@ -38,6 +39,7 @@ class SchemaView:
     values: dict[str, list[tuple[str, str, str]]] = field(default_factory=dict)  # folded -> [(label, prop, value)]
     rel_counts: dict[str, int] = field(default_factory=dict)  # type -> number of edges
     node_counts: dict[str, int] = field(default_factory=dict)  # label -> number of nodes
+    several: dict[str, tuple[bool, bool]] = field(default_factory=dict)  # type -> (a source, a target has 2+ edges)
     filled: dict[tuple[str, str], int] = field(default_factory=dict)  # (label or type, prop) -> non-null values
     numeric_text: set[tuple[str, str]] = field(default_factory=set)  # text properties whose values are numbers
     measures: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, name) -> arithmetic (annotations)
@@ -53,6 +55,11 @@ class SchemaView:
         view.rel_props = {name: dict(cat.rel_props.get(name, [])) for name in cat.rels}
         for name in view.rels:  # edges per relationship type: which reading of a path is the commonest
             view.rel_counts[name] = graph.execute_unchecked(f"MATCH ()-[e:{ident(name)}]->() RETURN count(e)").rows[0][0]
+            view.several[name] = (True, True)
+            if view.rel_counts[name] <= _ENDS_COUNTED:
+                q = f"MATCH (a)-[e:{ident(name)}]->(b) RETURN count(DISTINCT a), count(DISTINCT b)"
+                ends = graph.execute_unchecked(q).rows[0]
+                view.several[name] = (ends[0] < view.rel_counts[name], ends[1] < view.rel_counts[name])
         for label in view.nodes:
             view.node_counts[label] = graph.execute_unchecked(f"MATCH (n:{ident(label)}) RETURN count(n)").rows[0][0]
         view._index_values(graph)

@@ -32,6 +32,11 @@ def shape(r: Reading) -> None:
             while k < len(lem) and lem[k] in ("of", "the", "these", "those"):
                 k += 1
             it = item_at(r, k)
+            nxt = next((x for x in r.items if it is not None and x.start == it.end and "prop" in x.kinds()), None)
+            if it is not None and nxt is not None and pick(it, "label", None) is not None and \
+                    pick(nxt, "prop", pick(it, "label", None).owner) is not None:
+                r.use((it.start, it.end))
+                it = nxt  # "for each faculty rank": the label's property
             if it is not None:
                 col = column_of(r, it, label)
                 if col is not None:
@@ -57,6 +62,10 @@ def shape(r: Reading) -> None:
                 aggs.extend(Column(col.holder, col.prop, fn) for fn in fns)
             continue
         fn = next((cues.AGGREGATES[lem[j]] for j in range(max(0, i - 2), i) if lem[j] in cues.AGGREGATES), None)
+        if fn is None and lem[max(0, i - 2):i] == ["number", "of"] and it.term is not None and it.term.on_rel and \
+                r.view.is_number(it.term.owner, it.term.prop) and any(c.holder == r.target for c in q.columns):
+            fn = "sum"  # "the student ids and the number of hours played": each one's edges' hours, added up
+            r.use((i - 2, i))
         numeric = it.term is not None and not it.term.on_rel and (r.view.is_number(it.term.owner, it.term.prop) or
                                                                   r.view.is_numeric_text(it.term.owner, it.term.prop))
         if fn is None and numeric and (lem[max(0, i - 2):i] == ["how", "much"] or lem[max(0, i - 2):i + 1] == [
@@ -112,7 +121,8 @@ def shape(r: Reading) -> None:
         if not q.columns:
             q.columns.extend(node_columns(r, r.target))
         for col, op, value in r.bounds:
-            aggs.append(col)
+            if col not in aggs:
+                aggs.append(col)
             q.having.append((col, op, value))
     if r.show_target and not aggs:  # "... ? Return the city and its GDP."
         q.columns[:0] = [c for c in node_columns(r, r.target) if c not in q.columns]
@@ -238,15 +248,26 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
         if (w == "how" and lem[i + 1:i + 2] in (["many"], ["much"])) or (w in ("number", "count") and lem[i + 1:i + 2]
                                                                          == ["of"] and not ranked) or (w == "count" and i == 0):
             j = i + 2 if w != "count" else i + 1
-            if w == "count" and lem[j:j + 3] == ["the", "number", "of"]:
-                j += 3
+            if w == "count":  # "count the (total) number of clubs"
+                k = j
+                while k < len(lem) and lem[k] in ("the", "total", "overall"):
+                    k += 1
+                if lem[k:k + 2] == ["number", "of"]:
+                    j = k + 2
             r.use((i, j))
             distinct = any(lem[k] in cues.DISTINCT_WORDS for k in range(j, min(j + 2, len(lem))))
             counted = next((it for it in r.items if it.start >= j), None)
+            prop = next((x for x in r.items if counted is not None and x.start == counted.end and "prop" in x.kinds()), None)
+            if prop is not None and counted.end - counted.start == 1 and pick(counted, "label", None) is not None and \
+                    pick(prop, "prop", pick(counted, "label", None).owner) is not None and \
+                    pick(counted, "label", None).owner == r.query.nodes[r.target]:
+                r.use((counted.start, counted.end))  # "how many movie directors": the directors, each once
+                r.asked = [x for x in r.asked if x is not prop]
+                return prop, True
             amount = w != "how" or lem[i + 1] == "much" or lem[j:j + 1] and lem[j] in cues.AGGREGATES
             if counted is not None and amount and "label" not in counted.kinds():
                 term = pick(counted, "prop", r.query.nodes[r.target]) or pick_prop(counted, r)
-                if term is not None and not term.on_rel and r.view.is_number(term.owner, term.prop):
+                if term is not None and r.view.is_number(term.owner, term.prop):
                     return None  # "the number of hours played": a number the property holds, not a count
             return counted, distinct
     return None
@@ -256,9 +277,15 @@ def _order(r: Reading, label: str) -> None:
     """Superlatives and explicit orders set the query's order and limit."""
     q, lem, doc = r.query, r.lemmas, r.doc
     low = [t.lower_ for t in doc]
+    ways = cues.DESCENDING | cues.ASCENDING
     for i, w in enumerate(lem):
-        if w in cues.ORDER_WORDS and lem[i + 1:i + 2] == ["by"]:
-            it = item_at(r, i + 2)
+        # "ordered by age", "listed by descending age", "in descending order of age", "in descending order by share"
+        if w in cues.ORDER_WORDS | {"list"} and lem[i + 1:i + 2] == ["by"] or \
+                w == "order" and lem[i + 1:i + 2] in (["of"], ["by"]) and i > 0 and (lem[i - 1] in ways | {"in"}):
+            k = i + 2
+            while k < len(lem) and (lem[k] in ways or lem[k] == "the"):
+                k += 1
+            it = item_at(r, k)
             if it is None:
                 continue
             col = column_of(r, it, label)
@@ -269,9 +296,11 @@ def _order(r: Reading, label: str) -> None:
                        for x in tail + lem[max(0, i - 3):i] + low[max(0, i - 3):it.end + 6])
             if "from" in tail and tail.index("from") + 1 < len(tail):
                 desc = desc or tail[tail.index("from") + 1] in cues.DESCENDING
+            desc = desc or any(x in cues.DESCENDING for x in lem[i + 2:k])
             q.order.append((col, desc))
-            r.use((i, i + 2), *[(k, k + 1) for k in range(it.end, min(len(lem), it.end + 6))
-                               if lem[k] in cues.DESCENDING | cues.ASCENDING | {"order", "in", "of", "from", "to"}])
+            r.use((i, k), *[(k, k + 1) for k in range(it.end, min(len(lem), it.end + 6))
+                            if lem[k] in ways | {"order", "in", "of", "from", "to"}],
+                  *[(j, j + 1) for j in range(max(0, i - 3), i) if lem[j] in ways | {"in", "an"}])
     if not q.order and any(w in cues.ORDER_ADVERBS for w in low):
         k = next(i for i, w in enumerate(low) if w in cues.ORDER_ADVERBS)
         col = next((c for c in q.columns if not c.is_aggregate), None)
@@ -346,8 +375,30 @@ def _order(r: Reading, label: str) -> None:
         if lem[k:k + 2] == ["number", "of"]:  # "the most number of students"
             r.use((k, k + 2))
             k += 2
+        fn = cues.AGGREGATES.get(lem[k]) if k < len(lem) and lem[k] != "overall" and i + 1 == k else None
         it = next((x for x in r.items if k <= x.start <= k + 2 and x.term is None or x.start == k), None)
-        if w in cues.AGE_SUPERLATIVES:
+        if fn is not None:
+            it = next((x for x in r.items if x.start == k + 1), None)
+            nxt = next((x for x in r.items if it is not None and x.start == it.end and "prop" in x.kinds()), None)
+            if nxt is not None and "prop" not in it.kinds() and pick(it, "label", None) is not None and \
+                    pick(nxt, "prop", pick(it, "label", None).owner) is not None:
+                r.use((it.start, it.end))  # "the highest average instructor salary"
+                nxt.term = pick(nxt, "prop", pick(it, "label", None).owner)
+                it = nxt
+        if fn is not None and it is not None and "prop" in it.kinds():
+            # "the department with the highest average salary": each row's aggregate, ranked
+            col = column_of(r, it, label)
+            if col is None or not r.view.is_number(q.nodes.get(col.holder, ""), col.prop or ""):
+                r.decline(f"the {w} {lem[k]} {r.doc[it.start:it.end].text}, of what")
+                return
+            agg = Column(col.holder, col.prop, fn)
+            if col.holder == r.target or any(c.is_aggregate for c in q.columns):
+                r.decline(f"the {w} {lem[k]} {col.prop} of each what")
+                return
+            q.columns.append(agg)
+            q.order.append((agg, desc))
+            r.use((k, k + 1))
+        elif w in cues.AGE_SUPERLATIVES:
             ages = [p for p in r.view.nodes.get(label, {}) if p.lower() in cues.AGE_WORDS]
             if len(ages) != 1:
                 r.decline(f"the {w}, by what")

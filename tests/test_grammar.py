@@ -170,6 +170,37 @@ def test_comparisons_with_the_average_coordinated_properties_and_named_keys(home
         assert rows("What is the average number of credits of courses?") == [[4.4]]
 
 
+def test_aggregates_per_node_both_values_orders_and_label_words(home):
+    """A bound on an aggregate of joined nodes ("depts whose average credits are above 4"), the node with the
+    highest aggregate, "both A and B" of nodes joined many to each (two nodes) against "A and B" of the asked
+    node's own property (either), orders said several ways, "the dept name", "how many student city codes"."""
+    from kgqa.kg.registry import graph_spec
+    from kgqa.planner.compiler import Compiler
+    from kgqa.planner.schema_view import SchemaView
+
+    with Graph(home / "graphs" / "campus", read_only=True) as g:
+        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
+
+        def rows(question):
+            plans = c.grammar(question, c.value_mentions(question))
+            assert plans, question
+            return [list(x) for x in g.query(plans[0].cypher, plans[0].params).rows]
+
+        assert sorted(r[0] for r in rows("Which depts have average course credits above 4?")) == \
+            ["Biology", "Mathematics"]
+        assert [r[0] for r in rows("Which dept has the highest average credits?")] == ["Biology"]
+        assert [r[0] for r in rows("Which dept has the lowest average course credits?")] == ["History"]
+        assert [r[0] for r in rows("Which students are enrolled in both 'Calculus' and 'Cell Biology'?")] == ["Ada"]
+        assert rows("What is the total budget of the depts 'History' and 'Biology'?") == [[230000.0]]
+        assert [r[0] for r in rows("List the first names of students in descending order of age.")] == \
+            ["Ed", "Cy", "Bo", "Di", "Ada"]
+        assert [r[0] for r in rows("List the first names of students listed by descending age.")] == \
+            ["Ed", "Cy", "Bo", "Di", "Ada"]
+        assert [r[0] for r in rows("Find the dept name that is in building 'Darwin Lab'.")] == ["Biology"]
+        assert rows("Count the total number of students.") == [[5]]
+        assert rows("How many student city codes are there?") == [[3]]
+
+
 @pytest.mark.parametrize("question,why", [
     ("Which students are the happiest?", "happiest"),
     ("Which courses are in both the 'Mathematics' and 'History' depts?", "both"),
