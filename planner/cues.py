@@ -31,7 +31,8 @@ COMPARATORS = [
     (("larger", "than"), ">"), (("bigger", "than"), ">"), (("older", "than"), ">"), (("longer", "than"), ">"),
     (("heavier", "than"), ">"), (("later", "than"), ">"), (("less", "than"), "<"), (("fewer", "than"), "<"),
     (("lower", "than"), "<"), (("smaller", "than"), "<"), (("younger", "than"), "<"), (("shorter", "than"), "<"),
-    (("earlier", "than"), "<"), (("lighter", "than"), "<"), (("above",), ">"), (("over",), ">"),
+    (("in", "or", "after"), ">="), (("in", "or", "before"), "<="), (("on", "or", "after"), ">="),
+    (("on", "or", "before"), "<="), (("earlier", "than"), "<"), (("lighter", "than"), "<"), (("above",), ">"), (("over",), ">"),
     (("exceeding",), ">"), (("exceed",), ">"), (("below",), "<"), (("under",), "<"), (("after",), ">"),
     (("before",), "<"), (("since",), ">="), (("exactly",), "="), (("equal", "to"), "="), (("equals",), "="),
     (("not",), "<>"), (("other", "than"), "<>"), (("except",), "<>"),
@@ -59,6 +60,8 @@ ORDER_ADVERBS = frozenset({"alphabetical", "alphabetically", "descending", "asce
 # words after which the asked properties end ("the maximum enrollment across all schools")
 ENDS_ASKED = frozenset({"of", "for", "across", "among", "in", "by", "per", "with", "from", "at", "on", "to",
                         "who", "that", "which", "whose", "where"})
+# what a ranking is by, said after the ranked noun ("the top 3 filings by amount")
+RANKED_BY = (("by",), ("base", "on"), ("in", "term", "of"), ("according", "to"))
 GROUP_WORDS = frozenset({"each", "every", "per"})  # "for each city", "per country"
 DISTINCT_WORDS = frozenset({"different", "distinct", "unique"})
 NEGATIONS = frozenset({"not", "no", "never", "without", "n't", "none"})
@@ -82,6 +85,9 @@ INDIVIDUALS = frozenset({"member", "members", "individual", "individuals", "entr
 
 # verbs of place that restate a join to where something is ("entities located in", "where the bank is based")
 PLACE_VERBS = frozenset({"locate", "located", "base", "based", "situate", "situated", "headquarter", "headquartered"})
+
+# words in the names of properties that say where a node is ("Where is the club located?": clublocation)
+PLACE_WORDS = ("location", "city", "country", "place", "address", "region", "state", "site")
 
 # currency and units written after an amount ("over 1,000,000 USD"): they restate the number
 UNITS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros", "percent", "%", "$", "€"})

@@ -218,6 +218,9 @@ def focus(r: Reading) -> None:
         term = pick(it, "prop", label)
         if term is None or value_after(r, it) or bound_prop(r, it):
             continue
+        if it.end - it.start == 1 and lem[it.start] in ("number", "count", "amount") and \
+                lem[it.end:it.end + 1] == ["of"] and not term.exact:
+            continue  # "the number of patients": a count, not RoomNumber
         head = r.doc[it.end - 1]
         if any(r.doc[k].tag_ in ("JJS", "RBS") for k in range(max(0, it.start - 2), it.start)):
             continue  # "the top 3 most expensive products": the order, not a column
@@ -231,6 +234,19 @@ def focus(r: Reading) -> None:
         it.term = term
         r.asked.append(it)
         last = it
+    if lem[:1] == ["where"] and not r.asked:
+        _where_asked(r, label)
+
+
+def _where_asked(r: Reading, label: str) -> None:
+    """"Where is the club 'X' located?": the one property of the asked label named as a place is asked; the
+    place verb restates it."""
+    places = [p for p in r.view.nodes.get(label, {}) if any(w in p.lower() for w in cues.PLACE_WORDS)
+              and r.view.prop_type(label, p) == "STRING"]
+    if len(places) != 1:
+        return
+    r.asked.append(Item(0, 1, {Term("prop", label, places[0])}, Term("prop", label, places[0])))
+    r.use((0, 1), *[(t.i, t.i + 1) for t in r.doc if t.lemma_.lower() in cues.PLACE_VERBS])
 
 
 # -- comparisons with an overall figure -------------------------------------------------------------------
@@ -372,6 +388,10 @@ def conditions(r: Reading) -> None:
         trailing, tspan = trailing_comparator(low, v.end)
         if trailing and op is None:  # "100 or higher"; not "above 50 or below 46"
             op, op_span = trailing, [tspan]
+        if op is None and prop_item is not None and prop_item.end <= v.start:
+            ahead, ahead_span = comparator(low, max(0, prop_item.start - 3), prop_item.start)
+            if ahead in ("<", ">", "<=", ">="):  # "above age 46", "before the year of 2010"
+                op, op_span = ahead, op_span + ahead_span
         if op == "BETWEEN_START":
             op = "BETWEEN"
         substring = string_op(lem, prop_item.end if prop_item else max(0, v.start - 3), v.start)
@@ -411,7 +431,11 @@ def conditions(r: Reading) -> None:
         if term is None and v.kind == "number":
             term = _key_named(r, v)  # "student 1004", "department 520": the key of the label named just before
         if term is None and v.kind == "linked":
-            term = Term("prop", v.label, v.prop)
+            at = v.start - (named_before(lem, v.start) and r.doc[v.start - 1].tag_ == "VBN")
+            before = next((pick(x, "label", None) for x in r.items if x.end == at), None)
+            owner = before.owner if before is not None and any(lb == before.owner for lb, _ in v.options) else v.label
+            term = Term("prop", owner, next(p for lb, p in v.options if lb == owner) if owner != v.label else v.prop)
+            # "the album 'Balls to the Wall'": the value of the label named just before it
         if term is None and v.kind == "text" and named_before(lem, v.start):
             label = r.query.nodes[r.target]
             term = Term("prop", label, r.view.display(label))
@@ -486,6 +510,9 @@ def conditions(r: Reading) -> None:
             prop_item.term = term
             r.use((prop_item.start, prop_item.end))
         r.use((v.start, v.end), *op_span)
+        if named_before(lem, v.start) and lem[v.start - 1] in ("name", "call", "title", "named", "called", "titled") \
+                and r.doc[v.start - 1].tag_ == "VBN":
+            r.use((v.start - 1, v.start))  # "the employee called Ebba"
     _disjunctions(r)
     for w in r.query.where:
         if w.op == "<>" and w.holder != r.target:
@@ -657,7 +684,7 @@ def pattern(r: Reading) -> None:
                 low = [t.lower_ for t in r.doc]
                 named = low[max(0, it.start - 2):it.start] in (["name", "of"], ["names", "of"], ["title", "of"],
                                                                ["titles", "of"])
-                if var is not None and (r.doc[it.end - 1].dep_ == "conj" or named or
+                if var is not None and r.view.display(term.owner) != ROWID and (r.doc[it.end - 1].dep_ == "conj" or named or
                                         low[max(0, it.start - 1):it.start] in (["their"], ["its"])):
                     r.shown.append(var)  # "the names of members and their parties": each party beside them
                     if named:
@@ -678,13 +705,44 @@ def coverage(r: Reading) -> None:
             and not (t.is_stop and t.pos_ not in ("NOUN", "VERB", "ADJ", "PROPN", "NUM") and t.lower_ not in cues.NEGATIONS)]
     left += [t.text for t in r.doc if t.i not in r.used and (t.lower_ in cues.NEGATIONS or t.lower_ in cues.SCOPE_WORDS)]
     joined = r.query.edges or r.query.absent
-    restating = {t.text for t in r.doc if t.pos_ == "VERB" and joined and t.i not in r.used and any(
-        c.dep_ in ("prep", "agent", "dative") and any(g.i in r.used for g in c.children) for c in t.children)}
+    said = {i for v in r.values for i in range(v.start, v.end) if i in r.used}
+    restating = {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and (joined and any(
+        c.dep_ in ("prep", "agent", "dative") and any(g.i in r.used for g in c.children) or
+        c.dep_ == "dobj" and _names_label(r, c.i) and t.lemma_.lower() in cues.LIGHT_VERBS for c in t.children)
+        or joined and _relative_read(r, t) or any(
+        c.dep_ == "prep" and any(g.i in said for g in c.subtree) for c in t.children))}
     restating -= _naming_other(r, restating)
+    restating |= _named_on_path(r)
     restating |= {t.text for t in r.doc if joined and t.lemma_.lower() in cues.PLACE_VERBS and t.i not in r.used}
     left = [w for w in left if w not in restating]  # "wines produced in Sonoma": the verb of the join
     if left:
         r.decline(", ".join(repr(w) for w in dict.fromkeys(left)))
+
+
+def _relative_read(r: Reading, verb: Any) -> bool:
+    """Whether ``verb``, a light verb, heads a relative clause of a label read, every content word under it read
+    too ("the artist who made the album 'X'"): it joins what was read."""
+    if verb.dep_ not in ("relcl", "acl") or not _names_label(r, verb.head.i) or \
+            verb.lemma_.lower() not in cues.LIGHT_VERBS:
+        return False
+    words = [t for t in verb.subtree if t.i != verb.i and not t.is_punct and not t.is_stop]
+    return bool(words) and all(t.i in r.used for t in words) and any(_names_label(r, t.i) for t in words)
+
+
+def _names_label(r: Reading, i: int) -> bool:
+    """Whether token ``i`` is read as a label of the query ("the artist who made the album")."""
+    return i in r.used and any(it.start <= i < it.end and it.term is not None and it.term.kind == "label"
+                               for it in r.items)
+
+
+def _named_on_path(r: Reading) -> set[str]:
+    """The unread words that share their stem with a label or relationship the query joins through ("students
+    enrolled in courses" through Student_Course_Enrolment): the join says them."""
+    q = r.query
+    names = [*q.nodes.values(), *(e.rel for e in q.edges)] + [e.rel for a in q.absent for e in a.edges]
+    stems = {w[:5] for n in names for w in name_words(n) if len(w) >= 5}
+    return {t.text for t in r.doc if t.i not in r.used and t.pos_ in ("VERB", "NOUN", "ADJ") and len(t.lower_) >= 5
+            and (t.lower_[:5] in stems or t.lemma_.lower()[:5] in stems)}
 
 
 def _naming_other(r: Reading, verbs: set[str]) -> set[str]:

@@ -101,7 +101,7 @@ def shape(r: Reading) -> None:
             aggs.append(Column(col.holder, col.prop, "count", distinct))
             q.columns = [c for c in q.columns if (c.holder, c.prop) != (col.holder, col.prop)]
         elif distinct:
-            aggs.append(Column(r.target, r.view.display(label), "count", True))
+            aggs.append(Column(r.target, None, "count", True))  # "how many distinct students": each node once
         elif counted is not None and counted.owner != label:
             var = r.vars.get(counted.owner) or join_label(r, counted.owner)
             if var is None:
@@ -138,6 +138,8 @@ def shape(r: Reading) -> None:
     if group:
         q.columns = group + [c for c in q.columns if c not in group]
     q.columns.extend(aggs)
+    if aggs and q.edges and not group and not r.bounds and all(c.holder == r.target and c.prop for c in q.columns):
+        q.one_per = r.target  # "the average credit score of customers who have a loan": each customer once
     _order(r, label)
     limits = [v for v in r.values if v.kind == "limit"]
     if q.limit is None and not q.order and limits and not any(c.is_aggregate for c in q.columns):
@@ -170,6 +172,18 @@ def shape(r: Reading) -> None:
     for col in shown if grouped else []:
         if (_type_of(r, col) or "").endswith("[]"):
             r.decline(f"the values of the list {col.prop}")  # "the most common role": roles are lists
+
+
+def _by_what(lem: list[str], at: int) -> int:
+    """The length of the words at ``at`` that say what a ranking is by ("by", "based on the", "in terms of"),
+    else 0."""
+    for words in cues.RANKED_BY:
+        if tuple(lem[at:at + len(words)]) == words:
+            k = at + len(words)
+            while k < len(lem) and lem[k] in ("the", "their", "its"):
+                k += 1
+            return k - at
+    return 0
 
 
 def _rel_of(r: Reading, var: str | None) -> str:
@@ -243,8 +257,10 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
     for i, w in enumerate(lem):
         ranked = i > 0 and (lem[i - 1] in cues.SUPERLATIVES or lem[i - 1] in ("by", "on") or
                             r.doc[i - 1].tag_ in ("JJS", "RBS") or lem[max(0, i - 2):i] == ["by", "the"])
-        if any(it.start <= i < it.end for it in r.items):
+        if any(it.start <= i < it.end and (it.end - it.start > 1 or any(t.exact for t in it.terms)) for it in r.items):
             continue  # "the number of hosts" that a property is named ("Number_of_hosts")
+        if w == "number" and r.doc[i].tag_ == "NNS":
+            continue  # "the numbers of all flights": a property, not a count
         if (w == "how" and lem[i + 1:i + 2] in (["many"], ["much"])) or (w in ("number", "count") and lem[i + 1:i + 2]
                                                                          == ["of"] and not ranked) or (w == "count" and i == 0):
             j = i + 2 if w != "count" else i + 1
@@ -377,6 +393,14 @@ def _order(r: Reading, label: str) -> None:
             k += 2
         fn = cues.AGGREGATES.get(lem[k]) if k < len(lem) and lem[k] != "overall" and i + 1 == k else None
         it = next((x for x in r.items if k <= x.start <= k + 2 and x.term is None or x.start == k), None)
+        named = next((x for x in r.items if k <= x.start <= k + 2 and x.term is not None and x.term.kind == "label"
+                      and x.term.owner == label), None)
+        by = _by_what(lem, named.end) if named is not None else 0
+        if by and w == "top" and fn is None:  # "the top 3 filings by amount", "... based on the amount"
+            at = named.end + by
+            if lem[at + 1:at + 2] != ["of"]:  # not "by the number of relationships": a count
+                it = next((x for x in r.items if x.start == at and "prop" in x.kinds()), it)
+                r.use((named.end, at))
         if fn is not None:
             it = next((x for x in r.items if x.start == k + 1), None)
             nxt = next((x for x in r.items if it is not None and x.start == it.end and "prop" in x.kinds()), None)
