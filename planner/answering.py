@@ -1,0 +1,289 @@
+"""Answering one question on one open graph: plan, settle, repair, execute, dispatch, summarize, learn."""
+
+from __future__ import annotations
+
+import re
+import time
+from contextlib import contextmanager
+from itertools import takewhile
+from typing import Any
+
+from kgqa.kg.compare import same_answer, values_equal
+from kgqa.kg.cypher import inline_params
+from kgqa.kg.db import QueryError, QueryTimeout
+from kgqa.kg.schema import render_row
+from kgqa.planner import dispatcher, summarizer
+from kgqa.planner.domain import Domain
+from kgqa.planner.fallbacks import Fallbacks
+from kgqa.planner.isr import parse_isr
+from kgqa.planner.linker import link_mentions
+from kgqa.planner.repair import validate_and_repair
+from kgqa.types import Attempt, Result
+
+
+class Answering(Fallbacks):
+    """The steps of answering one question on one graph (:meth:`_answer`), each timed (:meth:`_timed`), with the
+    plan-cache hooks they call; mixed into :class:`~kgqa.planner.pipeline.Pipeline`, whose ``settings``,
+    ``plan_cache``, ``llm``, ``_tls`` and ``_complete`` they use."""
+
+    def _settle(self, d: Domain, plan) -> tuple[Any, str]:
+        """Returns (the reading to answer with, "") among a plan and its ``alternatives`` (readings of one question
+        that differ where the schema left a choice open), on the evidence of the graph: the only one that finds
+        rows, or any when they all find the same rows; else (None, "did you mean A or B?")."""
+        found = []
+        for p in [plan, *plan.alternatives]:
+            if not validate_and_repair(d.graph, d.view, p.cypher, p.params, 0).ok:
+                continue
+            columns, rows, error = self._execute(d, p.cypher, p.params)
+            if rows and error is None:
+                found.append((p, rows))
+        if not found:
+            return plan, ""
+        ranked = all(_ORDERED.search(p.cypher) for p, _ in found)
+        if all(same_answer(rows, found[0][1], ranked) for _, rows in found):
+            return found[0][0], ""
+        names = [" and ".join(p.choices) or f"`{inline_params(p.cypher, p.params)}`" for p, _ in found[:3]]
+        return None, f"did you mean {' or '.join(names)}? The graph answers each differently."
+
+    @staticmethod
+    def _execute(d: Domain, cypher: str, params: dict[str, Any]) -> tuple[list[str], list[list[Any]], str | None]:
+        """Returns (columns, rows rendered, error) of one query; rows in a stable order unless it orders."""
+        try:
+            res = d.graph.query(cypher, params)
+        except (QueryTimeout, QueryError) as err:
+            return [], [], str(err)
+        columns, rows = summarizer.evidence_items(res.columns, [render_row(row, d.view.spec) for row in res.rows])
+        if not _ORDERED.search(cypher):  # hash order varies between runs; answers and caches should not
+            rows.sort(key=lambda row: [(v is None, str(v)) for v in row])
+        return columns, rows, None
+
+    def _tie_at_cut(self, d: Domain, cypher: str, params: dict[str, Any], columns: list[str],
+                    rows: list[list[Any]]) -> tuple[Any, list[Any], bool] | None:
+        """Returns (the ranked value of the last row, the first column of the rows past the LIMIT that tie with
+        it, whether there may be more of them) when ``cypher`` ranks by one of its columns and its LIMIT cuts
+        through a tie ("the top 3 supplier countries": 2 suppliers each in the 3rd to 9th); None otherwise."""
+        m = _RANKED.search(cypher)
+        if m is None or len(rows) != int(m.group("n")) or m.group("key") not in columns:
+            return None
+        i, bound = columns.index(m.group("key")), self.settings.k_degree
+        _, beyond, error = self._execute(d, f"{cypher[:m.start('limit')]}SKIP {len(rows)} LIMIT {bound}", params)
+        tied = list(takewhile(lambda row: values_equal(row[i], rows[-1][i]), beyond if error is None else []))
+        return (rows[-1][i], [row[0] for row in tied], len(tied) == bound) if tied else None
+
+    @contextmanager
+    def _timed(self, timings: dict[str, float], stage: str):
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            timings[stage] = timings.get(stage, 0.0) + (time.perf_counter() - t0) * 1000
+
+    def _answer(self, question: str, d: Domain, r: Result, timings: dict):
+        """Link → ISR → plan (template reuse or grounded compilation) → EXPLAIN/repair → execute →
+        dispatch/expand → summarize, filling ``r``. Every "I don't know" exit returns here, so the caller's
+        fallback and answer-cache steps see all of them. Returns the linked mentions and the plan-cache
+        learning step when the plan was verified (query ran, dispatcher COMPLETE, rows), else None."""
+        domain = d.name
+        with self._timed(timings, "link"):
+            mentions, candidates = link_mentions(question, d.compiler, d.index)
+        with self._timed(timings, "parse_route"):
+            isr = parse_isr(question, mentions, domain)
+        r.isr, r.candidates = isr.to_dict(), [c.to_dict() for c in candidates[:10]]
+        if self.settings.describe and self._describe(question, d, mentions, r, timings):
+            return mentions, None  # "Who is X?", "Tell me about X": X's bounded subgraph, not a compiled lookup
+
+        compiled = None
+        cypher, params, frame = None, {}, None
+        cache_on = self.plan_cache is not None and self.settings.use_plan_cache
+        if cache_on and self.settings.param_reuse:
+            with self._timed(timings, "cache_retrieval"):
+                reuse = self._template_reuse(question, d, isr, mentions)
+            if reuse is not None:
+                cypher, params = reuse
+                r.cache["plan_hit"] = True
+        hints: dict[str, float] = {}
+        picked: list = []  # the plan cache's exemplars for this question
+        if cypher is None and cache_on:
+            with self._timed(timings, "cache_retrieval"):
+                picked = self._exemplars(question, d, isr)
+                hints = self._exemplar_rels(picked, d)
+            r.cache["exemplar_rels"] = sorted(hints)
+        if cypher is None:
+            with self._timed(timings, "compile"):
+                plans = d.compiler.compile(question, mentions, hints)
+            if plans and plans[0].alternatives:
+                with self._timed(timings, "execute"):
+                    settled, why = self._settle(d, plans[0])
+                if settled is None:
+                    r.status, r.answer, r.evidence, r.error = "dont_know", f"I don't know: {why}", "none", why
+                    return mentions, None
+                plans = [settled]
+            if plans:
+                compiled = plans[0]
+                cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
+        if cypher is None and d.index is not None:
+            # nothing to compile from the deterministic parse: a short constrained LLM call names the topic
+            # entity in the question's words, the index grounds it, and compilation runs once more
+            with self._timed(timings, "parse_route"):
+                extra = self._llm_entity(question, d, mentions)
+            if extra is not None:
+                mentions = sorted(mentions + [extra], key=lambda m: m.start)
+                with self._timed(timings, "compile"):
+                    plans = d.compiler.compile(question, mentions, hints)
+                if plans:
+                    compiled = plans[0]
+                    cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
+        origin = "template" if r.cache["plan_hit"] else "compiler"
+        s = self.settings
+        if s.llm_writes_cypher and s.llm_backend == "openai" and not r.cache["plan_hit"]:
+            # a capable model writes Cypher too; the two plans compete on execution evidence
+            from kgqa.planner.cypher_writer import compete
+
+            with self._timed(timings, "write_cypher"):
+                shots = [(e.question, e.cypher) for e in picked if e.cypher and e.kg_version == d.graph.version]
+                pick = compete(question, d, mentions, compiled, self._complete, shots, r, rounds=s.repair_rounds)
+            if pick.action == "decline":
+                r.status, r.answer, r.evidence, r.error = "dont_know", summarizer.DONT_KNOW, "none", pick.reason
+                r.cypher = inline_params(cypher, params) if cypher else None
+                return mentions, None
+            if pick.action == "llm":
+                cypher, params, frame, origin = pick.written.final, {}, None, "llm"
+        if cypher is None:
+            r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
+            return mentions, None
+        bound = {"limit": frame.limit} if frame is not None and frame.unranked else {}  # checked on the rows
+        left_out = d.compiler.left_out(question, cypher, params | bound, frame)
+        if left_out:
+            # a plan that ignores a number the question states ("shared 3 prizes") answers another question
+            r.status, r.answer, r.evidence, r.cypher = "dont_know", summarizer.DONT_KNOW, "none", inline_params(cypher, params)
+            r.error = f"the plan does not account for {', '.join(repr(w) for w in left_out)} in the question"
+            return mentions, None
+        with self._timed(timings, "repair"):
+            repaired = validate_and_repair(d.graph, d.view, cypher, params, self.settings.repair_rounds)
+        for q, err in repaired.attempts:
+            r.attempts.append(Attempt(q, origin, err).__dict__)
+        if not repaired.ok:
+            r.status, r.answer, r.cypher = "dont_know", summarizer.DONT_KNOW, repaired.cypher
+            r.error = repaired.attempts[-1][1]
+            return mentions, None
+        cypher = repaired.cypher
+        r.cypher = inline_params(cypher, params)
+        r.cypher_run, r.params = cypher, dict(params)  # what executes below, shown beside r.cypher
+        with self._timed(timings, "execute"):
+            columns, rows, error = self._execute(d, cypher, params)
+            folded = d.compiler.folded(frame) if frame is not None and not rows and error is None else None
+            if folded is not None:
+                # "a tagline containing the word Love" finds nothing as written: the data's casing differs,
+                # so the same words in any case
+                again = validate_and_repair(d.graph, d.view, folded.cypher, folded.params, self.settings.repair_rounds)
+                if again.ok:
+                    columns2, rows2, error2 = self._execute(d, again.cypher, folded.params)
+                    if rows2 and error2 is None:
+                        cypher, params, frame, columns, rows = again.cypher, folded.params, folded.frame, columns2, rows2
+                        r.cypher, r.cypher_run, r.params = inline_params(cypher, params), cypher, dict(params)
+        r.columns = columns
+        if frame is not None and frame.unranked and frame.limit and len(rows) > frame.limit:
+            # "the top 5 customers from the USA": more match and nothing says which five
+            r.status, r.answer, r.evidence, r.rows = "dont_know", summarizer.DONT_KNOW, "none", []
+            r.error = (f"the plan does not account for 'top {frame.limit}, with no measure to rank by' in the "
+                       f"question: more than {frame.limit} match")
+            return mentions, None
+        r.rows = rows
+        if r.attempts:
+            r.attempts[-1]["rows"] = len(rows)
+        with self._timed(timings, "dispatch"):
+            verdict = dispatcher.judge(frame, rows, error)
+        if verdict.status != dispatcher.COMPLETE and not dispatcher.grounded(frame):
+            with self._timed(timings, "expansion"):
+                sub = self._expand(question, d, mentions)
+            if sub is not None and len(sub):
+                r.subgraph = sub.to_dict()
+                r.operators = [op for op, on in (("depth", self.settings.use_depth),
+                                                 ("breadth", self.settings.use_breadth)) if on]
+        with self._timed(timings, "summarize"):
+            subject = (frame.target or "results").lower() + "s" if frame and frame.target else "results"
+            # an empty result is an answer ("none") when the plan is grounded: a compiled frame whose
+            # anchors all linked, or a verified template whose slots all filled
+            grounded = dispatcher.grounded(frame) or (frame is None and r.cache.get("plan_hit", False))
+            answer, status = summarizer.summarize(question, r.columns, rows,
+                                                  empty_is_answer=grounded and error is None, subject=subject,
+                                                  keys=set(d.view.spec.primary_keys.values()),
+                                                  parts={p for ps in d.view.spec.key_parts.values() for p in ps},
+                                                  cypher=cypher, names=d.view.display_names())
+            tie = self._tie_at_cut(d, cypher, params, columns, rows) if status == "answered" else None
+            if tie is not None:  # "the top 3" that cuts through a tie says so, and who else is tied
+                answer = f"{answer} {summarizer.tie_note(*tie, cut=len(rows))}"
+            r.answer, r.status = answer, status
+            r.evidence = "rows" if rows else ("subgraph" if r.subgraph else "none")
+            if error:
+                r.error = error
+        if rows and cache_on and verdict.status == dispatcher.COMPLETE and not (frame is not None and frame.unranked):
+            # an unranked "top 5" plan is right only after its rows are counted: never reused as a template
+            return mentions, lambda: self._learn(question, isr, d, cypher, params, r)
+        return mentions, None
+
+    # -- descriptions (planner/describe.py) -----------------------------------------------------
+    def _describe(self, question: str, d: Domain, mentions, r: Result, timings: dict) -> bool:
+        """Answers a question about one entity as a whole from its bounded subgraph; False when the question is
+        no such question (it then compiles as usual)."""
+        from kgqa.planner import describe
+
+        target = describe.target(question, mentions, d.view.spec)
+        if target is None:
+            return False
+        llm = None
+        if self.settings.describe_rewrite == "always":
+            self._tls.calls = getattr(self._tls, "calls", 0) + 1
+            llm = self.llm
+        with self._timed(timings, "describe"):
+            return describe.answer(question, d.graph, d.view.spec, target, r, self.settings, llm)
+
+    # -- plan cache hooks (filled by the cache layer) ------------------------------------------
+    def _template_reuse(self, question, d: Domain, isr, mentions):
+        """Returns (cypher, params) of the cached template this question fills, or None; remembers which
+        entry it was (``self._tls.reused``) so a contradicted template can be demoted."""
+        if self.plan_cache is None or getattr(self._tls, "no_reuse", False):
+            return None
+        if not hasattr(self.plan_cache, "reuse_entry"):
+            return self.plan_cache.reuse(question, d, isr, mentions)
+        found = self.plan_cache.reuse_entry(question, d, isr, mentions)
+        if found is None:
+            return None
+        entry, filled = found
+        self._tls.reused = entry.id
+        return filled.cypher, filled.params
+
+    def _exemplars(self, question: str, d: Domain, isr) -> list:
+        """Returns the verified plans the plan cache picks as exemplars for this question, best first: MMR
+        over ``C[domain][aspect]`` (CacheRAG Algorithm 2), or plain BM25 top-k, or a one-layer index, as
+        configured (entries of any KG version; callers keep this graph's)."""
+        s = self.settings
+        aspect = (getattr(isr, "aspect", None) or "general") if s.plan_index_layers >= 2 else None
+        if s.plan_mmr:
+            return self.plan_cache.retrieve(question, d.name, aspect, k=s.mmr_k, lam=s.mmr_lambda,
+                                            sim=s.plan_similarity)
+        return self.plan_cache.top_k_bm25(question, d.name, aspect, k=s.mmr_k, sim=s.plan_similarity)
+
+    @staticmethod
+    def _exemplar_rels(picked: list, d: Domain) -> dict[str, float]:
+        """Returns the relationship types of the exemplars ``picked`` on this graph's version, each voting
+        with its relevance rank (first = 1, then 1/2, ...)."""
+        votes: dict[str, float] = {}
+        for rank, e in enumerate(picked):
+            if e.kg_version != d.graph.version:
+                continue
+            for rel in set(_REL_TYPE.findall(e.cypher or "")):
+                if rel in d.view.rels:
+                    votes[rel] = votes.get(rel, 0.0) + 1.0 / (rank + 1)
+        return votes
+
+    def _learn(self, question, isr, d: Domain, cypher, params, r: Result) -> None:
+        if self.plan_cache is not None:
+            self.plan_cache.learn(question, isr, d, cypher, params, r)
+
+
+_REL_TYPE = re.compile(r"\[\w*:`?(\w+)`?")
+_ORDERED = re.compile(r"\bORDER\s+BY\b", re.I)
+# rows ranked by one key and cut by a LIMIT at the end ("ORDER BY value DESC, country LIMIT 3")
+_RANKED = re.compile(r"\bORDER\s+BY\s+(?P<key>[^\s,]+)(?:\s+(?:ASC|DESC))?(?:\s*,[^()]*?)?"
+                     r"\s+(?P<limit>LIMIT\s+(?P<n>\d+))\s*$", re.I)
