@@ -20,6 +20,13 @@ SUPERLATIVES = {"most": True, "highest": True, "largest": True, "biggest": True,
 # superlatives of age: "the oldest" is the highest age, or the earliest date of birth
 AGE_SUPERLATIVES = {"oldest": True, "youngest": False, "old": True, "young": False}
 AGE_WORDS = frozenset({"age"})
+# what an adjective measures, as words in a property's name ("the heaviest relationship": its weight)
+MEASURES = {"heavy": ("weight",), "light": ("weight",), "tall": ("height",), "high": ("height",),
+            "long": ("length", "duration"), "short": ("length", "duration"), "expensive": ("price", "cost"),
+            "cheap": ("price", "cost"), "fast": ("speed",), "slow": ("speed",), "big": ("size",), "large": ("size",),
+            "small": ("size",), "rich": ("wealth", "net_worth"), "popular": ("popularity",), "strong": ("strength",)}
+# nouns that say "the edge" after a relationship's name ("the INTERACTS3 relationship weight")
+EDGE_WORDS = frozenset({"relationship", "relation", "edge", "link", "connection", "interaction"})
 FREQUENT = frozenset({"common", "frequent", "popular", "frequently", "commonly", "often", "usual"})
 
 # comparisons written before a number: (words, operator); the longest written first wins

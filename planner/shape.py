@@ -12,6 +12,7 @@ from kgqa.planner import cues
 from kgqa.planner.joins import holder_of, join_label
 from kgqa.planner.query import Column
 from kgqa.planner.reading import Item, Reading, is_timed, item_at, pick, pick_prop
+from kgqa.planner.schema_terms import Term
 
 ROWID = "_rowid"  # the generated key of a table that had none: no name to show
 
@@ -172,6 +173,51 @@ def shape(r: Reading) -> None:
     for col in shown if grouped else []:
         if (_type_of(r, col) or "").endswith("[]"):
             r.decline(f"the values of the list {col.prop}")  # "the most common role": roles are lists
+
+
+def _ranks_asked(r: Reading, limits: list) -> bool:
+    """Whether the number of rows is said of the asked label itself ("the top 5 characters", "the 3
+    characters"), not of edges ("the 3 heaviest relationships")."""
+    if not limits:
+        return False
+    v = limits[0]
+    nxt = next((x for x in r.items if x.start == v.end), None)
+    return nxt is not None and nxt.term is not None and nxt.term.kind == "label" and \
+        r.vars.get(nxt.term.owner) == r.target
+
+
+def owned_prop(r: Reading, it: Item) -> Item | None:
+    """The property item written right after a label or relationship item that owns it ("instructor salary",
+    "INTERACTS3 relationship weight"), its term chosen; else None."""
+    owner = pick(it, "label", None) or pick(it, "rel", None)
+    if owner is None:
+        return None
+    gap = it.end + (it.end < len(r.doc) and r.lemmas[it.end] in cues.EDGE_WORDS)
+    nxt = next((x for x in r.items if x.start == gap and "prop" in x.kinds()), None)
+    term = pick(nxt, "prop", owner.owner) if nxt is not None else None
+    if term is None or term.owner != owner.owner:
+        return None
+    it.term, nxt.term = owner, term
+    r.use((it.start, gap))
+    return nxt
+
+
+def measured_prop(r: Reading, it: Item, adjective: str) -> Item | None:
+    """The one property of a label or relationship item that an adjective measures ("the heaviest INTERACTS3
+    relationship": its weight), as an item over the item's words; else None."""
+    owner = pick(it, "label", None) or pick(it, "rel", None)
+    words = cues.MEASURES.get(adjective, ())
+    if owner is None or not words:
+        return None
+    props = r.view.rel_props.get(owner.owner, {}) if owner.kind == "rel" else r.view.nodes.get(owner.owner, {})
+    found = [p for p in props if any(w in p.lower() for w in words) and r.view.is_number(owner.owner, p)]
+    if len(found) != 1:
+        return None
+    term = Term("prop", owner.owner, found[0], on_rel=owner.kind == "rel")
+    it.term = owner
+    end = it.end + (it.end < len(r.doc) and r.lemmas[it.end] in cues.EDGE_WORDS)
+    r.use((it.start, end))
+    return Item(it.start, end, {term}, term)
 
 
 def _by_what(lem: list[str], at: int) -> int:
@@ -396,19 +442,22 @@ def _order(r: Reading, label: str) -> None:
         named = next((x for x in r.items if k <= x.start <= k + 2 and x.term is not None and x.term.kind == "label"
                       and x.term.owner == label), None)
         by = _by_what(lem, named.end) if named is not None else 0
+        ranked_by = False
         if by and w == "top" and fn is None:  # "the top 3 filings by amount", "... based on the amount"
             at = named.end + by
             if lem[at + 1:at + 2] != ["of"]:  # not "by the number of relationships": a count
-                it = next((x for x in r.items if x.start == at and "prop" in x.kinds()), it)
+                by_item = next((x for x in r.items if x.start == at), None)
+                by_item = by_item if by_item is None or "prop" in by_item.kinds() else owned_prop(r, by_item)
+                it = by_item or it
+                ranked_by = by_item is not None
                 r.use((named.end, at))
         if fn is not None:
-            it = next((x for x in r.items if x.start == k + 1), None)
-            nxt = next((x for x in r.items if it is not None and x.start == it.end and "prop" in x.kinds()), None)
-            if nxt is not None and "prop" not in it.kinds() and pick(it, "label", None) is not None and \
-                    pick(nxt, "prop", pick(it, "label", None).owner) is not None:
-                r.use((it.start, it.end))  # "the highest average instructor salary"
-                nxt.term = pick(nxt, "prop", pick(it, "label", None).owner)
-                it = nxt
+            at = k + 1 + (lem[k + 1:k + 2] == ["of"])  # "the highest sum of INTERACTS weights"
+            it = next((x for x in r.items if x.start == at), None)
+            if it is not None and "prop" not in it.kinds():
+                it = owned_prop(r, it)  # "the highest average instructor salary"
+            if it is not None:
+                r.use((k + 1, at))
         if fn is not None and it is not None and "prop" in it.kinds():
             # "the department with the highest average salary": each row's aggregate, ranked
             col = column_of(r, it, label)
@@ -454,11 +503,20 @@ def _order(r: Reading, label: str) -> None:
             r.use((it.start, it.end))
         elif it is not None:
             if "prop" not in it.kinds():
-                r.decline(f"the {w} {r.doc[it.start:it.end].text}, by what")
+                it = owned_prop(r, it) or measured_prop(r, it, w)  # "the highest INTERACTS3 weight", "the heaviest"
+            if it is None:
+                r.decline(f"the {w} {r.doc[k:k + 3].text}, by what")
                 return
             col = column_of(r, it, label)
             if col is None:
                 return
+            if col.holder not in q.nodes and _ranks_asked(r, counted[:1]):
+                if not ranked_by:  # "the 3 characters with the highest weight": of one edge, or of all added up
+                    r.decline(f"the {label} with the {w} {col.prop} of one edge, or of their edges added up")
+                    return
+                # "the top 5 characters by INTERACTS45 weight": each character's edges' weights, added up
+                col = Column(col.holder, col.prop, "sum")
+                q.columns = [c for c in q.columns if not c.is_aggregate] or node_columns(r, r.target)
             if col in q.columns and len([c for c in q.columns if not c.is_aggregate]) == 1 and limit == 1 \
                     and not q.where:
                 q.columns = [Column(col.holder, col.prop, "max" if desc else "min")]
