@@ -645,6 +645,9 @@ def _count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
     if var is None:
         return
     it.term = term
+    if (op, v.value) in ((">=", 1), (">", 0)):  # "at least one entity": there is one, the join says it
+        r.use((v.start, v.end), (it.start, it.end), *span)
+        return
     r.bounds.append((Column(var, None, "count", True), op or "=", v.value))
     r.use((v.start, v.end), (it.start, it.end), *span)
 

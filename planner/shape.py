@@ -164,6 +164,15 @@ def shape(r: Reading) -> None:
         r.decline(f"a count of each {label}'s own {counts[0].prop}")  # one each: "cities they supply to" is not it
     if shown and all(c.prop == ROWID for c in shown):
         r.decline(f"what names a {label} (it has only a generated key)")
+    for k, (col, desc) in enumerate(q.order):
+        if col.fn is None and col.holder in q.nodes and _type_of(r, col) == "STRING" and is_timed(col.prop or "") \
+                and not r.view.is_date(q.nodes[col.holder], col.prop):
+            typed = _typed_time(r, q.nodes[col.holder], col.prop)  # "Apr 1, 2010" has no order; a TIMESTAMP has
+            if typed is None:
+                r.decline(f"an order on {col.prop}, dates written as text")
+                return
+            q.order[k] = (Column(col.holder, typed), desc)
+            q.columns = [Column(col.holder, typed) if c == col else c for c in q.columns]
     grouped = any(c.is_aggregate for c in q.columns)
     for col, _desc in q.order:
         typ = _type_of(r, col)
@@ -230,6 +239,15 @@ def _by_what(lem: list[str], at: int) -> int:
                 k += 1
             return k - at
     return 0
+
+
+def _typed_time(r: Reading, label: str, prop: str) -> str | None:
+    """The one DATE or TIMESTAMP property of ``label`` whose name starts as ``prop``'s does (``begin`` for the
+    text ``begin_date``), else None."""
+    head = prop.lower().replace("-", "_").split("_")[0]
+    found = [p for p, typ in r.view.nodes.get(label, {}).items() if typ in ("DATE", "TIMESTAMP")
+             and p.lower().split("_")[0] == head]
+    return found[0] if len(found) == 1 else None
 
 
 def _rel_of(r: Reading, var: str | None) -> str:
