@@ -27,6 +27,7 @@ MEASURES = {"heavy": ("weight",), "light": ("weight",), "tall": ("height",), "hi
             "small": ("size",), "rich": ("wealth", "net_worth"), "popular": ("popularity",), "strong": ("strength",)}
 # nouns that say "the edge" after a relationship's name ("the INTERACTS3 relationship weight")
 EDGE_WORDS = frozenset({"relationship", "relation", "edge", "link", "connection", "interaction"})
+EDGE_DIRECTIONS = frozenset({"incoming", "outgoing", "inbound", "outbound"})  # said of a relationship's edges
 FREQUENT = frozenset({"common", "frequent", "popular", "frequently", "commonly", "often", "usual"})
 
 # comparisons written before a number: (words, operator); the longest written first wins

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
-from kgqa.planner.joins import holder_of, join_label
+from kgqa.planner.joins import edge_of, holder_of, join_label
 from kgqa.planner.query import Column
 from kgqa.planner.reading import Item, Reading, is_timed, item_at, pick, pick_prop
 from kgqa.planner.schema_terms import Term
@@ -398,7 +398,10 @@ def _order(r: Reading, label: str) -> None:
             sup = lem[i - 1] if doc[i - 1].tag_ in ("JJS", "RBS") else None
             k = i + 2
             distinct = k < len(lem) and lem[k] in cues.DISTINCT_WORDS
-            it = next((x for x in r.items if x.start in (k, k + 1)), None)
+            skip = k
+            while skip < len(lem) and (lem[skip] in cues.EDGE_DIRECTIONS or doc[skip].is_punct):
+                skip += 1  # "the number of incoming [:BENEFITS] relationships"
+            it = next((x for x in r.items if x.start in (k, k + 1, skip)), None)
             if it is None:
                 r.decline("the number of what")
                 return
@@ -411,6 +414,12 @@ def _order(r: Reading, label: str) -> None:
                 r.use((it.start, it.end))
             elif prop is not None and not prop.on_rel and r.view.is_number(prop.owner, prop.prop):
                 cnt = column_of(r, it, label)  # "the lowest number of days held": the number held
+            elif it.kinds() == {"rel"} and pick(it, "rel", None) is not None:
+                var = edge_of(r, pick(it, "rel", None).owner)  # "the largest number of BENEFITS relationships"
+                cnt = Column(var, None, "count", True) if var else None
+                it.term = pick(it, "rel", None)
+                end = it.end + (it.end < len(lem) and lem[it.end] in cues.EDGE_WORDS)
+                r.use((it.start, end), *[(j, j + 1) for j in range(k, it.start) if lem[j] in cues.EDGE_DIRECTIONS])
             else:
                 col = column_of(r, it, label)
                 cnt = Column(col.holder, col.prop, "count", True) if col else None
@@ -463,7 +472,10 @@ def _order(r: Reading, label: str) -> None:
         ranked_by = False
         if by and w == "top" and fn is None:  # "the top 3 filings by amount", "... based on the amount"
             at = named.end + by
-            if lem[at + 1:at + 2] != ["of"]:  # not "by the number of relationships": a count
+            if at < len(lem) and lem[at] in cues.AGGREGATES and lem[at] != "overall":
+                fn, k = cues.AGGREGATES[lem[at]], at  # "the top 5 countries by the total amount of filings"
+                r.use((named.end, at))
+            elif lem[at + 1:at + 2] != ["of"]:  # not "by the number of relationships": a count
                 by_item = next((x for x in r.items if x.start == at), None)
                 by_item = by_item if by_item is None or "prop" in by_item.kinds() else owned_prop(r, by_item)
                 it = by_item or it
@@ -486,7 +498,7 @@ def _order(r: Reading, label: str) -> None:
             if col.holder == r.target or any(c.is_aggregate for c in q.columns):
                 r.decline(f"the {w} {lem[k]} {col.prop} of each what")
                 return
-            q.columns.append(agg)
+            q.columns = [c for c in q.columns if c.holder == r.target] + [agg]  # per asked node, not per one shown
             q.order.append((agg, desc))
             r.use((k, k + 1))
         elif w in cues.AGE_SUPERLATIVES:
