@@ -97,6 +97,13 @@ PLACE_VERBS = frozenset({"locate", "located", "base", "based", "situate", "situa
 # words in the names of properties that say where a node is ("Where is the club located?": clublocation)
 PLACE_WORDS = ("location", "city", "country", "place", "address", "region", "state", "site")
 
+# words that multiply the number before them ("over $10 million")
+MULTIPLIERS = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000, "k": 1_000, "m": 1_000_000,
+               "mn": 1_000_000, "bn": 1_000_000_000}
+# words in the names of properties that hold money, for an amount said with a currency and no property
+MONEY_WORDS = ("amount", "price", "cost", "value", "salary", "budget", "fee", "payment", "revenue", "total")
+CURRENCY_SIGNS = frozenset({"$", "€", "£", "usd", "eur", "gbp", "dollar", "dollars", "euro", "euros"})
+
 # currency and units written after an amount ("over 1,000,000 USD"): they restate the number
 UNITS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros", "percent", "%", "$", "€"})
 

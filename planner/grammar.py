@@ -84,6 +84,10 @@ def values(r: Reading) -> None:
             if number is not None and not (t.lower_ == "one" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ in ("of", "or")):
                 r.values.append(Value(t.i, t.i + 1, number, "number"))
     r.values.sort(key=lambda v: v.start)
+    for v in r.values:
+        if v.kind == "number" and v.end < len(doc) and doc[v.end].lower_ in cues.MULTIPLIERS:
+            v.value = v.value * cues.MULTIPLIERS[doc[v.end].lower_]  # "$10 million"
+            v.end += 1
     low = [t.lower_ for t in doc]
     for v in r.values:
         # "the top 5", "the 3 oldest", "limit to 10": how many rows, not a condition
@@ -430,6 +434,8 @@ def conditions(r: Reading) -> None:
             term = term or _year_prop(r)
         if term is None and v.kind == "number":
             term = _key_named(r, v)  # "student 1004", "department 520": the key of the label named just before
+        if term is None and v.kind == "number" and _money(r, v):
+            term = _money_prop(r)  # "transactions above $10 million": the one amount the labels hold
         if term is None and v.kind == "linked":
             at = v.start - (named_before(lem, v.start) and r.doc[v.start - 1].tag_ == "VBN")
             before = next((pick(x, "label", None) for x in r.items if x.end == at), None)
@@ -621,6 +627,20 @@ def _key_named(r: Reading, v: Value) -> Term | None:
     named.term = term
     r.use((named.start, named.end))
     return Term("prop", term.owner, key)
+
+
+def _money(r: Reading, v: Value) -> bool:
+    """Whether a number is said as money ("$500,000", "1 million USD")."""
+    around = [r.doc[k].lower_ for k in (v.start - 1, v.end) if 0 <= k < len(r.doc)]
+    return r.doc[v.start].text.startswith(("$", "€", "£")) or any(w in cues.CURRENCY_SIGNS for w in around)
+
+
+def _money_prop(r: Reading) -> Term | None:
+    """The one numeric property, of the labels the question names, whose name says money, else None."""
+    labels = set(r.query.nodes.values()) | {t.owner for x in r.items for t in x.terms if t.kind == "label"}
+    found = [Term("prop", lb, p) for lb in sorted(labels) for p in r.view.nodes.get(lb, {})
+             if r.view.is_number(lb, p) and any(w in p.lower() for w in cues.MONEY_WORDS)]
+    return found[0] if len(found) == 1 else None
 
 
 def _year_prop(r: Reading, label: str | None = None) -> Term | None:
