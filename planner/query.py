@@ -102,7 +102,7 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
         if var not in seen and var not in inner:
             parts.append(f"({var}:{ident(label)})")
             seen.add(var)
-    overall = list(dict.fromkeys(w.value for w in q.where if isinstance(w.value, Overall)))
+    overall = list(dict.fromkeys(_overall([*q.where, *(w for a in q.absent for w in a.where)])))
     text = "".join(f"MATCH (o{i}:{ident(o.label)}) WITH {_with(overall[:i])}{o.fn}(o{i}.{ident(o.prop)}) AS overall{i} "
                    for i, o in enumerate(overall))
     text += "MATCH " + ", ".join(parts)
@@ -172,6 +172,17 @@ def _names(columns: list[Column]) -> list[str]:
         while name in out:
             name, i = f"{base}_{i}", i + 1
         out.append(name)
+    return out
+
+
+def _overall(where: list[Where]) -> list[Overall]:
+    """The overall figures the conditions compare with, in order, those inside an either-or too."""
+    out: list[Overall] = []
+    for w in where:
+        if w.op == "OR":
+            out += _overall(list(w.value))
+        elif isinstance(w.value, Overall):
+            out.append(w.value)
     return out
 
 

@@ -23,6 +23,13 @@ ABBREVIATED = frozenset({"first", "last", "middle"})  # words a column name shor
 CODE_WORDS = frozenset({"code", "cd", "id"})  # a property's last word that people leave unsaid ("the product type")
 VALUE_CAP = 5000  # distinct values the schema view indexes per text property (SchemaView._index_values)
 # words of a name that say nothing of what it names: "Ref_Colors" is colours, "HAS_STADIUM" a stadium
+# units a property's name ends with that a question leaves unsaid ("gross" of Gross_in_dollar, "damage" of
+# Damage_millions_USD, "profits" of Profits_in_Billion)
+UNIT_WORDS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros", "million", "millions", "billion",
+                        "billions", "thousand", "thousands", "feet", "foot", "ft", "meter", "meters", "metre", "metres",
+                        "m", "km", "mile", "miles", "kg", "kilogram", "kilograms", "lb", "lbs", "pound", "pounds", "cm",
+                        "mm", "mb", "mib", "gb", "gib", "kb", "percent", "pct", "sec", "secs", "seconds", "minutes",
+                        "mins", "hours", "hrs", "days", "years", "mph", "kmh"})
 NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim"})
 
 
@@ -95,6 +102,11 @@ class SchemaTerms:
         variants = [words, [w for w in words if w not in NAME_NOISE] or words]
         if words and words[-1].rstrip("0123456789") != words[-1] and words[-1].rstrip("0123456789").isalpha():
             variants.append(words[:-1] + [words[-1].rstrip("0123456789")])  # VISITS3: one of the "visits"
+        if term.kind == "prop" and len(words) > 1 and words[-1] in UNIT_WORDS:
+            k = len(words)
+            while k > 1 and (words[k - 1] in UNIT_WORDS or words[k - 1] == "in"):
+                k -= 1
+            variants.append(words[:k])  # "Gross_in_dollar": the gross
         if term.kind == "rel" and len(words) > 1 and (words[0] in PREPOSITIONS or words[-1] in PREPOSITIONS):
             variants.append([w for w in words if w not in PREPOSITIONS] or words)  # "enrolled_in": enrolled
         if term.kind == "label" and len(words) > 1:
