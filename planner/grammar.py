@@ -81,7 +81,8 @@ def values(r: Reading) -> None:
             r.values.append(Value(t.i, t.i + 1, q, "text"))
         elif t.like_num and t.pos_ in ("NUM", "PROPN", "NOUN", "ADJ"):
             number = parse_number(t.text)
-            if number is not None and not (t.lower_ == "one" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ in ("of", "or")):
+            if number is not None and not (t.lower_ == "one" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ in ("of", "or")) \
+                    and not (t.lower_ == "one" and t.i > 0 and doc[t.i - 1].lower_ in ("in", "for", "on", "at", "by")):
                 r.values.append(Value(t.i, t.i + 1, number, "number"))
     r.values.sort(key=lambda v: v.start)
     for v in r.values:
@@ -107,7 +108,7 @@ def values(r: Reading) -> None:
 def schema(r: Reading) -> None:
     """Runs of words outside the values that name labels, properties or relationship types."""
     blocked = {i for v in r.values for i in range(v.start, v.end)}
-    words = ["" if t.i in blocked or t.is_punct else t.lower_ for t in r.doc]
+    words = ["" if t.i in blocked or t.is_punct or _order_word(r, t.i) else t.lower_ for t in r.doc]
     quiet = cues.FILLER - cues.NAMING_FILLER
     r.items = [Item(a, b, terms) for a, b, terms in r.terms.match(words)
                if not all(w in quiet for w in words[a:b]) or any(t.exact for t in terms)]
@@ -126,6 +127,11 @@ def schema(r: Reading) -> None:
     for rel in r.rels_hinted:
         own = {w[:5] for w in name_words(rel) if len(w) >= 5}
         r.hints[rel] = [i for i, w in enumerate(words) if len(w) >= 5 and w[:5] in own]
+
+
+def _order_word(r: Reading, i: int) -> bool:
+    """Whether token ``i`` is the "order" of "in (ascending) order of": a word of the sort, no schema name."""
+    return r.doc[i].lower_ == "order" and i > 0 and r.doc[i - 1].lower_ in cues.DESCENDING | cues.ASCENDING | {"in"}
 
 
 def _shared_heads(r: Reading, words: list[str]) -> None:
@@ -316,38 +322,48 @@ def negation(r: Reading) -> None:
         if t.lower_ not in cues.NEGATIONS:
             continue
         value_at = next((v.start for v in r.values if v.start > i and v.kind != "limit"), len(r.doc))
-        it = next((x for x in r.items if i < x.start <= i + 5 and x.start < value_at
-                   and x.kinds() & {"label", "rel"}), None)
-        if it is None:
-            continue
-        if r.negated:
+        found = [x for x in r.items if i < x.start <= i + 5 and x.start < value_at and x.kinds() & {"label", "rel"}]
+        if found and r.negated:
             r.decline("two negations")
             return
-        term = pick(it, "label", None)
-        if term is not None and term.owner != label:
-            r.negated[term.owner] = Absent()
-            it.term = term
-        elif it.kinds() == {"rel"}:
-            rels = [t.owner for t in it.terms if any(label in pair for pair in r.view.rels.get(t.owner, []))]
-            if len(rels) != 1:
+        # "faculty who do not participate in any activity": the verb may name another label's relationship;
+        # then the label after it says what is not there
+        for it in found:
+            term = _negate(r, it, label)
+            if term is None:
                 continue
-            a = Absent()
-            pair = next(p for p in r.view.rels[rels[0]] if label in p)
-            far = r.var_for(pair[1] if pair[0] == label else pair[0], f"not:{rels[0]}")
-            a.edges.append(Edge(f"r{len(r.query.edges) + 9}", rels[0], *((r.target, far) if pair[0] == label
-                                                                             else (far, r.target))))
-            r.negated[rels[0]] = a
-            r.absent_of[far] = a
-            a.own.add(far)
-            r.query.absent.append(a)
-            it.term = Term("rel", rels[0])
-        else:
-            continue
-        r.use((i, i + 1), (it.start, it.end))
-        if t.lower_ in ("not", "n't", "never"):
-            r.use(*[(k, k + 1) for k in range(max(0, i - 2), i) if r.doc[k].lemma_ in ("do", "be", "have")])
-        if term is not None and term.owner in r.negated:
-            join_label(r, term.owner)
+            r.use((i, i + 1), (it.start, it.end))
+            if t.lower_ in ("not", "n't", "never"):
+                r.use(*[(k, k + 1) for k in range(max(0, i - 2), i) if r.doc[k].lemma_ in ("do", "be", "have")])
+            if term.kind == "label":
+                join_label(r, term.owner)
+            break
+
+
+def _negate(r: Reading, it: Item, label: str) -> Term | None:
+    """Records the label or relationship ``it`` names as not there from the asked node, returning its term;
+    None when it names neither as such (a relationship that does not touch the asked label)."""
+    term = pick(it, "label", None)
+    if term is not None and term.owner != label:
+        r.negated[term.owner] = Absent()
+        it.term = term
+        return term
+    if it.kinds() != {"rel"}:
+        return None
+    rels = [t.owner for t in it.terms if any(label in pair for pair in r.view.rels.get(t.owner, []))]
+    if len(rels) != 1:
+        return None
+    a = Absent()
+    pair = next(p for p in r.view.rels[rels[0]] if label in p)
+    far = r.var_for(pair[1] if pair[0] == label else pair[0], f"not:{rels[0]}")
+    a.edges.append(Edge(f"r{len(r.query.edges) + 9}", rels[0], *((r.target, far) if pair[0] == label
+                                                                 else (far, r.target))))
+    r.negated[rels[0]] = a
+    r.absent_of[far] = a
+    a.own.add(far)
+    r.query.absent.append(a)
+    it.term = Term("rel", rels[0])
+    return it.term
 
 
 # -- conditions ------------------------------------------------------------------------------------
@@ -394,7 +410,7 @@ def conditions(r: Reading) -> None:
             op, op_span = trailing, [tspan]
         if op is None and prop_item is not None and prop_item.end <= v.start:
             ahead, ahead_span = comparator(low, max(0, prop_item.start - 3), prop_item.start)
-            if ahead in ("<", ">", "<=", ">="):  # "above age 46", "before the year of 2010"
+            if ahead in ("<", ">", "<=", ">=", "<>"):  # "above age 46", "before the year of 2010", "not in country"
                 op, op_span = ahead, op_span + ahead_span
         if op == "BETWEEN_START":
             op = "BETWEEN"
@@ -713,9 +729,9 @@ def pattern(r: Reading) -> None:
                     if named:
                         r.use((it.start - 2, it.start))
             r.use((it.start, it.end))
-
-
-# -- counts, aggregates, order ---------------------------------------------------------------------
+    inner = {v for a in r.query.absent for v in a.own}
+    if any(e.src in inner or e.dst in inner for e in r.query.edges):
+        r.decline("what the negation covers")  # a node said not to be there, also joined as there------------------------------------------------------------------
 
 
 def coverage(r: Reading) -> None:

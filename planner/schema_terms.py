@@ -111,9 +111,9 @@ class SchemaTerms:
             variants.append([w for w in words if w not in PREPOSITIONS] or words)  # "enrolled_in": enrolled
         if term.kind == "label" and len(words) > 1:
             # "Dorm_amenity", "Allergy_Type": a label named after another label is the rest of its words
-            others = {tuple(name_words(lb)) for lb in self.view.nodes if lb != name}
+            others = {tuple(_singular(w) for w in name_words(lb)) for lb in self.view.nodes if lb != name}
             for k in range(1, len(words)):
-                if tuple(words[:k]) in others:
+                if tuple(_singular(w) for w in words[:k]) in others:  # Document_Sections beside Documents
                     variants.append(words[k:])
         if owner is not None and term.kind == "prop":
             # "STU_GPA" of STUDENT, "emp_fname" of EMPLOYEE: a leading abbreviation of the owner's name is no word
@@ -183,6 +183,11 @@ def abbreviates(short: str, word: str) -> bool:
     return all(c in rest for c in short[1:])
 
 
+def _singular(word: str) -> str:
+    """A word's singular, for comparing names ("documents", "document")."""
+    return _inflect().singular_noun(word) or word
+
+
 def _keys(words: list[str]) -> set[str]:
     """Returns the index keys of a name's words: joined, with each form of the last word."""
     if not words:
@@ -201,6 +206,8 @@ def _run_keys(run: tuple[str, ...]) -> frozenset[str]:
         return frozenset(keys)
     if len(run) == 2 and run[0] in ABBREVIATED:  # "first name": fname, "last name": lname
         keys |= {run[0][0] + f for f in forms(run[1])}
+    if len(run) == 3 and run[1] == "of":  # "year of joining": Year_Join; "date of birth": birth_date
+        keys |= {run[0] + f for f in forms(run[2])} | {run[2] + f for f in forms(run[0])}
     return frozenset(keys | {f + "".join(run[1:]) for f in forms(run[0])})
 
 
