@@ -101,7 +101,7 @@ PLACE_WORDS = ("location", "city", "country", "place", "address", "region", "sta
 MULTIPLIERS = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000, "k": 1_000, "m": 1_000_000,
                "mn": 1_000_000, "bn": 1_000_000_000}
 # words in the names of properties that hold money, for an amount said with a currency and no property
-MONEY_WORDS = ("amount", "price", "cost", "value", "salary", "budget", "fee", "payment", "revenue", "total")
+MONEY_WORDS = ("amount", "price", "cost", "value", "salary", "budget", "fee", "payment", "total")
 CURRENCY_SIGNS = frozenset({"$", "€", "£", "usd", "eur", "gbp", "dollar", "dollars", "euro", "euros"})
 
 # currency and units written after an amount ("over 1,000,000 USD"): they restate the number

@@ -1,0 +1,374 @@
+"""The conditions of a question, for the grammar reader: each value constrains the property written before it,
+with the comparison between (:func:`conditions`); either-or and both-and of values; bounds on counts and on
+aggregates per asked node."""
+
+from __future__ import annotations
+
+from kgqa.planner import cues
+from kgqa.planner.attach import (
+    comparator,
+    named_before,
+    prop_before,
+    string_op,
+    trailing_comparator,
+)
+from kgqa.planner.joins import copy_path, holder_of, join_label, many_along, other_end, path_to
+from kgqa.planner.query import Column, Where
+from kgqa.planner.reading import (
+    Item,
+    Reading,
+    Value,
+    is_timed,
+    parse_number,
+    pick,
+    pick_prop,
+    typed_value,
+)
+from kgqa.planner.schema_terms import Term
+from kgqa.planner.shape import ROWID
+from kgqa.text import name_words
+
+
+def conditions(r: Reading) -> None:
+    """Each value constrains the property written before it (with the comparison between), else the property
+    it was linked to; "between A and B" is a range; a quoted text after "contains/starts/ends" a substring."""
+    if r.target is None:
+        return
+    lem = r.lemmas
+    for it, term in r.flags:
+        negated = it.start > 0 and r.doc[it.start - 1].lower_ in cues.NEGATIONS
+        r.query.where.append(Where(r.target, term.prop, "=", not negated))
+        r.where_ends.append((it.start, it.end))
+        it.term = term
+        r.use((it.start - negated, it.end))
+    done: set[int] = set()
+    ors: dict[tuple[str, str], tuple[int, int]] = {}  # (holder, prop) -> (its equality's index, value end)
+    for k, v in enumerate(r.values):
+        if k in done or v.kind == "limit":
+            continue
+        gap = v.end
+        while gap < len(lem) and (lem[gap] in ("or", "more", "less", "fewer", "different", "distinct", "unique")):
+            gap += 1
+        counted = next((it for it in r.items if it.start == gap and "label" in it.kinds()), None)
+        if v.kind == "number" and counted is not None and isinstance(v.value, int):
+            _count_bound(r, v, counted, low_ops=[t.lower_ for t in r.doc])
+            continue
+        named = next((it for it in r.items if it.start == gap and "prop" in it.kinds()), None)
+        if v.kind == "number" and named is not None and not any(
+                _is_number(r, t) or r.view.is_numeric_text(t.owner, t.prop) for t in named.terms if t.kind == "prop"):
+            r.decline(f"{v.value} {r.doc[named.start:named.end].text}")  # "more than one region": a count of text
+            continue
+        nxt = r.doc[gap] if gap < len(r.doc) else None
+        if v.kind == "number" and nxt is not None and nxt.tag_ == "NNS" and not any(
+                it.start <= gap < it.end for it in r.items):
+            r.decline(f"{v.value} {nxt.text}")  # "more than 2 records": a count of what
+            continue
+        prop_item = prop_before(r, v)
+        low = [t.lower_ if t.i not in r.used else "" for t in r.doc]  # words read already compare nothing
+        op, op_span = comparator(low, prop_item.end if prop_item and prop_item.end <= v.start else max(0, v.start - 4),
+                                 v.start)  # "with at least 100000 salary": the comparison before the value
+        trailing, tspan = trailing_comparator(low, v.end)
+        if trailing and op is None:  # "100 or higher"; not "above 50 or below 46"
+            op, op_span = trailing, [tspan]
+        if op is None and prop_item is not None and prop_item.end <= v.start:
+            ahead, ahead_span = comparator(low, max(0, prop_item.start - 3), prop_item.start)
+            if ahead in ("<", ">", "<=", ">=", "<>"):  # "above age 46", "before the year of 2010", "not in country"
+                op, op_span = ahead, op_span + ahead_span
+        if op == "BETWEEN_START":
+            op = "BETWEEN"
+        substring = string_op(lem, prop_item.end if prop_item else max(0, v.start - 3), v.start)
+        aged = [t.lower_ for t in r.doc[max(0, v.start - 3):v.start] if t.lower_ in ("older", "younger")]
+        if aged and v.kind == "number":
+            ages = [p for p in r.view.nodes.get(r.query.nodes[r.target], {}) if p.lower() in cues.AGE_WORDS]
+            if len(ages) != 1:
+                r.decline(f"{aged[0]} by what")
+                continue
+            prop_item = None
+            term = Term("prop", r.query.nodes[r.target], ages[0])
+        else:
+            term = None
+        if term is None and prop_item is not None:
+            term = pick(prop_item, "prop", _governor(r, prop_item) or r.query.nodes.get(r.target))
+            if term is None:
+                term = pick_prop(prop_item, r)
+        if term is not None and v.kind in ("linked", "text") and not term.on_rel and not substring \
+                and not r.terms.holds(term.owner, term.prop, v.value):
+            # "a beneficiary bank from 'Singapore'": the property named does not hold the value; one that holds
+            # it and whose name extends the words written does (beneficiary_bank_country)
+            term = _holding(r, term, v, prop_item)
+            if term is None:
+                continue
+        year = v.kind == "number" and isinstance(v.value, int) and 1800 <= v.value <= 2100
+        if year and term is not None and not term.on_rel and not is_timed(term.prop) and \
+                r.view.prop_type(term.owner, term.prop) not in ("INT16", "INT32") and \
+                any(w in ("after", "before", "since", "in", "during") for w in low[max(0, v.start - 3):v.start]):
+            term = _year_prop(r, term.owner)  # "a host city after 2010": the year the hosting holds
+            prop_item = None
+        if term is None and year:
+            # "opened between 2000 and 2005", "wines made before 2000"; "an exhibition in 2004": the label's named
+            named = next((x for x in reversed(r.items) if x.end <= v.start and v.start - x.end <= 2 and
+                          pick(x, "label", None) is not None), None)
+            term = _year_prop(r, pick(named, "label", None).owner) if named is not None else None
+            term = term or _year_prop(r)
+        if term is None and v.kind == "number":
+            term = _key_named(r, v)  # "student 1004", "department 520": the key of the label named just before
+        if term is None and v.kind == "number" and _money(r, v):
+            term = _money_prop(r)  # "transactions above $10 million": the one amount the labels hold
+        if term is None and v.kind == "linked":
+            at = v.start - (named_before(lem, v.start) and r.doc[v.start - 1].tag_ == "VBN")
+            before = next((pick(x, "label", None) for x in r.items if x.end == at), None)
+            owner = before.owner if before is not None and any(lb == before.owner for lb, _ in v.options) else v.label
+            term = Term("prop", owner, next(p for lb, p in v.options if lb == owner) if owner != v.label else v.prop)
+            # "the album 'Balls to the Wall'": the value of the label named just before it
+        if term is None and v.kind == "text" and named_before(lem, v.start):
+            label = r.query.nodes[r.target]
+            term = Term("prop", label, r.view.display(label))
+        if term is None:
+            r.decline(f"what {r.doc[v.start:v.end].text} is")
+            continue
+        if term.kind == "prop" and not term.on_rel and r.view.is_empty(term.owner, term.prop):
+            r.decline(f"no {term.owner} has any {term.prop}")  # "items with more than 100 votes": none has votes
+            continue
+        if isinstance(v.value, str) and parse_number(v.value) is None and _is_number(r, term):
+            # "a dorm with a TV Lounge" read onto dormid: a word is no number; the value's own property, if linked
+            if v.kind != "linked" or _is_number(r, Term("prop", v.label, v.prop)):
+                r.decline(f"{v.value!r} as {term.owner}.{term.prop}")
+                continue
+            term, prop_item = Term("prop", v.label, v.prop), None
+        value = v.value
+        if term.kind == "prop" and not term.on_rel:
+            value = typed_value(r.view.prop_type(term.owner, term.prop), value)
+        if substring and isinstance(value, str):
+            op = substring[0]
+            r.use(substring[1])
+        # "between 10 and 20"
+        if k + 1 < len(r.values) and lem[v.start - 1:v.start] == ["between"] and \
+                lem[v.end:v.end + 1] == ["and"] and r.values[k + 1].start == v.end + 1:
+            hi = r.values[k + 1]
+            done.add(k + 1)
+            op, value = "BETWEEN", (value, typed_value(r.view.prop_type(term.owner, term.prop), hi.value))
+            r.use((v.start - 1, hi.end))
+        holder = holder_of(r, term)
+        if holder is None:
+            continue
+        fn = _aggregate_before(r, prop_item, term)
+        if fn is not None and op in ("<", ">", "<=", ">=", "=", None) and not isinstance(value, str):
+            # "departments whose average salary is above 42000": a bound on the aggregate per asked node
+            r.bounds.append((Column(holder, term.prop, fn), op or "=", value))
+            prop_item.term = term
+            k = next((j for j in range(prop_item.start - 1, -1, -1) if r.lemmas[j] in cues.AGGREGATES), prop_item.start)
+            r.use((k, prop_item.end), (v.start, v.end), *op_span)
+            continue
+        verbs = [it for it in r.items if it.kinds() == {"rel"}]
+        apposed = any(it.end == v.start and "label" in it.kinds() for it in r.items)  # "the dept 'History'"
+        if v.kind == "linked" and prop_item is None and holder == r.target and not r.asked and verbs and \
+                not apposed and \
+                not (r.doc[v.start:v.end].root.dep_ in ("nsubj", "nsubjpass", "attr") and
+                     lem[0] not in ("who", "which", "what")):
+            # "Who does Paul Blythe follow?", "Who acted alongside Keanu Reeves?": the named node is not the one
+            # asked for; along a relationship of the label to itself it is the edge's other end
+            holder = other_end(r, v)
+            if holder is None:
+                continue
+        if isinstance(value, str) and op in ("<", ">", "<=", ">=") and not any(c.isdigit() for c in value):
+            op = "="  # "courses under the 'Computer Science' subject": words have no order
+        prev = ors.get((holder, term.prop))
+        if (op or "=") == "=" and prev is not None and "or" in lem[prev[1]:v.start] and \
+                all(w in ("or", ",", "either", "'", '"', "the", "be") for w in lem[prev[1]:v.start]):
+            # "whose residence is either 'Brandon' or 'Birtle'": one of the values
+            w0 = r.query.where[prev[0]]
+            listed = list(w0.value) if w0.op == "IN" else [w0.value]
+            r.query.where[prev[0]] = Where(holder, term.prop, "IN", listed + [value])
+            r.where_ends[prev[0]] = (r.where_ends[prev[0]][0], v.end)
+            ors[(holder, term.prop)] = (prev[0], v.end)
+            r.use((prev[1], v.end))
+            continue
+        if (op or "=") == "=":
+            ors[(holder, term.prop)] = (len(r.query.where), v.end)
+        if holder in r.absent_of:
+            r.absent_of[holder].where.append(Where(holder, term.prop, op or "=", value))
+        else:
+            r.query.where.append(Where(holder, term.prop, op or "=", value))
+            r.where_ends.append((prop_item.start if prop_item else v.start, v.end))
+        if prop_item is not None:
+            prop_item.term = term
+            r.use((prop_item.start, prop_item.end))
+        r.use((v.start, v.end), *op_span)
+        if named_before(lem, v.start) and lem[v.start - 1] in ("name", "call", "title", "named", "called", "titled") \
+                and r.doc[v.start - 1].tag_ == "VBN":
+            r.use((v.start - 1, v.start))  # "the employee called Ebba"
+    _disjunctions(r)
+    for w in r.query.where:
+        if w.op == "<>" and w.holder != r.target:
+            r.decline(f"not {w.value!r} (none of them, or one that is not)")
+    _conjunctions(r)
+
+
+def _conjunctions(r: Reading) -> None:
+    """Two values of one property said with "and": of a node joined many to each asked node, each value on a
+    node of its own ("students who play both Canoeing and Kayaking": two activities); of the asked node itself,
+    or of the one node joined to it, either value ("the Marketing and Finance departments", "Latin and Pop
+    tracks"): one node cannot hold both."""
+    q = r.query
+    same: dict[tuple[str, str], list[int]] = {}
+    for k, w in enumerate(q.where):
+        if w.op == "=" and not isinstance(w.value, (list, tuple)):
+            same.setdefault((w.holder, w.prop), []).append(k)
+    gone: set[int] = set()
+    for (holder, prop), ks in same.items():
+        if len(ks) < 2:
+            continue
+        spans = [r.where_ends[k] for k in ks]
+        if not all("and" in r.lemmas[a[1]:b[0]] or "," in r.lemmas[a[1]:b[0]] or "both" in r.lemmas[a[1]:b[0]]
+                   for a, b in zip(spans, spans[1:])) or any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
+            r.decline("two values of one property at once (both)")
+            return
+        if any("how" in r.lemmas[a[1]:b[0]] for a, b in zip(spans, spans[1:])):
+            r.decline("two values of one property, each asked apart")  # "how many are male and how many female"
+            return
+        path = path_to(q, r.target, holder)
+        many = holder != r.target and path is not None and many_along(r.view, q, path, r.target)
+        if not many and "both" in r.lemmas[max(0, spans[0][0] - 5):spans[-1][0]]:
+            r.decline("two values of one property at once (both)")  # "industries of both a company in X and ..."
+            return
+        if not many:
+            q.where[ks[0]] = Where(holder, prop, "IN", [q.where[k].value for k in ks])
+            gone.update(ks[1:])
+        else:
+            for n, k in enumerate(ks[1:], start=1):
+                q.where[k] = Where(copy_path(r, path, f"both{n}"), prop, "=", q.where[k].value)
+        r.use(*[(a[1], b[0]) for a, b in zip(spans, spans[1:])])
+    q.where[:] = [w for k, w in enumerate(q.where) if k not in gone]
+    r.where_ends[:] = [e for k, e in enumerate(r.where_ends) if k not in gone]
+
+
+def _aggregate_before(r: Reading, it: Item | None, term: Term) -> str | None:
+    """The aggregate written just before a numeric property ("whose average salary", "a total amount"), when the
+    property is not the asked node's own (one value each: nothing to aggregate), else None."""
+    if it is None or it.start == 0 or term.on_rel or not _is_number(r, term):
+        return None
+    k = it.start - 1
+    if any(x.end == it.start and pick(x, "label", None) is not None and pick(x, "label", None).owner == term.owner
+           for x in r.items):  # "the average course credits"
+        k = next(x.start for x in r.items if x.end == it.start) - 1
+    word = r.lemmas[k] if k >= 0 else ""
+    if word not in cues.AGGREGATES or word == "overall" or term.owner == r.query.nodes.get(r.target):
+        return None
+    return cues.AGGREGATES[word]
+
+
+def _governor(r: Reading, it: Item) -> str | None:
+    """The label of the noun a property word modifies in the parse ("the customer with id 10": customer), when
+    that noun names a label that owns the property."""
+    tok = r.doc[it.end - 1]
+    for _ in range(3):
+        if tok.head is tok:
+            return None
+        tok = tok.head
+        owner = next((x for x in r.items if x.start <= tok.i < x.end and "label" in x.kinds()), None)
+        if owner is not None:
+            lab = pick(owner, "label", None)
+            if lab is not None and any(t.kind == "prop" and t.owner == lab.owner for t in it.terms):
+                return lab.owner
+            return None
+    return None
+
+
+def _disjunctions(r: Reading) -> None:
+    """"a height over 5000 or a prominence over 1000": conditions written with "or" between them hold either."""
+    w = r.query.where
+    ends = r.where_ends
+    for k in range(len(w) - 1, 0, -1):
+        a_end, b_start = ends[k - 1][1], ends[k][0]
+        if a_end <= b_start and "or" in r.lemmas[a_end:b_start] and w[k].op != "IN" and w[k - 1].op != "IN":
+            either = Where(w[k - 1].holder, "", "OR", (w[k - 1], w[k]))
+            w[k - 1:k + 1] = [either]
+            ends[k - 1:k + 1] = [(ends[k - 1][0], ends[k][1])]
+            r.use((a_end, b_start))
+
+
+def _is_number(r: Reading, term: Term) -> bool:
+    """Whether a property term holds numbers (of a node or a relationship)."""
+    typ = r.view.rel_props.get(term.owner, {}).get(term.prop) if term.on_rel else r.view.prop_type(term.owner, term.prop)
+    return bool(typ) and typ.startswith(("INT", "UINT", "DOUBLE", "FLOAT", "DECIMAL", "SERIAL"))
+
+
+def _key_named(r: Reading, v: Value) -> Term | None:
+    """The numeric key of the label written just before a number ("advises student 1004"), else None."""
+    named = next((x for x in r.items if x.end == v.start and "label" in x.kinds()), None)
+    term = pick(named, "label", None) if named is not None else None
+    if term is None:
+        return None
+    key = r.view.key(term.owner)
+    if not key or key == ROWID or not (r.view.is_number(term.owner, key) or r.view.is_numeric_text(term.owner, key)):
+        return None
+    named.term = term
+    r.use((named.start, named.end))
+    return Term("prop", term.owner, key)
+
+
+def _money(r: Reading, v: Value) -> bool:
+    """Whether a number is said as money ("$500,000", "1 million USD")."""
+    around = [r.doc[k].lower_ for k in (v.start - 1, v.end) if 0 <= k < len(r.doc)]
+    return r.doc[v.start].text.startswith(("$", "€", "£")) or any(w in cues.CURRENCY_SIGNS for w in around)
+
+
+def _money_prop(r: Reading) -> Term | None:
+    """The one numeric property, of the labels the question names, whose name says money, else None."""
+    labels = set(r.query.nodes.values()) | {t.owner for x in r.items for t in x.terms if t.kind == "label"}
+    found = [Term("prop", lb, p) for lb in sorted(labels) for p in r.view.nodes.get(lb, {})
+             if r.view.is_number(lb, p) and any(w in p.lower() for w in cues.MONEY_WORDS)]
+    return found[0] if len(found) == 1 else None
+
+
+def _year_prop(r: Reading, label: str | None = None) -> Term | None:
+    """The one property of ``label`` (default: the asked one) that holds years or dates, by its name."""
+    label = label or r.query.nodes[r.target]
+    props = [p for p in r.view.nodes.get(label, {}) if is_timed(p)]
+    return Term("prop", label, props[0]) if len(props) == 1 else None
+
+
+def _count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
+    """"students with at least two allergies": a bound on how many nodes of that label each row reaches."""
+    term = pick(it, "label", None)
+    if term is None or term.owner == r.query.nodes.get(r.target):
+        r.decline(f"{v.value} {r.doc[it.start:it.end].text} of what")
+        return
+    op, span = comparator(low_ops, max(0, v.start - 4), v.start)
+    trailing, tspan = trailing_comparator(low_ops, v.end)
+    if trailing:
+        op, span = trailing, span + [tspan]
+    span.append((v.end, it.start))
+    var = r.vars.get(term.owner) or join_label(r, term.owner)
+    if var is None:
+        return
+    it.term = term
+    if (op, v.value) in ((">=", 1), (">", 0)):  # "at least one entity": there is one, the join says it
+        r.use((v.start, v.end), (it.start, it.end), *span)
+        return
+    r.bounds.append((Column(var, None, "count", True), op or "=", v.value))
+    r.use((v.start, v.end), (it.start, it.end), *span)
+
+
+def _holding(r: Reading, term: Term, v: Value, it: Item | None) -> Term | None:
+    """The property holding value ``v`` whose name starts with the words written, else a decline saying that
+    none holds it. The words tried, longest first: the item after a possessive joined to the one before it ("the
+    originator bank's country": originator_bank_country), the item's own words ("originator bank":
+    originator_bank, not originator_bank_id), the chosen property's name."""
+
+    saids = []
+    if it is not None:
+        own = [w for w in r.lemmas[it.start:it.end] if w.isalnum()]
+        before = next((x for x in r.items if x.end == it.start - 1), None)
+        if before is not None and r.doc[it.start - 1].tag_ == "POS":
+            saids.append([w for w in r.lemmas[before.start:before.end] if w.isalnum()] + own)
+        saids.append(own)
+    saids.append(name_words(term.prop or ""))
+    labels = set(r.query.nodes.values()) | {t.owner for x in r.items for t in x.terms if t.kind == "label"}
+    for said in saids:
+        fits = [(lb, p) for lb, p in v.options if said and name_words(p)[:len(said)] == said and
+                (lb, p) != (term.owner, term.prop) and (lb == term.owner or lb in labels)]
+        if len(fits) == 1:
+            return Term("prop", fits[0][0], fits[0][1])
+    r.decline(f"no {term.owner} has {term.prop} {v.value!r}")
+    return None

@@ -1,0 +1,124 @@
+"""Joining every label a question names to the asked one (:func:`pattern`), and the last check of a reading
+(:func:`coverage`): a content word nothing explained declines it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgqa.planner import cues
+from kgqa.planner.joins import edge_of, join_label
+from kgqa.planner.reading import (
+    Reading,
+    pick,
+)
+from kgqa.planner.schema_terms import Term
+from kgqa.planner.shape import ROWID
+from kgqa.text import name_words
+
+
+def pattern(r: Reading) -> None:
+    """Every other label, property owner and relationship the question names is joined to the asked label
+    along the shortest schema path (relationships the question names preferred); two such paths and no word
+    to choose between them is a decline."""
+    if r.target is None:
+        return
+    target_label = r.query.nodes[r.target]
+    # relationships named by a verb or noun, or owning a property used: an edge from the asked label
+    for it in r.items:
+        if it.term is None and it.kinds() == {"rel"}:  # a word that may also name a property is not read as a verb
+            rels = [t.owner for t in it.terms if t.kind == "rel"]
+            exact = [t.owner for t in it.terms if t.kind == "rel" and t.exact]
+            touching = [x for x in (exact or rels) if any(target_label in pair for pair in r.view.rels.get(x, []))]
+            joined = [x for x in rels if x in r.rel_var]
+            if len(joined) == 1:
+                touching = joined  # "visited ... in season 2": the relationship whose property is already used
+            if len(touching) > 1:
+                term = r.choose(it.start, [Term("rel", x) for x in touching], f"'{r.doc[it.start:it.end].text}' means")
+                touching = [term.owner] if term else []
+            if len(touching) == 1:
+                it.term = Term("rel", touching[0])
+                edge_of(r, touching[0])
+                r.use((it.start, it.end))
+    for it in r.items:
+        if it.term is None and "label" in it.kinds() and it not in r.asked:
+            term = pick(it, "label", None)
+            if term is None:
+                continue
+            it.term = term
+            if term.owner != target_label:
+                var = join_label(r, term.owner)
+                low = [t.lower_ for t in r.doc]
+                named = low[max(0, it.start - 2):it.start] in (["name", "of"], ["names", "of"], ["title", "of"],
+                                                               ["titles", "of"])
+                if var is not None and r.view.display(term.owner) != ROWID and (r.doc[it.end - 1].dep_ == "conj" or named or
+                                        low[max(0, it.start - 1):it.start] in (["their"], ["its"])):
+                    r.shown.append(var)  # "the names of members and their parties": each party beside them
+                    if named:
+                        r.use((it.start - 2, it.start))
+            r.use((it.start, it.end))
+    inner = {v for a in r.query.absent for v in a.own}
+    if any(e.src in inner or e.dst in inner for e in r.query.edges):
+        r.decline("what the negation covers")  # a node said not to be there, also joined as there------------------------------------------------------------------
+
+
+def coverage(r: Reading) -> None:
+    """Declines when a content word is left unexplained: a plan that ignores it answers another question."""
+    quiet = cues.FILLER - cues.TELLING_FILLER  # "the types of games", "the names of the hosts" say something
+    r.use(*[(t.i, t.i + 1) for t in r.doc if t.lower_ in cues.UNITS and t.i > 0 and r.doc[t.i - 1].like_num and
+            not any(it.start <= t.i < it.end for it in r.items)])  # "1,000,000 USD"
+    left = [t.text for t in r.doc if t.i not in r.used and not t.is_punct and t.lower_ not in quiet
+            and t.lemma_.lower() not in quiet and t.pos_ not in ("DET", "ADP", "PRON", "AUX", "CCONJ", "SCONJ", "PART")
+            and not (t.is_stop and t.pos_ not in ("NOUN", "VERB", "ADJ", "PROPN", "NUM") and t.lower_ not in cues.NEGATIONS)]
+    left += [t.text for t in r.doc if t.i not in r.used and (t.lower_ in cues.NEGATIONS or t.lower_ in cues.SCOPE_WORDS)]
+    joined = r.query.edges or r.query.absent
+    said = {i for v in r.values for i in range(v.start, v.end) if i in r.used}
+    restating = {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and (joined and any(
+        c.dep_ in ("prep", "agent", "dative") and any(g.i in r.used for g in c.children) or
+        c.dep_ == "dobj" and _names_label(r, c.i) and t.lemma_.lower() in cues.LIGHT_VERBS for c in t.children)
+        or joined and _relative_read(r, t) or any(
+        c.dep_ == "prep" and any(g.i in said for g in c.subtree) for c in t.children))}
+    restating -= _naming_other(r, restating)
+    restating |= _named_on_path(r)
+    restating |= {t.text for t in r.doc if joined and t.lemma_.lower() in cues.PLACE_VERBS and t.i not in r.used}
+    left = [w for w in left if w not in restating]  # "wines produced in Sonoma": the verb of the join
+    if left:
+        r.decline(", ".join(repr(w) for w in dict.fromkeys(left)))
+
+
+def _relative_read(r: Reading, verb: Any) -> bool:
+    """Whether ``verb``, a light verb, heads a relative clause of a label read, every content word under it read
+    too ("the artist who made the album 'X'"): it joins what was read."""
+    if verb.dep_ not in ("relcl", "acl") or not _names_label(r, verb.head.i) or \
+            verb.lemma_.lower() not in cues.LIGHT_VERBS:
+        return False
+    words = [t for t in verb.subtree if t.i != verb.i and not t.is_punct and not t.is_stop]
+    return bool(words) and all(t.i in r.used for t in words) and any(_names_label(r, t.i) for t in words)
+
+
+def _names_label(r: Reading, i: int) -> bool:
+    """Whether token ``i`` is read as a label of the query ("the artist who made the album")."""
+    return i in r.used and any(it.start <= i < it.end and it.term is not None and it.term.kind == "label"
+                               for it in r.items)
+
+
+def _named_on_path(r: Reading) -> set[str]:
+    """The unread words that share their stem with a label or relationship the query joins through ("students
+    enrolled in courses" through Student_Course_Enrolment): the join says them."""
+    q = r.query
+    names = [*q.nodes.values(), *(e.rel for e in q.edges)] + [e.rel for a in q.absent for e in a.edges]
+    stems = {w[:5] for n in names for w in name_words(n) if len(w) >= 5}
+    return {t.text for t in r.doc if t.i not in r.used and t.pos_ in ("VERB", "NOUN", "ADJ") and len(t.lower_) >= 5
+            and (t.lower_[:5] in stems or t.lemma_.lower()[:5] in stems)}
+
+
+def _naming_other(r: Reading, verbs: set[str]) -> set[str]:
+    """The verbs that share their stem with a schema name the query does not use ("advised by" and the property
+    Advisor, while the join goes through activities): such a verb names that, not the join."""
+    q = r.query
+    used = {e.rel for e in q.edges} | {w.prop for w in q.where} | {c.prop for c in q.columns if c.prop} | \
+        set(q.nodes.values())
+    names = [n for n in [*r.view.nodes, *r.view.rels, *(p for props in r.view.nodes.values() for p in props)]
+             if n not in used]
+    stems = {w[:5] for n in names for w in name_words(n) if len(w) >= 5}
+    lemma = {t.text: t.lemma_.lower() for t in r.doc}
+    return {v for v in verbs if len(lemma[v]) >= 5 and (lemma[v][:5] in stems or v.lower()[:5] in stems)}

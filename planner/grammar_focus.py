@@ -1,0 +1,131 @@
+"""What a question asks, for the grammar reader: the label asked about and the properties asked for
+(:func:`focus`)."""
+
+from __future__ import annotations
+
+from kgqa.planner import cues
+from kgqa.planner.attach import (
+    bound_prop,
+    value_after,
+)
+from kgqa.planner.reading import (
+    Item,
+    Reading,
+    pick,
+    term_name,
+)
+from kgqa.planner.schema_terms import Term
+
+
+def focus(r: Reading) -> None:
+    """The label asked about and the properties asked for: the first label named, or the label the first
+    named properties belong to ("the names of the heads"); "who" asks for the graph's person label."""
+    lem = r.lemmas
+    labels = [it for it in r.items if "label" in it.kinds()]
+    label = None
+    if labels:
+        first = labels[0]
+        term = pick(first, "label", None) or r.choose(
+            first.start, sorted((t for t in first.terms if t.kind == "label"), key=term_name), "is asked about")
+        if term is None:
+            return
+        label = term.owner
+        first.term = term
+        r.use((first.start, first.end))
+        nxt = first.end
+        if nxt < len(r.doc) and r.doc[nxt].lower_ in ("name", "names", "title", "titles") and \
+                not any(x.start <= nxt < x.end for x in r.items):
+            r.use((nxt, nxt + 1))  # "the department name": what names a department
+    elif lem and lem[0] == "who" and r.view.spec.who:
+        label = r.view.spec.who
+        r.use((0, 1))
+    else:
+        owners = _common_owners([it for it in r.items if "prop" in it.kinds()])
+        if len(owners) == 1:
+            label = owners[0]
+        elif owners:
+            r.decline(f"which of {', '.join(owners)} is asked about")
+            return
+    if label is None:
+        rels = {t.owner for it in r.items for t in it.terms if t.kind in ("rel", "prop") and t.on_rel or t.kind == "rel"}
+        ends = {src for rel in rels for src, _ in r.view.rels.get(rel, [])}
+        if len(ends) == 1:
+            label = ends.pop()
+    if label is None:
+        r.decline("what is asked about")
+        return
+    r.target = r.var_for(label)
+    if labels:
+        low = [t.lower_ for t in r.doc]
+        k = labels[0].start
+        while k > 0 and (low[k - 1] in ("the", "all", "a", "an", "each", "every") or
+                         any(v.start == k - 1 and v.kind == "limit" for v in r.values)):
+            k -= 1
+        if low[max(0, k - 2):k] in (["name", "of"], ["names", "of"], ["title", "of"], ["titles", "of"]):
+            r.use((k - 2, k))  # "the names of the heads": what names them
+    info = [i for i, w in enumerate(lem) if w in ("information", "detail", "everything", "info", "attribute")]
+    if info and (lem[info[0] - 1:info[0]] in (["all"], ["the"]) or lem[info[0] - 2:info[0] - 1] == ["all"] or
+                 any(it.end == info[0] and "label" in it.kinds() for it in r.items)):
+        r.all_props = True
+        r.use((info[0], info[0] + 1))
+    # the properties asked for: the run of property words before the first label or condition word, and those of
+    # a later sentence that asks for more of the same ("... ? Give me their first names.")
+    first_label = labels[0].start if labels else len(r.doc)
+    later = [t.i for t in r.doc if t.is_sent_start and t.i > first_label and t.lemma_.lower() in cues.ASK_VERBS]
+    last = None
+    for it in r.items:
+        if later and it.start > later[0]:
+            if "label" in it.kinds() and pick(it, "label", None) is not None and \
+                    pick(it, "label", None).owner == label:
+                r.use((it.start, it.end))  # "Return the city and its GDP"
+                r.show_target = True
+                continue
+        elif it.start >= first_label and not (labels and it.start == labels[0].end and not r.asked and any(
+                t.kind == "prop" and t.owner == label for t in it.terms)) and not (
+                last is not None and last.start >= first_label and "and" in lem[last.end:it.start] and
+                all(w in ("and", ",", "the", "number", "of", "their", "its") or w in cues.AGGREGATES
+                    for w in lem[last.end:it.start])):  # "the student ids and the number of hours played"
+            continue
+        if last is not None and any(lem[k] in cues.ENDS_ASKED and not (lem[k] == "of" and lem[k - 1] in (
+                "number", "amount", *cues.AGGREGATES)) for k in range(last.end, it.start)):
+            break  # "the maximum enrollment across all schools": what follows the preposition is no column
+        term = pick(it, "prop", label)
+        if term is None or value_after(r, it) or bound_prop(r, it):
+            continue
+        if it.end - it.start == 1 and lem[it.start] in ("number", "count", "amount") and \
+                lem[it.end:it.end + 1] == ["of"] and not term.exact:
+            continue  # "the number of patients": a count, not RoomNumber
+        head = r.doc[it.end - 1]
+        if any(r.doc[k].tag_ in ("JJS", "RBS") for k in range(max(0, it.start - 2), it.start)):
+            continue  # "the top 3 most expensive products": the order, not a column
+        shared = it.end < len(r.doc) and r.doc[it.end].lower_ in ("and", "or", ",") and any(
+            x.start == it.end + 1 and x.end - x.start >= 2 for x in r.items)  # "the first and last name"
+        if (head.dep_ == "amod" and not shared) or (head.tag_ in ("JJ", "VBN") and it.end < first_label + 1 and
+                                   r.doc[it.end].i == first_label):
+            if r.view.prop_type(term.owner, term.prop) == "BOOL":
+                r.flags.append((it, term))  # "the discontinued products": a condition, not a column
+            continue
+        it.term = term
+        r.asked.append(it)
+        last = it
+    if lem[:1] == ["where"] and not r.asked:
+        _where_asked(r, label)
+
+
+def _where_asked(r: Reading, label: str) -> None:
+    """"Where is the club 'X' located?": the one property of the asked label named as a place is asked; the
+    place verb restates it."""
+    places = [p for p in r.view.nodes.get(label, {}) if any(w in p.lower() for w in cues.PLACE_WORDS)
+              and r.view.prop_type(label, p) == "STRING"]
+    if len(places) != 1:
+        return
+    r.asked.append(Item(0, 1, {Term("prop", label, places[0])}, Term("prop", label, places[0])))
+    r.use((0, 1), *[(t.i, t.i + 1) for t in r.doc if t.lemma_.lower() in cues.PLACE_VERBS])
+
+
+def _common_owners(items: list[Item]) -> list[str]:
+    owners = None
+    for it in items:
+        mine = {t.owner for t in it.terms if t.kind == "prop" and not t.on_rel}
+        owners = mine if owners is None else (owners & mine or owners)
+    return sorted(owners or [])

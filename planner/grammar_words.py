@@ -1,0 +1,117 @@
+"""Reading the words of a question for the grammar reader: the values it states (linked graph values, quoted
+texts, numbers, how many rows) and the runs of words that name schema elements (:func:`values`, :func:`schema`)."""
+
+from __future__ import annotations
+
+from kgqa.planner import cues
+from kgqa.planner.parse import quoted_value
+from kgqa.planner.reading import (
+    Item,
+    Reading,
+    Value,
+    parse_number,
+)
+from kgqa.text import name_words
+
+
+def values(r: Reading) -> None:
+    """Linked values and quoted literals (from the lexicon's mentions), then numbers, become :class:`Value`s."""
+    doc = r.doc
+    for m in r.mentions:
+        span = doc.char_span(m.start, m.end, alignment_mode="expand")
+        if span is None or (not m.label and len(span) > 1):
+            continue  # a quoted schema name ('book 45'), read as words
+        if m.label and len(span) == 1 and span[0].pos_ in ("VERB", "AUX", "ADP", "ADV", "DET", "PRON", "SCONJ") \
+                and span[0].text.islower() and quoted_value(span[0]) is None:
+            continue  # "tracks that belong to": a lower-case verb or function word, not the track 'Belong'
+        kind = "linked" if m.label else "text"
+        options = tuple(dict.fromkeys([(m.label, m.prop)] + [(a[0], a[1]) for a in m.alternatives])) if m.label else ()
+        r.values.append(Value(span.start, span.end, m.value, kind, m.label, m.prop, options))
+    linked = sorted((v for v in r.values if v.kind == "linked"), key=lambda v: v.start)
+    for a, b in zip(linked, linked[1:]):
+        if b.start == a.end:
+            common = [o for o in a.options if o[0] in {lb for lb, _ in b.options}]
+            if common:
+                a.label, a.prop = common[0]
+                b.label, b.prop = next(o for o in b.options if o[0] == a.label)
+                a.options = (common[0],)
+                b.options = ((b.label, b.prop),)
+    taken = {i for v in r.values for i in range(v.start, v.end)}
+    for t in doc:
+        if t.i in taken:
+            continue
+        q = quoted_value(t)
+        if q is not None:
+            r.values.append(Value(t.i, t.i + 1, q, "text"))
+        elif t.like_num and t.pos_ in ("NUM", "PROPN", "NOUN", "ADJ"):
+            number = parse_number(t.text)
+            if number is not None and not (t.lower_ == "one" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ in ("of", "or")) \
+                    and not (t.lower_ == "one" and t.i > 0 and doc[t.i - 1].lower_ in ("in", "for", "on", "at", "by")):
+                r.values.append(Value(t.i, t.i + 1, number, "number"))
+    r.values.sort(key=lambda v: v.start)
+    for v in r.values:
+        if v.kind == "number" and v.end < len(doc) and doc[v.end].lower_ in cues.MULTIPLIERS:
+            v.value = v.value * cues.MULTIPLIERS[doc[v.end].lower_]  # "$10 million"
+            v.end += 1
+    low = [t.lower_ for t in doc]
+    for v in r.values:
+        # "the top 5", "the 3 oldest", "limit to 10": how many rows, not a condition
+        if v.kind == "number" and isinstance(v.value, int) and (
+                low[max(0, v.start - 1):v.start] and low[v.start - 1] in cues.TOP_WORDS | {"limit", "last"}
+                or low[max(0, v.start - 2):v.start] == ["limit", "to"]
+                or (v.end < len(doc) and doc[v.end].tag_ in ("JJS", "RBS"))):
+            v.kind = "limit"
+    ranked = any(t.tag_ in ("JJS", "RBS") or t.lower_ in cues.TOP_WORDS for t in doc)
+    for v in r.values:
+        nxt = doc[v.end] if v.end < len(doc) else None
+        if ranked and v.kind == "number" and isinstance(v.value, int) and nxt is not None and nxt.tag_ == "NNS" \
+                and v.start > 0 and doc[v.start - 1].pos_ in ("DET", "VERB", "AUX", "PRON", "PUNCT") \
+                or (v.kind == "number" and v.start == 1 and doc[0].lower_ in ("list", "show", "find", "name", "give")):
+            v.kind = "limit"  # "Which three countries have the most ...", "List 5 filings ..."
+
+
+def schema(r: Reading) -> None:
+    """Runs of words outside the values that name labels, properties or relationship types."""
+    blocked = {i for v in r.values for i in range(v.start, v.end)}
+    words = ["" if t.i in blocked or t.is_punct or _order_word(r, t.i) else t.lower_ for t in r.doc]
+    quiet = cues.FILLER - cues.NAMING_FILLER
+    r.items = [Item(a, b, terms) for a, b, terms in r.terms.match(words)
+               if not all(w in quiet for w in words[a:b]) or any(t.exact for t in terms)]
+    _shared_heads(r, words)
+    for it in r.items:
+        if it.end < len(words) and words[it.end] in cues.INDIVIDUALS and "label" in it.kinds() and \
+                not any(x.start == it.end for x in r.items):
+            it.end += 1  # "faculty members": the faculty, one by one
+    for it in r.items:
+        rels = {t.owner for t in it.terms if t.kind == "rel"}
+        if rels and it.kinds() == {"rel"}:
+            r.rels_named.extend(sorted(rels))
+    # weak evidence for a path: a word that shares its first five letters with a relationship's name
+    stems = {w[:5] for w in words if len(w) >= 5}
+    r.rels_hinted = [rel for rel in r.view.rels if any(len(w) >= 5 and w[:5] in stems for w in name_words(rel))]
+    for rel in r.rels_hinted:
+        own = {w[:5] for w in name_words(rel) if len(w) >= 5}
+        r.hints[rel] = [i for i, w in enumerate(words) if len(w) >= 5 and w[:5] in own]
+
+
+def _order_word(r: Reading, i: int) -> bool:
+    """Whether token ``i`` is the "order" of "in (ascending) order of": a word of the sort, no schema name."""
+    return r.doc[i].lower_ == "order" and i > 0 and r.doc[i - 1].lower_ in cues.DESCENDING | cues.ASCENDING | {"in"}
+
+
+def _shared_heads(r: Reading, words: list[str]) -> None:
+    """"the first and last name", "the minimum and maximum price": a word before "and" (or a comma) that shares
+    the head noun of the property named after it names the property of its own words with that head."""
+    taken = {i for it in r.items for i in range(it.start, it.end)}
+    for it in list(r.items):
+        owners = {t.owner for t in it.terms if t.kind == "prop"}
+        k = it.start - 1
+        while it.end - it.start >= 2 and owners and k >= 1 and words[k] in ("and", "or", ",") and words[k - 1] \
+                and k - 1 not in taken:
+            terms = {t for t in r.terms.lookup([words[k - 1]] + words[it.start + 1:it.end])
+                     if t.kind == "prop" and t.owner in owners}
+            if not terms:
+                break
+            r.items.append(Item(k - 1, k, terms))
+            k -= 2
+    r.items.sort(key=lambda x: x.start)
