@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
 from kgqa.planner.attach import (
     bound_prop,
@@ -71,6 +72,10 @@ def focus(r: Reading) -> None:
     # the properties asked for: the run of property words before the first label or condition word, and those of
     # a later sentence that asks for more of the same ("... ? Give me their first names.")
     first_label = labels[0].start if labels else len(r.doc)
+    comma = next((k for k in range(first_label, min(len(lem), first_label + 4)) if lem[k] == ","), None)
+    if comma is not None and lem[:1] == ["for"] and lem[1:2] in (["each"], ["every"]):
+        # "For each county, find the name of the county ...": what is asked follows the leading group
+        first_label = next((x.start for x in labels if x.start > comma), len(r.doc))
     later = [t.i for t in r.doc if t.is_sent_start and t.i > first_label and t.lemma_.lower() in cues.ASK_VERBS]
     last = None
     for it in r.items:
@@ -89,7 +94,7 @@ def focus(r: Reading) -> None:
         if last is not None and any(lem[k] in cues.ENDS_ASKED and not (lem[k] == "of" and lem[k - 1] in (
                 "number", "amount", *cues.AGGREGATES)) for k in range(last.end, it.start)):
             break  # "the maximum enrollment across all schools": what follows the preposition is no column
-        term = pick(it, "prop", label)
+        term = _of_label(r, it) or pick(it, "prop", label)
         if term is None or value_after(r, it) or bound_prop(r, it):
             continue
         if it.end - it.start == 1 and lem[it.start] in ("number", "count", "amount") and \
@@ -110,6 +115,28 @@ def focus(r: Reading) -> None:
         last = it
     if lem[:1] == ["where"] and not r.asked:
         _where_asked(r, label)
+
+
+def _of_label(r: Reading, it: Item) -> Term | None:
+    """The property an item names of the label written after it ("the name of the party": the party's own
+    naming property, though "name" also names a county's County_name), else None."""
+    k = it.end
+    if r.lemmas[k:k + 1] != ["of"] or any(x.end == it.start and "label" in x.kinds() for x in r.items):
+        return None  # not "the department name of the instructor": the department's
+    k += 1
+    while k < len(r.doc) and r.lemmas[k] in ("the", "a", "an", "each", "every", "all"):
+        k += 1
+    owner = next((pick(x, "label", None) for x in r.items if x.start == k), None)
+    if owner is None:
+        return None
+    own = [t for t in it.terms if t.kind == "prop" and t.owner == owner.owner]
+    if own:
+        return own[0] if len(own) == 1 else None
+    shown = r.view.display(owner.owner)
+    if it.end - it.start == 1 and r.lemmas[it.start] in ("name", "title") and shown != r.view.key(owner.owner) \
+            and is_name_like(shown):
+        return Term("prop", owner.owner, shown)
+    return None
 
 
 def _where_asked(r: Reading, label: str) -> None:
