@@ -104,6 +104,11 @@ MULTIPLIERS = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000
 MONEY_WORDS = ("amount", "price", "cost", "value", "salary", "budget", "fee", "payment", "total")
 CURRENCY_SIGNS = frozenset({"$", "€", "£", "usd", "eur", "gbp", "dollar", "dollars", "euro", "euros"})
 
+# adjectives that name a value of a sex or gender property, in the codes data writes it with ("female": 'F')
+GENDERS = {"female": ("female", "f", "woman", "women"), "male": ("male", "m", "man", "men"),
+           "women": ("female", "f", "woman", "women"), "men": ("male", "m", "man", "men")}
+GENDER_PROPS = ("sex", "gender")
+
 # currency and units written after an amount ("over 1,000,000 USD"): they restate the number
 UNITS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros", "percent", "%", "$", "€"})
 

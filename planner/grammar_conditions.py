@@ -63,7 +63,7 @@ def conditions(r: Reading) -> None:
                 it.start <= gap < it.end for it in r.items):
             r.decline(f"{v.value} {nxt.text}")  # "more than 2 records": a count of what
             continue
-        prop_item = prop_before(r, v)
+        prop_item = prop_before(r, v) if r.doc[v.start].lower_ not in cues.GENDERS else None  # "female students"
         low = [t.lower_ if t.i not in r.used else "" for t in r.doc]  # words read already compare nothing
         op, op_span = comparator(low, prop_item.end if prop_item and prop_item.end <= v.start else max(0, v.start - 4),
                                  v.start)  # "with at least 100000 salary": the comparison before the value
@@ -117,7 +117,9 @@ def conditions(r: Reading) -> None:
         if term is None and v.kind == "linked":
             at = v.start - (named_before(lem, v.start) and r.doc[v.start - 1].tag_ == "VBN")
             before = next((pick(x, "label", None) for x in r.items if x.end == at), None)
-            owner = before.owner if before is not None and any(lb == before.owner for lb, _ in v.options) else v.label
+            asked = r.query.nodes[r.target]
+            owner = before.owner if before is not None and any(lb == before.owner for lb, _ in v.options) else \
+                asked if v.kind == "linked" and [lb for lb, _ in v.options].count(asked) == 1 else v.label
             term = Term("prop", owner, next(p for lb, p in v.options if lb == owner) if owner != v.label else v.prop)
             # "the album 'Balls to the Wall'": the value of the label named just before it
         if term is None and v.kind == "text" and named_before(lem, v.start):
@@ -216,9 +218,19 @@ def _conjunctions(r: Reading) -> None:
             same.setdefault((w.holder, w.prop), []).append(k)
     gone: set[int] = set()
     for (holder, prop), ks in same.items():
+        if any(w.op == "<>" and (w.holder, w.prop) == (holder, prop) for w in q.where):
+            r.decline(f"{prop} is one value and is not another")  # "by Statistics but not Psychology"
+            return
+        repeated = [k for k in ks[1:] if q.where[k].value in [q.where[j].value for j in ks[:ks.index(k)]]]
+        gone.update(repeated)  # "female (sex is F) students": one value said twice
+        ks = [k for k in ks if k not in repeated]
         if len(ks) < 2:
             continue
         spans = [r.where_ends[k] for k in ks]
+        counted = any(w in ("number", "many", "count") for w in r.lemmas[:spans[0][0]])
+        if counted and holder == r.target:
+            r.decline(f"the count of {' and '.join(str(q.where[k].value) for k in ks)} together, or each apart")
+            return
         if not all("and" in r.lemmas[a[1]:b[0]] or "," in r.lemmas[a[1]:b[0]] or "both" in r.lemmas[a[1]:b[0]]
                    for a, b in zip(spans, spans[1:])) or any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
             r.decline("two values of one property at once (both)")

@@ -11,7 +11,7 @@ from kgqa.planner.reading import (
     Value,
     parse_number,
 )
-from kgqa.text import name_words
+from kgqa.text import fold, name_words
 
 
 def values(r: Reading) -> None:
@@ -48,6 +48,7 @@ def values(r: Reading) -> None:
             if number is not None and not (t.lower_ == "one" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ in ("of", "or")) \
                     and not (t.lower_ == "one" and t.i > 0 and doc[t.i - 1].lower_ in ("in", "for", "on", "at", "by")):
                 r.values.append(Value(t.i, t.i + 1, number, "number"))
+    _genders(r, {i for v in r.values for i in range(v.start, v.end)})
     r.values.sort(key=lambda v: v.start)
     for v in r.values:
         if v.kind == "number" and v.end < len(doc) and doc[v.end].lower_ in cues.MULTIPLIERS:
@@ -115,3 +116,20 @@ def _shared_heads(r: Reading, words: list[str]) -> None:
             r.items.append(Item(k - 1, k, terms))
             k -= 2
     r.items.sort(key=lambda x: x.start)
+
+
+def _genders(r: Reading, taken: set[int]) -> None:
+    """"female students", "male professors": the value of the one sex or gender property that holds the word in
+    one of the codes data writes it with ('F', 'Female'), as a linked value."""
+    for t in r.doc:
+        codes = cues.GENDERS.get(t.lower_)
+        if codes is None or t.i in taken:
+            continue
+        for code in codes:
+            held = {(lb, p, v) for lb, p, v in r.view.values.get(fold(code), [])
+                    if any(w in p.lower() for w in cues.GENDER_PROPS)}
+            if held and len({v for _, _, v in held}) == 1:
+                held = sorted(held)
+                lb, p, v = held[0]
+                r.values.append(Value(t.i, t.i + 1, v, "linked", lb, p, tuple((x, y) for x, y, _ in held)))
+                break
