@@ -64,8 +64,8 @@ def pattern(r: Reading) -> None:
 def coverage(r: Reading) -> None:
     """Declines when a content word is left unexplained: a plan that ignores it answers another question."""
     quiet = cues.FILLER - cues.TELLING_FILLER  # "the types of games", "the names of the hosts" say something
-    r.use(*[(t.i, t.i + 1) for t in r.doc if t.lower_ in cues.UNITS and t.i > 0 and r.doc[t.i - 1].like_num and
-            not any(it.start <= t.i < it.end for it in r.items)])  # "1,000,000 USD"
+    r.use(*[(t.i, t.i + 1) for t in r.doc if t.lower_ in cues.UNITS and not any(it.start <= t.i < it.end for it in r.items)
+            and (t.i > 0 and r.doc[t.i - 1].like_num or t.i + 1 < len(r.doc) and r.doc[t.i + 1].like_num)])  # "1,000,000 USD", "$450"
     left = [t.text for t in r.doc if t.i not in r.used and not t.is_punct and t.lower_ not in quiet
             and t.lemma_.lower() not in quiet and t.pos_ not in ("DET", "ADP", "PRON", "AUX", "CCONJ", "SCONJ", "PART")
             and not (t.is_stop and t.pos_ not in ("NOUN", "VERB", "ADJ", "PROPN", "NUM") and t.lower_ not in cues.NEGATIONS)]

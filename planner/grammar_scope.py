@@ -120,4 +120,10 @@ def _negate(r: Reading, it: Item, label: str) -> Term | None:
     a.own.add(far)
     r.query.absent.append(a)
     it.term = Term("rel", rels[0])
+    far_label = r.query.nodes[far]
+    obj = next((x for x in r.items if it.end <= x.start <= it.end + 3 and pick(x, "label", None) is not None
+                and pick(x, "label", None).owner == far_label), None)
+    if obj is not None:  # "not enrolled in any course": the course is the one not there, not another joined
+        obj.term = pick(obj, "label", None)
+        r.use((obj.start, obj.end))
     return it.term

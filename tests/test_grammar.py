@@ -201,6 +201,39 @@ def test_aggregates_per_node_both_values_orders_and_label_words(home):
         assert rows("How many student city codes are there?") == [[3]]
 
 
+def test_units_money_genders_groups_and_negated_objects(home):
+    """A property named with its unit (``fee_in_usd``: "the fee"), an amount said as money with no property, "0.1
+    million", "female" as the value of ``sex``, "For each dept, give the name of the dept", the top nodes "by" a
+    property or "by the total" of a joined one, and the object of a negated verb inside the NOT EXISTS only."""
+    from kgqa.kg.registry import graph_spec
+    from kgqa.planner.compiler import Compiler
+    from kgqa.planner.schema_view import SchemaView
+
+    with Graph(home / "graphs" / "campus", read_only=True) as g:
+        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
+
+        def rows(question):
+            plans = c.grammar(question, c.value_mentions(question))
+            assert plans, question
+            return [list(x) for x in g.query(plans[0].cypher, plans[0].params).rows]
+
+        assert rows("What is the average fee of courses?") == [[450.1]]
+        assert sorted(r[0] for r in rows("Which courses are over $450?")) == ["Calculus", "Cell Biology", "Genetics"]
+        assert sorted(r[0] for r in rows("Which depts have a budget over 0.1 million?")) == ["Biology", "Mathematics"]
+        assert rows("How many female students are there?") == [[2]]
+        assert sorted(rows("For each dept, give the name of the dept and the number of courses.")) == \
+            [["Biology", 2], ["History", 1], ["Mathematics", 2]]
+        assert [r[0] for r in rows("What are the top 2 courses by credits?")] == ["Genetics", "Calculus"]
+        assert [r[0] for r in rows("What are the top 2 depts by the total credits of courses?")] == \
+            ["Biology", "Mathematics"]
+        assert [r[0] for r in rows("Which students are not enrolled in any course?")] == ["Ed"]
+
+    with Graph(home / "graphs" / "interactions", read_only=True) as g:
+        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
+        plans = c.grammar("Who are the characters in the heaviest INTERACTS2 relationship?", [])
+        assert [list(x) for x in g.query(plans[0].cypher, plans[0].params).rows] == [["Dain-Reed", 15, "Fenn-Ash"]]
+
+
 @pytest.mark.parametrize("question,why", [
     ("Which students are the happiest?", "happiest"),
     ("Which courses are in both the 'Mathematics' and 'History' depts?", "both"),
