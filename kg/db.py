@@ -196,6 +196,20 @@ class Graph:
         """For builders and index creation only (never for user input): no guard, no row cap."""
         return self._run(cypher, params, timeout_ms=600_000, row_cap=10**9)
 
+    def table(self, cypher: str, params: dict | None = None):
+        """For builders only (never for user input): returns the whole result as a ``pyarrow.Table`` (columns
+        named as returned), read without converting each value to Python. Raises QueryError."""
+        with self.connection() as conn:
+            conn.set_query_timeout(600_000)
+            try:
+                result = conn.execute(cypher, params or {})
+                try:
+                    return result.get_as_arrow(chunk_size=1_000_000)
+                finally:
+                    result.close()
+            except RuntimeError as err:
+                raise QueryError(str(err)) from err
+
     # -- helpers -----------------------------------------------------------------------------
     def load_fts(self) -> None:
         """``LOAD EXTENSION fts`` once per connection (statically linked in kuzu 0.11.3)."""
