@@ -157,7 +157,16 @@ def collect_entries(run: Callable[[str], Iterable[list]], spec: DomainSpec,
     """Every (label, key, name, prop) of the spec's name-like properties present in the graph; ``tables``
     (label -> {property: type}, from the engine's catalogue) spares reading Kuzu's catalogue."""
     tables = _node_tables(run) if tables is None else tables
-    entries: list[Entry] = []
+    columns = lambda cypher, types: [list(c) for c in zip(*_rows(run, cypher))]  # noqa: E731
+    return [Entry(*row) for row in entry_rows(columns, spec, tables)]
+
+
+def entry_rows(columns: Callable[[str, list[str]], list[list]], spec: DomainSpec,
+               tables: dict[str, dict[str, str]]) -> list[list]:
+    """Returns the names file's rows, ``[label, key, name, prop, display]``, of the spec's name-like properties
+    present in ``tables`` (label -> {property: type}); ``columns(cypher, types)`` returns a query's result column
+    by column (:meth:`kgqa.kg.db.Graph.columns`: through Arrow, no row objects, on a graph of millions)."""
+    out: list[list] = []
     for label, props in spec.name_props.items():
         if label not in tables:
             continue
@@ -167,17 +176,22 @@ def collect_entries(run: Callable[[str], Iterable[list]], spec: DomainSpec,
         if not present or pk not in tables[label]:
             continue
         cols = ", ".join(f"n.{ident(p)} AS c{j}" for j, p in enumerate(present))
-        rows = _rows(run, f"MATCH (n:{ident(label)}) RETURN n.{ident(pk)} AS k, n.{ident(disp)} AS d, {cols}")
-        for row in rows:
-            key, display = row[0], row[1]
+        found = columns(f"MATCH (n:{ident(label)}) RETURN n.{ident(pk)} AS k, n.{ident(disp)} AS d, {cols}",
+                        [tables[label].get(p, "") for p in (pk, disp, *present)])
+        if not found or not found[0]:
+            continue
+        for key, display, *values in zip(*found):
             display = str(display if display is not None else key)
             seen = set()
-            for prop, value in zip(present, row[2:]):
-                if value is None or str(value).strip() == "" or str(value) in seen:
+            for prop, value in zip(present, values):
+                if value is None:
                     continue
-                seen.add(str(value))
-                entries.append(Entry(label, key, str(value).strip(), prop, display))
-    return entries
+                text = value if isinstance(value, str) else str(value)
+                if text in seen or not text.strip():
+                    continue
+                seen.add(text)
+                out.append([label, key, text.strip(), prop, display])
+    return out
 
 
 def _variants(entries: list[Entry]) -> tuple[list[str], list[list[int]]]:
@@ -247,17 +261,20 @@ def build_index(conn, graph_dir: Path, spec: DomainSpec) -> None:
     save_entries(graph_dir, entries)
 
 
-def save_entries(graph_dir: Path, entries: list[Entry], *, vectors_max: int | None = None) -> None:
-    """Writes the names file and the vectors file (no embeddings above ``vectors_max`` distinct names)."""
+def save_entries(graph_dir: Path, entries: list[Entry] | list[list], *, vectors_max: int | None = None) -> None:
+    """Writes the names file and the vectors file (no embeddings above ``vectors_max`` distinct names), of
+    entries or of :func:`entry_rows`."""
     graph_dir.mkdir(parents=True, exist_ok=True)
-    rows = [[e.label, e.key, e.name, e.prop, e.display] for e in entries]
+    rows = [[e.label, e.key, e.name, e.prop, e.display] if isinstance(e, Entry) else e for e in entries]
     (graph_dir / ENTRIES_FILE).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
-    np.savez(graph_dir / VECTORS_FILE, **_embed_entries(entries, vectors_max))
+    embedded = [] if vectors_max is not None and not full_index(rows, vectors_max) else [Entry(*r) for r in rows]
+    np.savez(graph_dir / VECTORS_FILE, **_embed_entries(embedded))
 
 
-def full_index(entries: list[Entry], full_max: int) -> bool:
-    """Whether a graph's names are few enough (at most ``full_max`` distinct) for embeddings and FTS too."""
-    return len({e.name for e in entries}) <= full_max
+def full_index(entries: list[Entry] | list[list], full_max: int) -> bool:
+    """Whether a graph's names (entries, or :func:`entry_rows`) are few enough (at most ``full_max`` distinct)
+    for embeddings and FTS too."""
+    return len({e.name if isinstance(e, Entry) else e[2] for e in entries}) <= full_max
 
 
 def load_entries(graph_dir: Path) -> list[Entry] | None:

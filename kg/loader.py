@@ -38,7 +38,7 @@ from kgqa.kg.db import DB_FILE, META_FILE, Graph, GraphMeta, open_database
 from kgqa.kg.ddl import SourceError
 from kgqa.kg.derive import derive_spec
 from kgqa.kg.domains import BUNDLED
-from kgqa.kg.entity_index import ENTRIES_FILE, collect_entries, create_fts_indexes, full_index, save_entries
+from kgqa.kg.entity_index import ENTRIES_FILE, create_fts_indexes, entry_rows, full_index, save_entries
 from kgqa.kg.registry import check_name, registered
 from kgqa.kg.schema import GraphSchema
 from kgqa.kg.sources import Source, bundled_source
@@ -287,7 +287,8 @@ def _build_into(tmp: Path, name: str, source: Source, version: str, *, progress:
             spec = annotate(spec, ann)
         if index:
             run = lambda cypher: graph.execute_unchecked(cypher).rows  # noqa: E731 - build-time reads and DDL
-            entries = collect_entries(run, spec)
+            tables = {label: dict(props) for label, props in graph.catalog().nodes.items()}
+            entries = entry_rows(graph.columns, spec, tables)
             full_max = Settings.from_env().entity_full_max
             full = full_index(entries, full_max)
             if source.read is not None and full:

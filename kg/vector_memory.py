@@ -408,7 +408,7 @@ def build_memory_sampled(graph, spec=None, *, m: int = 300, members: int = 30, e
 
     t0 = time.perf_counter()
     cat = catalog(graph)
-    rel_props = {rel: [p for p, _ in props] for rel, props in read_catalog(graph).rel_props.items()}
+    rel_props = {rel: dict(props) for rel, props in read_catalog(graph).rel_props.items()}
     big = {"row_cap": 10**9, "timeout_ms": 600_000}
     total_nodes = sum(graph.query(f"MATCH (n:`{lb}`) RETURN count(n)").rows[0][0] for lb in cat.nodes)
     total_edges = sum(graph.query(f"MATCH ()-[r:`{r}`]->() RETURN count(r)").rows[0][0] for r in cat.rels)
@@ -490,7 +490,7 @@ def build_memory_sampled(graph, spec=None, *, m: int = 300, members: int = 30, e
     return memory
 
 
-def _neighbourhoods(graph, cat, rel_props: dict[str, list[str]], anchors: list[tuple[str, Any]]):
+def _neighbourhoods(graph, cat, rel_props: dict[str, dict[str, str]], anchors: list[tuple[str, Any]]):
     """Returns ({(label, key): the anchor's properties}, {(label, key): [(rel, outgoing, other label, rows)]}) for
     ``anchors``, where ``rows`` yields (neighbour's properties, relationship's properties) in the neighbour's key
     order, read lazily; steps in relationship type order, outgoing before incoming. One query per label and one
@@ -506,7 +506,7 @@ def _neighbourhoods(graph, cat, rel_props: dict[str, list[str]], anchors: list[t
         pk, cols = cat.primary_keys[label], list(cat.nodes[label])
         ret = ", ".join(f"n.{ident(c)} AS c{i}" for i, c in enumerate(cols))
         got = _ordered(graph, f"MATCH (n:{ident(label)}) WHERE n.{ident(pk)} IN $keys RETURN n.{ident(pk)} AS k, {ret}",
-                       {"keys": keys}, [0])
+                       {"keys": keys}, [0], list(cat.nodes[label].values()))
         for key, (start, end) in got.spans.items():
             own[(label, key)] = {c: render_value(v) for c, v in zip(cols, got.rows(start, end)[0][1:])}
         for rel in sorted(cat.rels):
@@ -514,13 +514,14 @@ def _neighbourhoods(graph, cat, rel_props: dict[str, list[str]], anchors: list[t
                 for outgoing, other in ((True, dst), (False, src)):
                     if (src if outgoing else dst) != label:
                         continue
-                    okey, ocols, rcols = cat.primary_keys[other], list(cat.nodes[other]), rel_props.get(rel, [])
+                    okey, ocols, rcols = cat.primary_keys[other], list(cat.nodes[other]), list(rel_props.get(rel, {}))
                     pattern = f"(a:{ident(label)})-[r:{ident(rel)}]->(b:{ident(other)})" if outgoing else \
                         f"(b:{ident(other)})-[r:{ident(rel)}]->(a:{ident(label)})"
                     ret = ", ".join([f"a.{ident(pk)} AS k"] + [f"b.{ident(c)} AS b{i}" for i, c in enumerate(ocols)]
                                     + [f"r.{ident(c)} AS r{i}" for i, c in enumerate(rcols)])
                     got = _ordered(graph, f"MATCH {pattern} WHERE a.{ident(pk)} IN $keys RETURN {ret}",
-                                   {"keys": keys}, [0, 1 + ocols.index(okey)])
+                                   {"keys": keys}, [0, 1 + ocols.index(okey)],
+                                   [*cat.nodes[other].values(), *rel_props.get(rel, {}).values()])
                     for key, span in got.spans.items():
                         hoods.setdefault((label, key), []).append(
                             (rel, outgoing, other, _pairs(got, span, ocols, rcols)))
@@ -546,19 +547,22 @@ class _Ordered:
     rows: Callable[[int, int], list[list[Any]]]
 
 
-def _ordered(graph, cypher: str, params: dict[str, Any], by: list[int]) -> _Ordered:
+def _ordered(graph, cypher: str, params: dict[str, Any], by: list[int], types: list[str]) -> _Ordered:
     """Runs a builder's query and orders its rows by the columns at positions ``by`` (the first one first); read
-    as an Arrow table (values converted only when asked for) where the engine gives one, else as rows. Sorted
-    here, not by ``ORDER BY``: Kuzu 0.11.3 returned rows of ``ORDER BY k, b`` out of ``b`` order."""
+    as an Arrow table (values converted only when asked for) where the engine gives one and the Kuzu ``types``
+    of the columns read the same that way, else as rows. Sorted here, not by ``ORDER BY``: Kuzu 0.11.3 returned
+    rows of ``ORDER BY k, b`` out of ``b`` order."""
+    from kgqa.kg.arrow_tables import reads_as_rows
+
     table = getattr(graph, "table", None)
     result = None
-    if table is not None:
+    if table is not None and reads_as_rows(types):
         try:
             result = table(cypher, params)
             result = result.sort_by([(result.column_names[i], "ascending") for i in by])
             firsts = result.column(0).to_pylist()
             rows = lambda i, j: [list(r) for r in zip(*(c.to_pylist() for c in result.slice(i, j - i).columns))]  # noqa: E731
-        except Exception:  # noqa: BLE001 - a value Arrow does not carry: read as rows below
+        except (RuntimeError, ValueError, TypeError):  # a value Arrow does not carry: read as rows below
             result = None
     if result is None:
         plain = sorted(graph.query(cypher, params, row_cap=10**9, timeout_ms=600_000).rows,
