@@ -180,6 +180,13 @@ def entry_rows(columns: Callable[[str, list[str]], list[list]], spec: DomainSpec
                         [tables[label].get(p, "") for p in (pk, disp, *present)])
         if not found or not found[0]:
             continue
+        if len(present) == 1:  # the usual case, without the per-row set of the loop below
+            prop = present[0]
+            texts = [v if v is None or isinstance(v, str) else str(v) for v in found[2]]
+            out += [[label, key, text.strip(), prop, display if isinstance(display, str) else
+                     str(display if display is not None else key)]
+                    for key, display, text in zip(found[0], found[1], texts) if text is not None and text.strip()]
+            continue
         for key, display, *values in zip(*found):
             display = str(display if display is not None else key)
             seen = set()
