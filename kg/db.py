@@ -206,11 +206,12 @@ class Graph:
         rows = self.execute_unchecked(cypher, params).rows
         return [[r[i] for r in rows] for i in range(len(types))]
 
-    def table(self, cypher: str, params: dict | None = None):
+    def table(self, cypher: str, params: dict | None = None, *, in_order: bool = True):
         """For builders only (never for user input): returns the whole result as a ``pyarrow.Table`` (columns
-        named as returned), read without converting each value to Python, on one thread (a scan's rows come in
-        the order the table stores them, as a build reads them every time). Raises QueryError."""
-        conn = kuzu.Connection(self.db, num_threads=1)
+        named as returned), read without converting each value to Python; ``in_order``: on one thread, so a
+        scan's rows come in the order the table stores them, as a build reads them every time (else on Kuzu's
+        threads, in no set order). Raises QueryError."""
+        conn = kuzu.Connection(self.db, num_threads=1 if in_order else 0)
         try:
             conn.set_query_timeout(600_000)
             result = conn.execute(cypher, params or {})

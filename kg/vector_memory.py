@@ -558,7 +558,7 @@ def _ordered(graph, cypher: str, params: dict[str, Any], by: list[int], types: l
     result = None
     if table is not None and reads_as_rows(types):
         try:
-            result = table(cypher, params)
+            result = table(cypher, params, in_order=False)
             result = result.sort_by([(result.column_names[i], "ascending") for i in by])
             firsts = result.column(0).to_pylist()
             rows = lambda i, j: [list(r) for r in zip(*(c.to_pylist() for c in result.slice(i, j - i).columns))]  # noqa: E731
