@@ -21,7 +21,7 @@ import logging
 import re
 import threading
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -161,12 +161,9 @@ def collect_entries(run: Callable[[str], Iterable[list]], spec: DomainSpec,
     return [Entry(*row) for row in entry_rows(columns, spec, tables)]
 
 
-def entry_rows(columns: Callable[[str, list[str]], list[list]], spec: DomainSpec,
-               tables: dict[str, dict[str, str]]) -> list[list]:
-    """Returns the names file's rows, ``[label, key, name, prop, display]``, of the spec's name-like properties
-    present in ``tables`` (label -> {property: type}); ``columns(cypher, types)`` returns a query's result column
-    by column (:meth:`kgqa.kg.db.Graph.columns`: through Arrow, no row objects, on a graph of millions)."""
-    out: list[list] = []
+def _label_queries(spec: DomainSpec, tables: dict[str, dict[str, str]]) -> Iterator[tuple[str, list[str], str, list[str]]]:
+    """(label, name properties present, the query of its keys, display values and names, the Kuzu types of
+    those columns) of each label with name-like properties in ``tables`` (label -> {property: type})."""
     for label, props in spec.name_props.items():
         if label not in tables:
             continue
@@ -176,29 +173,110 @@ def entry_rows(columns: Callable[[str, list[str]], list[list]], spec: DomainSpec
         if not present or pk not in tables[label]:
             continue
         cols = ", ".join(f"n.{ident(p)} AS c{j}" for j, p in enumerate(present))
-        found = columns(f"MATCH (n:{ident(label)}) RETURN n.{ident(pk)} AS k, n.{ident(disp)} AS d, {cols}",
-                        [tables[label].get(p, "") for p in (pk, disp, *present)])
-        if not found or not found[0]:
-            continue
-        if len(present) == 1:  # the usual case, without the per-row set of the loop below
-            prop = present[0]
-            texts = [v if v is None or isinstance(v, str) else str(v) for v in found[2]]
-            out += [[label, key, text.strip(), prop, display if isinstance(display, str) else
-                     str(display if display is not None else key)]
-                    for key, display, text in zip(found[0], found[1], texts) if text is not None and text.strip()]
-            continue
-        for key, display, *values in zip(*found):
-            display = str(display if display is not None else key)
-            seen = set()
-            for prop, value in zip(present, values):
-                if value is None:
-                    continue
-                text = value if isinstance(value, str) else str(value)
-                if text in seen or not text.strip():
-                    continue
-                seen.add(text)
-                out.append([label, key, text.strip(), prop, display])
+        yield (label, present, f"MATCH (n:{ident(label)}) RETURN n.{ident(pk)} AS k, n.{ident(disp)} AS d, {cols}",
+               [tables[label].get(p, "") for p in (pk, disp, *present)])
+
+
+def _label_rows(label: str, present: list[str], found: list[list]) -> list[list]:
+    """The names file's rows of one label from its query's columns (keys, display values, one per name)."""
+    if len(present) == 1:  # the usual case, without the per-row set of the loop below
+        prop = present[0]
+        texts = [v if v is None or isinstance(v, str) else str(v) for v in found[2]]
+        return [[label, key, text.strip(), prop, display if isinstance(display, str) else
+                 str(display if display is not None else key)]
+                for key, display, text in zip(found[0], found[1], texts) if text is not None and text.strip()]
+    out = []
+    for key, display, *values in zip(*found):
+        display = str(display if display is not None else key)
+        seen = set()
+        for prop, value in zip(present, values):
+            if value is None:
+                continue
+            text = value if isinstance(value, str) else str(value)
+            if text in seen or not text.strip():
+                continue
+            seen.add(text)
+            out.append([label, key, text.strip(), prop, display])
     return out
+
+
+def entry_rows(columns: Callable[[str, list[str]], list[list]], spec: DomainSpec,
+               tables: dict[str, dict[str, str]]) -> list[list]:
+    """Returns the names file's rows, ``[label, key, name, prop, display]``, of the spec's name-like properties
+    present in ``tables`` (label -> {property: type}); ``columns(cypher, types)`` returns a query's result column
+    by column."""
+    out: list[list] = []
+    for label, present, cypher, types in _label_queries(spec, tables):
+        found = columns(cypher, types)
+        if found and found[0]:
+            out += _label_rows(label, present, found)
+    return out
+
+
+def names_json(graph, spec: DomainSpec, tables: dict[str, dict[str, str]]) -> tuple[str, int, int]:
+    """Returns the names file's text (the JSON of :func:`entry_rows`, in the same order), its number of rows
+    and its number of distinct names, read from ``graph`` (a :class:`~kgqa.kg.db.Graph`) as Arrow tables: a label's rows are
+    written by Arrow's string kernels (:func:`_json_rows`), no Python object per row, unless they need more
+    than that (several name properties, control characters, keys of other types), then through Python rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from kgqa.kg.arrow_tables import reads_as_rows
+
+    parts: list[str] = []
+    names: list = []
+    for label, present, cypher, types in _label_queries(spec, tables):
+        table = graph.table(cypher) if reads_as_rows(types) else None
+        fast = _json_rows(label, present, table, types) if table is not None else None
+        if fast is not None:
+            parts.append(fast[0])
+            names.append(fast[1])
+            continue
+        found = graph.columns(cypher, types)
+        rows = _label_rows(label, present, found) if found and found[0] else []
+        parts.append(json.dumps(rows, ensure_ascii=False)[1:-1])
+        names.append(pa.array([r[2] for r in rows], type=pa.string()))
+    every = pa.chunked_array(names, type=pa.string())
+    distinct = pc.count_distinct(every).as_py() if len(every) else 0
+    return "[" + ", ".join(p for p in parts if p) + "]", len(every), distinct
+
+
+_INTEGERS = frozenset({"INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "SERIAL"})
+# characters json.dumps escapes, or str.strip() strips, besides the space, a quote and a backslash
+_NOT_PLAIN = r"[\x{0}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
+
+
+def _json_rows(label: str, present: list[str], table, types: list[str]):
+    """Returns (the JSON of one label's names file rows, without the brackets; the names as an Arrow array),
+    built by Arrow's string kernels, or None when a row needs Python (see :func:`names_json`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(present) != 1:
+        return None
+    key_type, disp_type, name_type = types
+    if name_type != "STRING" or key_type not in _INTEGERS | {"STRING"} or disp_type not in (key_type, "STRING") \
+            or table.num_rows == 0:
+        return None
+    key, disp, name = table.columns
+    texts = [c for c, t in zip(table.columns, types) if t == "STRING"]
+    if any(pc.any(pc.match_substring_regex(c, _NOT_PLAIN)).as_py() for c in texts):
+        return None
+    keep = pc.not_equal(pc.utf8_trim(pc.fill_null(name, ""), characters=" "), "")
+    key, disp, name = (c.filter(keep) for c in (key, disp, name))
+    name = pc.utf8_trim(name, characters=" ")
+    key_text = key if key_type == "STRING" else pc.cast(key, pa.string())
+    disp = pc.coalesce(disp if disp_type == "STRING" else pc.cast(disp, pa.string()), key_text)
+
+    def quoted(col):  # a JSON string: no character here needs escaping but a quote and a backslash
+        escaped = pc.replace_substring(pc.replace_substring(col, "\\", "\\\\"), '"', '\\"')
+        return pc.binary_join_element_wise('"', escaped, '"', "")
+
+    closing = pc.binary_join_element_wise(quoted(disp), "]", "")
+    rows = pc.binary_join_element_wise("[" + json.dumps(label, ensure_ascii=False),
+                                       quoted(key) if key_type == "STRING" else key_text, quoted(name),
+                                       json.dumps(present[0], ensure_ascii=False), closing, ", ")
+    return ", ".join(rows.to_pylist()), name.combine_chunks()
 
 
 def _variants(entries: list[Entry]) -> tuple[list[str], list[list[int]]]:
@@ -271,11 +349,17 @@ def build_index(conn, graph_dir: Path, spec: DomainSpec) -> None:
 def save_entries(graph_dir: Path, entries: list[Entry] | list[list], *, vectors_max: int | None = None) -> None:
     """Writes the names file and the vectors file (no embeddings above ``vectors_max`` distinct names), of
     entries or of :func:`entry_rows`."""
-    graph_dir.mkdir(parents=True, exist_ok=True)
     rows = [[e.label, e.key, e.name, e.prop, e.display] if isinstance(e, Entry) else e for e in entries]
-    (graph_dir / ENTRIES_FILE).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
-    embedded = [] if vectors_max is not None and not full_index(rows, vectors_max) else [Entry(*r) for r in rows]
-    np.savez(graph_dir / VECTORS_FILE, **_embed_entries(embedded))
+    save_names(graph_dir, json.dumps(rows, ensure_ascii=False),
+               embed=vectors_max is None or full_index(rows, vectors_max))
+
+
+def save_names(graph_dir: Path, text: str, *, embed: bool) -> None:
+    """Writes the names file (``text``: the JSON of :func:`entry_rows`) and the vectors file: the names'
+    embeddings when ``embed``, else none."""
+    graph_dir.mkdir(parents=True, exist_ok=True)
+    (graph_dir / ENTRIES_FILE).write_text(text, encoding="utf-8")
+    np.savez(graph_dir / VECTORS_FILE, **_embed_entries([Entry(*r) for r in json.loads(text)] if embed else []))
 
 
 def full_index(entries: list[Entry] | list[list], full_max: int) -> bool:
