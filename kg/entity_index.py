@@ -65,6 +65,7 @@ _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|‘([^’]{2,120
 _PAREN = re.compile(r"\(([^()]{2,12})\)")
 _NOT_ASCII_WORD = re.compile(r"[^0-9a-z]+")
 _ACRONYM_SPLIT = re.compile(r"[\s\-/,]+")
+_ASCII_ALNUM = re.compile(r"[0-9A-Za-z]")
 # candidates kept per matcher before ranking, the most postings a fuzzy lookup reads (more: too common a string
 # to link fuzzily) and the most names whose trigrams it counts: a link costs about the same on a graph of
 # millions of names as on one of thousands (10 ms for a question's windows at 440k names, 57 ms at 100,000)
@@ -96,21 +97,32 @@ def dice(a: set[str], b: set[str]) -> float:
 def acronyms(name: str) -> set[str]:
     """Acronyms a name may be written as: initials of its words, and a short parenthesized alias."""
     out: set[str] = set()
-    for m in _PAREN.finditer(name):
-        alias = fold(m.group(1)).replace(" ", "")
-        if alias and m.group(1).strip().isupper():
-            out.add(alias)
-    base = _PAREN.sub(" ", name) if "(" in name else name
+    base = name
+    if "(" in name:
+        for m in _PAREN.finditer(name):
+            alias = fold(m.group(1)).replace(" ", "")
+            if alias and m.group(1).strip().isupper():
+                out.add(alias)
+        base = _PAREN.sub(" ", name)
     words = [w for w in _ACRONYM_SPLIT.split(base) if w]
     if len(words) < 2:
         return {a for a in out if 2 <= len(a) <= 8}
-    folded = [fold(w) for w in words]  # each word folded once
-    significant = [f for w, f in zip(words, folded) if w.lower() not in ACRONYM_SKIP and f]
+    initials = [initial(w) for w in words]
+    significant = [f for w, f in zip(words, initials) if f and w.lower() not in ACRONYM_SKIP]
     if len(significant) >= 2:
-        out.add("".join(f[0] for f in significant))
+        out.add("".join(significant))
         if len(words) != len(significant):
-            out.add("".join(f[0] for f in folded if f))
+            out.add("".join(initials))
     return {a for a in out if 2 <= len(a) <= 8}
+
+
+def initial(word: str) -> str:
+    """Returns the first character of ``fold(word)`` ("" when it folds to nothing): for ASCII, its first letter
+    or digit, lower-cased, without folding the word."""
+    if word.isascii():
+        m = _ASCII_ALNUM.search(word)
+        return m.group(0).lower() if m else ""
+    return fold(word)[:1]
 
 
 # -- build time ------------------------------------------------------------------------------------

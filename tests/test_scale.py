@@ -157,11 +157,11 @@ _NAME_TEXT = st.text(alphabet=st.sampled_from(list("ab Z\"\\'é東\t\n\x01\x1f\x
 def test_the_names_file_from_arrow_is_the_rows_json(tmp_path_factory, names, shown, int_keys):
     """Quotes, backslashes, blanks, control characters, Unicode spaces, null names and displays, integer or text
     keys: the Arrow route writes the JSON text of the row route, or hands the label to it."""
+    import kuzu
+
     from kgqa.kg.db import open_database
     from kgqa.kg.entity_index import entry_rows, names_json
     from kgqa.kg.spec import DomainSpec
-
-    import kuzu
 
     d = tmp_path_factory.mktemp("names")
     db = open_database(d / "graph.kuzu")
@@ -183,3 +183,10 @@ def test_the_names_file_from_arrow_is_the_rows_json(tmp_path_factory, names, sho
         rows = entry_rows(g.columns, spec, tables)
     assert text == json.dumps(rows, ensure_ascii=False)
     assert count == len(rows) and distinct == len({r[2] for r in rows})
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_a_words_initial_is_its_folds_first_character(word):
+    from kgqa.kg.entity_index import initial
+
+    assert initial(word) == fold(word)[:1]
