@@ -250,7 +250,7 @@ def names_json(graph, spec: DomainSpec, tables: dict[str, dict[str, str]]) -> tu
             parts.append(fast[0])
             names.append(fast[1])
             continue
-        found = graph.columns(cypher, types)
+        found = [c.to_pylist() for c in table.columns] if table is not None else graph.columns(cypher, types)
         rows = _label_rows(label, present, found) if found and found[0] else []
         parts.append(json.dumps(rows, ensure_ascii=False)[1:-1])
         names.append(pa.array([r[2] for r in rows], type=pa.string()))
