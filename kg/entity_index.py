@@ -179,9 +179,10 @@ def collect_entries(run: Callable[[str], Iterable[list]], spec: DomainSpec,
     return [Entry(*row) for row in entry_rows(columns, spec, tables)]
 
 
-def _label_queries(spec: DomainSpec, tables: dict[str, dict[str, str]]) -> Iterator[tuple[str, list[str], str, list[str]]]:
-    """(label, name properties present, the query of its keys, display values and names, the Kuzu types of
-    those columns) of each label with name-like properties in ``tables`` (label -> {property: type})."""
+def _label_queries(spec: DomainSpec, tables: dict[str, dict[str, str]]
+                   ) -> Iterator[tuple[str, list[str], str, list[str]]]:
+    """Yields (label, name properties present, the query of its keys, display values and names, the Kuzu types
+    of those columns) for each label with name-like properties in ``tables`` (label -> {property: type})."""
     for label, props in spec.name_props.items():
         if label not in tables:
             continue
@@ -233,9 +234,10 @@ def entry_rows(columns: Callable[[str, list[str]], list[list]], spec: DomainSpec
 
 def names_json(graph, spec: DomainSpec, tables: dict[str, dict[str, str]]) -> tuple[str, int, int]:
     """Returns the names file's text (the JSON of :func:`entry_rows`, in the same order), its number of rows
-    and its number of distinct names, read from ``graph`` (a :class:`~kgqa.kg.db.Graph`) as Arrow tables: a label's rows are
-    written by Arrow's string kernels (:func:`_json_rows`), no Python object per row, unless they need more
-    than that (several name properties, control characters, keys of other types), then through Python rows."""
+    and its number of distinct names, read from ``graph`` (a :class:`~kgqa.kg.db.Graph`) as Arrow tables: a
+    label's rows are written by Arrow's string kernels (:func:`_json_rows`), no Python object per row, unless
+    they need more than that (several name properties, control characters, keys of other types), then
+    through Python rows."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
