@@ -25,6 +25,7 @@ cannot come back from one).
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import multiprocessing as mp
@@ -59,6 +60,14 @@ def warm(pipeline) -> None:
 
     embed_one(WARM_QUESTION)
     pipeline.router.route(WARM_QUESTION)
+
+
+def freeze_heap() -> None:
+    """Moves every object alive now (graphs, indexes, caches' structures) out of the garbage collector's
+    reach: a full collection then scans only what requests allocate (it took ~60 ms, a cache hit's p99, with
+    the pipeline's objects in it; 170 ms in one question at 20k relationships in a compute process)."""
+    gc.collect()
+    gc.freeze()
 
 
 # -- framing ----------------------------------------------------------------------------------------
@@ -104,6 +113,7 @@ def compute_main(listener: socket.socket, settings: Settings, ready, parent: int
     pipeline = build_pipeline(settings)
     pipeline.answer_cache = None  # the serving process stores answers (Pipeline.keep)
     warm(pipeline)
+    freeze_heap()
     ready.send(os.getpid())  # one small write: atomic on the shared pipe
     last_reload = time.monotonic()
     while True:

@@ -10,7 +10,6 @@ JSON ``{"error": "..."}`` with a 4xx status; an unexpected failure is a generic 
 from __future__ import annotations
 
 import bisect
-import gc
 import json
 import logging
 import os
@@ -27,7 +26,7 @@ from typing import Any
 from flask import Flask, Response, g, jsonify, request, send_from_directory
 from werkzeug.exceptions import HTTPException
 
-from kgqa.app.compute import ComputeClient, ComputePool, warm
+from kgqa.app.compute import ComputeClient, ComputePool, freeze_heap, warm
 from kgqa.app.limits import SECURITY_HEADERS, Busy, ComputeGate, create_hardened_server, method_label
 from kgqa.app.trust import Forbidden, bearer, client_key, is_operator, load_salt, operator
 from kgqa.app.votes import RateLimiter, VoteLedger
@@ -571,14 +570,6 @@ class Inflight:
 
 
 # -- running --------------------------------------------------------------------------------------
-def freeze_heap() -> None:
-    """Moves every object alive now (graphs, indexes, caches' structures) out of the garbage collector's
-    reach: a full collection of the serving process then scans only what requests allocate (it took ~60 ms,
-    a cache hit's p99, with the pipeline's objects in it)."""
-    gc.collect()
-    gc.freeze()
-
-
 class BackgroundServer:
     """A waitress server for ``app`` on a background thread (tests, the browser check).
 

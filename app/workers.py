@@ -24,7 +24,7 @@ import threading
 
 from gunicorn.app.base import BaseApplication
 
-from kgqa.app.compute import ComputePool, warm
+from kgqa.app.compute import ComputePool, freeze_heap, warm
 from kgqa.settings import Settings
 
 
@@ -39,7 +39,7 @@ class LazyApp:
 
     def build(self) -> None:
         """Opens this worker's pipeline (graphs read-only, caches) and builds its Flask app."""
-        from kgqa.app.server import create_app, freeze_heap
+        from kgqa.app.server import create_app
         from kgqa.planner.pipeline import build_pipeline
 
         with self._lock:

@@ -106,9 +106,10 @@ def ask_all(home: Path, domain: str, questions_file: Path) -> dict:
     qs = data["questions"]
     t0 = time.perf_counter()
     pipe = Pipeline(Settings(home=home), domains=[domain])
-    from kgqa.app.compute import warm
+    from kgqa.app.compute import freeze_heap, warm
 
-    warm(pipe)  # as the server does at start-up
+    warm(pipe)  # as the server's compute processes do at start-up
+    freeze_heap()
     startup = time.perf_counter() - t0
     seen: set[str] = set()
     for q in data.get("warmup", []):

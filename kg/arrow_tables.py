@@ -46,3 +46,14 @@ def rows_table(rows: list[dict[str, Any]], fields: list[tuple[str, str, str]]) -
         arrays.append(arr)
         names.append(name)
     return pa.Table.from_arrays(arrays, names=names)
+
+
+# Kuzu types whose values an Arrow result gives back as the same Python values as the row reader (a UUID comes
+# as text, a map as pairs: those are read as rows)
+_READ_SAME = frozenset({"INT8", "INT16", "INT32", "INT64", "INT128", "UINT8", "UINT16", "UINT32", "UINT64", "SERIAL",
+                        "DOUBLE", "FLOAT", "DECIMAL", "BOOL", "BOOLEAN", "STRING", "DATE", "TIMESTAMP", "BLOB"})
+
+
+def reads_as_rows(types: list[str]) -> bool:
+    """Whether columns of these Kuzu types read through Arrow give the values the row reader gives."""
+    return all(t.split("(")[0] in _READ_SAME for t in types)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import csv
 import itertools
-from collections.abc import Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -150,15 +150,31 @@ def _arrow_rels(table: RelTable, path: Path, header: list[str], ends: list[pa.Ar
     props = header[2:]
     names = ["from", "to", *props]
     order = ["from", "to", *(c for c, _ in table.columns)]
+    known = [_membership(keys) for keys in ends]
     with _Writer(table, out) as writer:
         for batch in _reader(path, names, [arrow_type(key_types[0]), arrow_type(key_types[1]),
                                            *(arrow_type(types[p]) for p in props)]):
             tbl = pa.Table.from_batches([batch]).select(order)
-            for name, keys in zip(("from", "to"), ends):
+            for name, within in zip(("from", "to"), known):
                 col = tbl.column(name)
-                if col.null_count or not pc.all(pc.is_in(col, value_set=keys)).as_py():
+                if col.null_count or not within(col):
                     raise _Unsure  # an endpoint that is not there: the row reader names its line
             writer.write(tbl)
+
+
+def _membership(keys: pa.Array) -> Callable[[pa.ChunkedArray], bool]:
+    """Returns a test that every value of a column is among ``keys`` (distinct, no nulls): a range test when
+    the keys are every integer from the least to the greatest (keys numbered 1..n), else a hash lookup."""
+    if pa.types.is_integer(keys.type) and len(keys):
+        low, high = (v.as_py() for v in pc.min_max(keys).values())
+        if high - low + 1 == len(keys):
+            def within(col: pa.ChunkedArray) -> bool:
+                if not len(col):
+                    return True
+                least, most = (v.as_py() for v in pc.min_max(col).values())
+                return low <= least and most <= high
+            return within
+    return lambda col: bool(pc.all(pc.is_in(col, value_set=keys)).as_py())
 
 
 def _stage_rows(table: NodeTable | RelTable, rows: Iterable[dict[str, Any]], fields: list[tuple[str, str, str]],

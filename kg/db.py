@@ -196,6 +196,34 @@ class Graph:
         """For builders and index creation only (never for user input): no guard, no row cap."""
         return self._run(cypher, params, timeout_ms=600_000, row_cap=10**9)
 
+    def columns(self, cypher: str, types: list[str], params: dict | None = None) -> list[list[Any]]:
+        """For builders only (never for user input): returns the result column by column, read as an Arrow
+        table when the columns' Kuzu ``types`` give the same values that way, else row by row."""
+        from kgqa.kg.arrow_tables import reads_as_rows
+
+        if reads_as_rows(types):
+            return [c.to_pylist() for c in self.table(cypher, params).columns]
+        rows = self.execute_unchecked(cypher, params).rows
+        return [[r[i] for r in rows] for i in range(len(types))]
+
+    def table(self, cypher: str, params: dict | None = None, *, in_order: bool = True):
+        """For builders only (never for user input): returns the whole result as a ``pyarrow.Table`` (columns
+        named as returned), read without converting each value to Python; ``in_order``: on one thread, so a
+        scan's rows come in the order the table stores them, as a build reads them every time (else on Kuzu's
+        threads, in no set order). Raises QueryError."""
+        conn = kuzu.Connection(self.db, num_threads=1 if in_order else 0)
+        try:
+            conn.set_query_timeout(600_000)
+            result = conn.execute(cypher, params or {})
+            try:
+                return result.get_as_arrow(chunk_size=1_000_000)
+            finally:
+                result.close()
+        except RuntimeError as err:
+            raise QueryError(str(err)) from err
+        finally:
+            conn.close()
+
     # -- helpers -----------------------------------------------------------------------------
     def load_fts(self) -> None:
         """``LOAD EXTENSION fts`` once per connection (statically linked in kuzu 0.11.3)."""

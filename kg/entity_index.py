@@ -16,15 +16,16 @@ them) share one file format and one scoring scale, so they stay together.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import re
 import threading
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -65,6 +66,7 @@ _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|‘([^’]{2,120
 _PAREN = re.compile(r"\(([^()]{2,12})\)")
 _NOT_ASCII_WORD = re.compile(r"[^0-9a-z]+")
 _ACRONYM_SPLIT = re.compile(r"[\s\-/,]+")
+_ASCII_ALNUM = re.compile(r"[0-9A-Za-z]")
 # candidates kept per matcher before ranking, the most postings a fuzzy lookup reads (more: too common a string
 # to link fuzzily) and the most names whose trigrams it counts: a link costs about the same on a graph of
 # millions of names as on one of thousands (10 ms for a question's windows at 440k names, 57 ms at 100,000)
@@ -96,26 +98,42 @@ def dice(a: set[str], b: set[str]) -> float:
 def acronyms(name: str) -> set[str]:
     """Acronyms a name may be written as: initials of its words, and a short parenthesized alias."""
     out: set[str] = set()
-    for m in _PAREN.finditer(name):
-        alias = fold(m.group(1)).replace(" ", "")
-        if alias and m.group(1).strip().isupper():
-            out.add(alias)
-    base = _PAREN.sub(" ", name) if "(" in name else name
+    base = name
+    if "(" in name:
+        for m in _PAREN.finditer(name):
+            alias = fold(m.group(1)).replace(" ", "")
+            if alias and m.group(1).strip().isupper():
+                out.add(alias)
+        base = _PAREN.sub(" ", name)
     words = [w for w in _ACRONYM_SPLIT.split(base) if w]
     if len(words) < 2:
         return {a for a in out if 2 <= len(a) <= 8}
-    folded = [fold(w) for w in words]  # each word folded once
-    significant = [f for w, f in zip(words, folded) if w.lower() not in ACRONYM_SKIP and f]
+    if base.isascii():  # initial() inlined: most names, once each per process
+        search = _ASCII_ALNUM.search
+        initials = [m.group(0).lower() if (m := search(w)) else "" for w in words]
+    else:
+        initials = [initial(w) for w in words]
+    significant = [f for w, f in zip(words, initials) if f and w.lower() not in ACRONYM_SKIP]
     if len(significant) >= 2:
-        out.add("".join(f[0] for f in significant))
+        out.add("".join(significant))
         if len(words) != len(significant):
-            out.add("".join(f[0] for f in folded if f))
+            out.add("".join(initials))
     return {a for a in out if 2 <= len(a) <= 8}
 
 
+def initial(word: str) -> str:
+    """Returns the first character of ``fold(word)`` ("" when it folds to nothing): for ASCII, its first letter
+    or digit, lower-cased, without folding the word."""
+    if word.isascii():
+        m = _ASCII_ALNUM.search(word)
+        return m.group(0).lower() if m else ""
+    return fold(word)[:1]
+
+
 # -- build time ------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
+    """One name of one node in the names file."""
+
     label: str
     key: Any  # primary-key value as stored
     name: str  # the matched text
@@ -157,7 +175,14 @@ def collect_entries(run: Callable[[str], Iterable[list]], spec: DomainSpec,
     """Every (label, key, name, prop) of the spec's name-like properties present in the graph; ``tables``
     (label -> {property: type}, from the engine's catalogue) spares reading Kuzu's catalogue."""
     tables = _node_tables(run) if tables is None else tables
-    entries: list[Entry] = []
+    columns = lambda cypher, types: [list(c) for c in zip(*_rows(run, cypher))]  # noqa: E731
+    return [Entry(*row) for row in entry_rows(columns, spec, tables)]
+
+
+def _label_queries(spec: DomainSpec, tables: dict[str, dict[str, str]]
+                   ) -> Iterator[tuple[str, list[str], str, list[str]]]:
+    """Yields (label, name properties present, the query of its keys, display values and names, the Kuzu types
+    of those columns) for each label with name-like properties in ``tables`` (label -> {property: type})."""
     for label, props in spec.name_props.items():
         if label not in tables:
             continue
@@ -167,17 +192,111 @@ def collect_entries(run: Callable[[str], Iterable[list]], spec: DomainSpec,
         if not present or pk not in tables[label]:
             continue
         cols = ", ".join(f"n.{ident(p)} AS c{j}" for j, p in enumerate(present))
-        rows = _rows(run, f"MATCH (n:{ident(label)}) RETURN n.{ident(pk)} AS k, n.{ident(disp)} AS d, {cols}")
-        for row in rows:
-            key, display = row[0], row[1]
-            display = str(display if display is not None else key)
-            seen = set()
-            for prop, value in zip(present, row[2:]):
-                if value is None or str(value).strip() == "" or str(value) in seen:
-                    continue
-                seen.add(str(value))
-                entries.append(Entry(label, key, str(value).strip(), prop, display))
-    return entries
+        yield (label, present, f"MATCH (n:{ident(label)}) RETURN n.{ident(pk)} AS k, n.{ident(disp)} AS d, {cols}",
+               [tables[label].get(p, "") for p in (pk, disp, *present)])
+
+
+def _label_rows(label: str, present: list[str], found: list[list]) -> list[list]:
+    """The names file's rows of one label from its query's columns (keys, display values, one per name)."""
+    if len(present) == 1:  # the usual case, without the per-row set of the loop below
+        prop = present[0]
+        texts = [v if v is None or isinstance(v, str) else str(v) for v in found[2]]
+        return [[label, key, text.strip(), prop, display if isinstance(display, str) else
+                 str(display if display is not None else key)]
+                for key, display, text in zip(found[0], found[1], texts) if text is not None and text.strip()]
+    out = []
+    for key, display, *values in zip(*found):
+        display = str(display if display is not None else key)
+        seen = set()
+        for prop, value in zip(present, values):
+            if value is None:
+                continue
+            text = value if isinstance(value, str) else str(value)
+            if text in seen or not text.strip():
+                continue
+            seen.add(text)
+            out.append([label, key, text.strip(), prop, display])
+    return out
+
+
+def entry_rows(columns: Callable[[str, list[str]], list[list]], spec: DomainSpec,
+               tables: dict[str, dict[str, str]]) -> list[list]:
+    """Returns the names file's rows, ``[label, key, name, prop, display]``, of the spec's name-like properties
+    present in ``tables`` (label -> {property: type}); ``columns(cypher, types)`` returns a query's result column
+    by column."""
+    out: list[list] = []
+    for label, present, cypher, types in _label_queries(spec, tables):
+        found = columns(cypher, types)
+        if found and found[0]:
+            out += _label_rows(label, present, found)
+    return out
+
+
+def names_json(graph, spec: DomainSpec, tables: dict[str, dict[str, str]]) -> tuple[str, int, int]:
+    """Returns the names file's text (the JSON of :func:`entry_rows`, in the same order), its number of rows
+    and its number of distinct names, read from ``graph`` (a :class:`~kgqa.kg.db.Graph`) as Arrow tables: a
+    label's rows are written by Arrow's string kernels (:func:`_json_rows`), no Python object per row, unless
+    they need more than that (several name properties, control characters, keys of other types), then
+    through Python rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from kgqa.kg.arrow_tables import reads_as_rows
+
+    parts: list[str] = []
+    names: list = []
+    for label, present, cypher, types in _label_queries(spec, tables):
+        table = graph.table(cypher) if reads_as_rows(types) else None
+        fast = _json_rows(label, present, table, types) if table is not None else None
+        if fast is not None:
+            parts.append(fast[0])
+            names.append(fast[1])
+            continue
+        found = [c.to_pylist() for c in table.columns] if table is not None else graph.columns(cypher, types)
+        rows = _label_rows(label, present, found) if found and found[0] else []
+        parts.append(json.dumps(rows, ensure_ascii=False)[1:-1])
+        names.append(pa.array([r[2] for r in rows], type=pa.string()))
+    every = pa.chunked_array(names, type=pa.string())
+    distinct = pc.count_distinct(every).as_py() if len(every) else 0
+    return "[" + ", ".join(p for p in parts if p) + "]", len(every), distinct
+
+
+_INTEGERS = frozenset({"INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "SERIAL"})
+# characters json.dumps escapes, or str.strip() strips, besides the space, a quote and a backslash
+_NOT_PLAIN = r"[\x{0}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
+
+
+def _json_rows(label: str, present: list[str], table, types: list[str]):
+    """Returns (the JSON of one label's names file rows, without the brackets; the names as an Arrow array),
+    built by Arrow's string kernels, or None when a row needs Python (see :func:`names_json`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(present) != 1:
+        return None
+    key_type, disp_type, name_type = types
+    if name_type != "STRING" or key_type not in _INTEGERS | {"STRING"} or disp_type not in (key_type, "STRING") \
+            or table.num_rows == 0:
+        return None
+    key, disp, name = table.columns
+    texts = [c for c, t in zip(table.columns, types) if t == "STRING"]
+    if any(pc.any(pc.match_substring_regex(c, _NOT_PLAIN)).as_py() for c in texts):
+        return None
+    keep = pc.not_equal(pc.utf8_trim(pc.fill_null(name, ""), characters=" "), "")
+    key, disp, name = (c.filter(keep) for c in (key, disp, name))
+    name = pc.utf8_trim(name, characters=" ")
+    key_text = key if key_type == "STRING" else pc.cast(key, pa.string())
+    disp = pc.coalesce(disp if disp_type == "STRING" else pc.cast(disp, pa.string()), key_text)
+
+    def quoted(col):  # a JSON string: no character here needs escaping but a quote and a backslash
+        escaped = pc.replace_substring(pc.replace_substring(col, "\\", "\\\\"), '"', '\\"')
+        return pc.binary_join_element_wise('"', escaped, '"', "")
+
+    closing = pc.binary_join_element_wise(quoted(disp), "]", "")
+    rows = pc.binary_join_element_wise("[" + json.dumps(label, ensure_ascii=False),
+                                       quoted(key) if key_type == "STRING" else key_text, quoted(name),
+                                       json.dumps(present[0], ensure_ascii=False), closing, ", ")
+    return ", ".join(rows.to_pylist()), name.combine_chunks()
 
 
 def _variants(entries: list[Entry]) -> tuple[list[str], list[list[int]]]:
@@ -247,17 +366,26 @@ def build_index(conn, graph_dir: Path, spec: DomainSpec) -> None:
     save_entries(graph_dir, entries)
 
 
-def save_entries(graph_dir: Path, entries: list[Entry], *, vectors_max: int | None = None) -> None:
-    """Writes the names file and the vectors file (no embeddings above ``vectors_max`` distinct names)."""
+def save_entries(graph_dir: Path, entries: list[Entry] | list[list], *, vectors_max: int | None = None) -> None:
+    """Writes the names file and the vectors file (no embeddings above ``vectors_max`` distinct names), of
+    entries or of :func:`entry_rows`."""
+    rows = [[e.label, e.key, e.name, e.prop, e.display] if isinstance(e, Entry) else e for e in entries]
+    save_names(graph_dir, json.dumps(rows, ensure_ascii=False),
+               embed=vectors_max is None or full_index(rows, vectors_max))
+
+
+def save_names(graph_dir: Path, text: str, *, embed: bool) -> None:
+    """Writes the names file (``text``: the JSON of :func:`entry_rows`) and the vectors file: the names'
+    embeddings when ``embed``, else none."""
     graph_dir.mkdir(parents=True, exist_ok=True)
-    rows = [[e.label, e.key, e.name, e.prop, e.display] for e in entries]
-    (graph_dir / ENTRIES_FILE).write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
-    np.savez(graph_dir / VECTORS_FILE, **_embed_entries(entries, vectors_max))
+    (graph_dir / ENTRIES_FILE).write_text(text, encoding="utf-8")
+    np.savez(graph_dir / VECTORS_FILE, **_embed_entries([Entry(*r) for r in json.loads(text)] if embed else []))
 
 
-def full_index(entries: list[Entry], full_max: int) -> bool:
-    """Whether a graph's names are few enough (at most ``full_max`` distinct) for embeddings and FTS too."""
-    return len({e.name for e in entries}) <= full_max
+def full_index(entries: list[Entry] | list[list], full_max: int) -> bool:
+    """Whether a graph's names (entries, or :func:`entry_rows`) are few enough (at most ``full_max`` distinct)
+    for embeddings and FTS too."""
+    return len({e.name if isinstance(e, Entry) else e[2] for e in entries}) <= full_max
 
 
 def load_entries(graph_dir: Path) -> list[Entry] | None:
@@ -277,6 +405,50 @@ def _top(scores: np.ndarray, k: int) -> np.ndarray:
     above = np.nonzero(scores > cut)[0]
     tied = np.nonzero(scores == cut)[0][:k - len(above)]
     return np.concatenate([above, tied])
+
+
+def postings(items: list[list[str]]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Returns ({item: the positions of the lists holding it, ascending, each once}, each list's length) of
+    ``items`` (one list per entry), sorted by numpy rather than one set per item."""
+    n = len(items)
+    counts = np.fromiter(map(len, items), dtype=np.int64, count=n)
+    ids: dict[str, int] = {}
+    codes = np.fromiter((ids.setdefault(t, len(ids)) for t in itertools.chain.from_iterable(items)), dtype=np.int64,
+                        count=int(counts.sum()))
+    return _grouped(codes, np.repeat(np.arange(n, dtype=np.int64), counts), n, list(ids)), counts
+
+
+def trigram_postings(folded: list[str]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Returns ({trigram: the positions of the names holding it, ascending}, each name's number of distinct
+    trigrams) of :func:`fold` ed names (ASCII), as :func:`trigrams` gives them, read from one byte buffer."""
+    n = len(folded)
+    padded = [f"  {f} " for f in folded]
+    length = np.fromiter(map(len, padded), dtype=np.int64, count=n)
+    buf = np.frombuffer("".join(padded).encode("ascii"), dtype=np.uint8).astype(np.int64)
+    per = length - 2  # trigrams of each padded name, repeats included
+    first = np.repeat(np.cumsum(length) - length, per)  # where each trigram's name starts in the buffer
+    pos = first + np.arange(int(per.sum()), dtype=np.int64) - np.repeat(np.cumsum(per) - per, per)
+    codes = (buf[pos] << 16) | (buf[pos + 1] << 8) | buf[pos + 2]
+    del buf, first, pos
+    found = _grouped(codes, np.repeat(np.arange(n, dtype=np.int64), per), n, None)
+    every = np.concatenate(list(found.values())) if found else np.zeros(0, dtype=np.int64)
+    return found, np.bincount(every, minlength=n)
+
+
+def _grouped(codes: np.ndarray, entries: np.ndarray, n: int, names: list[str] | None) -> dict[str, np.ndarray]:
+    """{name of a code: its entries, ascending, each once}; a code without ``names`` is three bytes of text."""
+    pairs = np.sort(codes * n + entries)  # np.unique took 14 s for 10M pairs; a sort and a mask, 1 s
+    if len(pairs):
+        pairs = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])]
+    code_of, entry_of = np.divmod(pairs, n) if n else (pairs, pairs)
+    cuts = np.flatnonzero(np.diff(code_of)) + 1
+    starts = np.concatenate([[0], cuts]).astype(np.int64) if len(pairs) else np.zeros(0, dtype=np.int64)
+    groups = np.split(entry_of, cuts)
+    keys = code_of[starts]
+    if names is None:
+        return {bytes([(c >> 16) & 255, (c >> 8) & 255, c & 255]).decode("ascii"): g
+                for c, g in zip(keys.tolist(), groups)}
+    return {names[c]: g for c, g in zip(keys.tolist(), groups)}
 
 
 @dataclass
@@ -329,31 +501,20 @@ class EntityIndex:
 
     # -- precomputation ----------------------------------------------------------------------------
     def _build_lexical(self) -> None:
+        names = [e.name for e in self.entries]
+        folded = [fold(n) for n in names]
         self._exact: dict[str, list[int]] = defaultdict(list)
         self._folded: dict[str, list[int]] = defaultdict(list)
         self._acronym: dict[str, list[int]] = defaultdict(list)
-        token_entries: dict[str, set[int]] = defaultdict(set)
-        tri_entries: dict[str, list[int]] = defaultdict(list)
-        self._entry_tokens: list[tuple[str, ...]] = []
-        self._entry_tri_len = np.zeros(len(self.entries), dtype=np.float32)
-        for i, e in enumerate(self.entries):
-            self._exact[e.name].append(i)
-            f = fold(e.name)
+        for i, (name, f) in enumerate(zip(names, folded)):
+            self._exact[name].append(i)
             self._folded[f].append(i)
-            toks = tuple(f.split())
-            self._entry_tokens.append(toks)
-            for t in toks:
-                token_entries[t].add(i)
-            tris = trigrams(f)
-            self._entry_tri_len[i] = len(tris)
-            for t in tris:
-                tri_entries[t].append(i)
-            for a in acronyms(e.name):
+            for a in acronyms(name):
                 self._acronym[a].append(i)
-        self._token_entries = {t: np.fromiter(sorted(s), dtype=np.int64) for t, s in token_entries.items()}
-        self._entry_ntok = np.fromiter((max(1, len(t)) for t in self._entry_tokens), dtype=np.float32,
-                                       count=len(self._entry_tokens))
-        self._tri_entries = {t: np.asarray(v, dtype=np.int64) for t, v in tri_entries.items()}
+        self._token_entries, ntok = postings([f.split() for f in folded])
+        self._entry_ntok = np.maximum(ntok, 1).astype(np.float32)
+        self._tri_entries, tri_len = trigram_postings(folded)
+        self._entry_tri_len = tri_len.astype(np.float32)
         # per-token trigram index, for fuzzy tokens ("Wachowsky" -> "wachowski")
         self._vocab = sorted(self._token_entries)
         vocab_tri: dict[str, list[int]] = defaultdict(list)

@@ -38,7 +38,7 @@ from kgqa.kg.db import DB_FILE, META_FILE, Graph, GraphMeta, open_database
 from kgqa.kg.ddl import SourceError
 from kgqa.kg.derive import derive_spec
 from kgqa.kg.domains import BUNDLED
-from kgqa.kg.entity_index import ENTRIES_FILE, collect_entries, create_fts_indexes, full_index, save_entries
+from kgqa.kg.entity_index import ENTRIES_FILE, create_fts_indexes, names_json, save_names
 from kgqa.kg.registry import check_name, registered
 from kgqa.kg.schema import GraphSchema
 from kgqa.kg.sources import Source, bundled_source
@@ -287,14 +287,15 @@ def _build_into(tmp: Path, name: str, source: Source, version: str, *, progress:
             spec = annotate(spec, ann)
         if index:
             run = lambda cypher: graph.execute_unchecked(cypher).rows  # noqa: E731 - build-time reads and DDL
-            entries = collect_entries(run, spec)
+            tables = {label: dict(props) for label, props in graph.catalog().nodes.items()}
+            text, names, distinct = names_json(graph, spec, tables)
             full_max = Settings.from_env().entity_full_max
-            full = full_index(entries, full_max)
+            full = distinct <= full_max
             if source.read is not None and full:
                 create_fts_indexes(run, spec)
-            save_entries(tmp, entries, vectors_max=full_max)
+            save_names(tmp, text, embed=full)
             if not full:
-                meta.notes.append(f"entity index: {len(entries):,} names, more than {full_max:,} distinct "
+                meta.notes.append(f"entity index: {names:,} names, more than {full_max:,} distinct "
                                   "(KGQA_ENTITY_FULL_MAX): linked by the token/trigram index alone, without name "
                                   "embeddings or Kuzu FTS indexes")
         if source.read is not None:

@@ -27,7 +27,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -396,17 +396,19 @@ def build_memory_sampled(graph, spec=None, *, m: int = 300, members: int = 30, e
     ``KGQA_VECTOR_MEMORY_FULL_MAX`` relationships), read through bounded queries instead of a snapshot.
 
     Degrees are counted by Kuzu; the ``m`` highest-degree nodes not yet covered become anchors, in order,
-    as in :func:`pool`, each with at most ``members`` of its uncovered neighbours (in key order). Each
-    subgraph's evidence is its members and the anchor's edges to them (not every edge touching a member),
-    and its vector is the mean of its first ``embedded`` members' embeddings (the anchor's by default): a sample,
-    said in the meta
-    (``sampled``) and the load output.
+    as in :func:`pool`, each with at most ``members`` of its uncovered neighbours (in relationship type order,
+    then key order). The neighbourhoods of the next anchors are read together, one query per relationship
+    type and direction (:func:`_neighbourhoods`). Each subgraph's evidence is its members and the anchor's
+    edges to them (not every edge touching a member), and its vector is the mean of its first ``embedded``
+    members' embeddings (the anchor's by default): a sample, said in the meta (``sampled``) and the load output.
     """
+    from kgqa.kg.backend import read_catalog
     from kgqa.kg.embed import MODEL_NAME
-    from kgqa.kg.operators import catalog, node_props
+    from kgqa.kg.operators import catalog
 
     t0 = time.perf_counter()
     cat = catalog(graph)
+    rel_props = {rel: dict(props) for rel, props in read_catalog(graph).rel_props.items()}
     big = {"row_cap": 10**9, "timeout_ms": 600_000}
     total_nodes = sum(graph.query(f"MATCH (n:`{lb}`) RETURN count(n)").rows[0][0] for lb in cat.nodes)
     total_edges = sum(graph.query(f"MATCH ()-[r:`{r}`]->() RETURN count(r)").rows[0][0] for r in cat.rels)
@@ -426,9 +428,7 @@ def build_memory_sampled(graph, spec=None, *, m: int = 300, members: int = 30, e
     edges: list[tuple[int, str, int, dict[str, Any]]] = []
     index: dict[str, int] = {}
 
-    def add(node: dict) -> int:
-        label = node["_label"]
-        p = node_props(node)
+    def add(label: str, p: dict[str, Any]) -> int:
         nid = f"{label}:{p.get(cat.primary_keys[label])}"
         if nid not in index:
             shown = spec.display_prop(label) if spec is not None and label in spec.primary_keys else \
@@ -442,37 +442,34 @@ def build_memory_sampled(graph, spec=None, *, m: int = 300, members: int = 30, e
 
     covered: set[str] = set()
     groups: list[list[int]] = []
-    for _, label, key in candidates:
-        if len(groups) >= m:
-            break
-        if f"{label}:{key}" in covered:
-            continue
-        pk = cat.primary_keys[label]
-        anchor_row = graph.query(f"MATCH (n:`{label}` {{`{pk}`: $k}}) RETURN n", {"k": key}).rows
-        if not anchor_row:
-            continue
-        anchor = add(anchor_row[0][0])
-        group = [anchor]
-        for rel in sorted(cat.rels):
-            for src, dst in cat.rels[rel]:
-                for outgoing, other in ((True, dst), (False, src)):
-                    if (src if outgoing else dst) != label or len(group) > members:
+    pos = 0
+    while len(groups) < m and pos < len(candidates):
+        batch = []  # the next anchors, as far as is known before their neighbourhoods are read
+        while pos < len(candidates) and len(batch) < m - len(groups):
+            if f"{candidates[pos][1]}:{candidates[pos][2]}" not in covered:
+                batch.append(candidates[pos])
+            pos += 1
+        own, hoods = _neighbourhoods(graph, cat, rel_props, [(label, key) for _, label, key in batch])
+        for _, label, key in batch:
+            if len(groups) >= m:
+                break
+            if f"{label}:{key}" in covered or (label, key) not in own:
+                continue
+            anchor = add(label, own[(label, key)])
+            group = [anchor]
+            for rel, outgoing, other, rows in hoods.get((label, key), ()):
+                okey = cat.primary_keys[other]
+                for b, r in rows:
+                    if len(group) > members:
+                        break
+                    if f"{other}:{b.get(okey)}" in covered:
                         continue
-                    okey = cat.primary_keys[other]
-                    pattern = f"(a:`{label}` {{`{pk}`: $k}})-[r:`{rel}`]->(b:`{other}`)" if outgoing else \
-                        f"(b:`{other}`)-[r:`{rel}`]->(a:`{label}` {{`{pk}`: $k}})"
-                    rows = graph.query(f"MATCH {pattern} RETURN b, r ORDER BY b.`{okey}` "
-                                       f"LIMIT {members + len(covered) + 1}", {"k": key}, **big).rows
-                    for b, r in rows:
-                        bid = f"{other}:{node_props(b).get(okey)}"
-                        if bid in covered or len(group) > members:
-                            continue
-                        n = add(b)
-                        if n not in group:
-                            group.append(n)
-                        edges.append((anchor, rel, n, node_props(r)) if outgoing else (n, rel, anchor, node_props(r)))
-        covered.update(ids[n] for n in group)
-        groups.append(group)
+                    n = add(other, b)
+                    if n not in group:
+                        group.append(n)
+                    edges.append((anchor, rel, n, r) if outgoing else (n, rel, anchor, r))
+            covered.update(ids[n] for n in group)
+            groups.append(group)
     snap = Snapshot(ids, labels, names, props, edges)
     incident = snap.incident()
     sample = [g[:embedded] for g in groups]
@@ -491,6 +488,92 @@ def build_memory_sampled(graph, spec=None, *, m: int = 300, members: int = 30, e
                           [_evidence(snap, g, incident) for g in groups])
     memory.meta.built_s = round(time.perf_counter() - t0, 3)
     return memory
+
+
+def _neighbourhoods(graph, cat, rel_props: dict[str, dict[str, str]], anchors: list[tuple[str, Any]]):
+    """Returns ({(label, key): the anchor's properties}, {(label, key): [(rel, outgoing, other label, rows)]}) for
+    ``anchors``, where ``rows`` yields (neighbour's properties, relationship's properties) in the neighbour's key
+    order, read lazily; steps in relationship type order, outgoing before incoming. One query per label and one
+    per relationship type and direction, for all the anchors of a label together."""
+    from kgqa.kg.db import render_value
+
+    by_label: dict[str, list[Any]] = {}
+    for label, key in anchors:
+        by_label.setdefault(label, []).append(key)
+    own: dict[tuple[str, Any], dict[str, Any]] = {}
+    hoods: dict[tuple[str, Any], list] = {}
+    for label, keys in by_label.items():
+        pk, cols = cat.primary_keys[label], list(cat.nodes[label])
+        ret = ", ".join(f"n.{ident(c)} AS c{i}" for i, c in enumerate(cols))
+        got = _ordered(graph, f"MATCH (n:{ident(label)}) WHERE n.{ident(pk)} IN $keys RETURN n.{ident(pk)} AS k, {ret}",
+                       {"keys": keys}, [0], list(cat.nodes[label].values()))
+        for key, (start, end) in got.spans.items():
+            own[(label, key)] = {c: render_value(v) for c, v in zip(cols, got.rows(start, end)[0][1:])}
+        for rel in sorted(cat.rels):
+            for src, dst in cat.rels[rel]:
+                for outgoing, other in ((True, dst), (False, src)):
+                    if (src if outgoing else dst) != label:
+                        continue
+                    okey, ocols, rcols = cat.primary_keys[other], list(cat.nodes[other]), list(rel_props.get(rel, {}))
+                    pattern = f"(a:{ident(label)})-[r:{ident(rel)}]->(b:{ident(other)})" if outgoing else \
+                        f"(b:{ident(other)})-[r:{ident(rel)}]->(a:{ident(label)})"
+                    ret = ", ".join([f"a.{ident(pk)} AS k"] + [f"b.{ident(c)} AS b{i}" for i, c in enumerate(ocols)]
+                                    + [f"r.{ident(c)} AS r{i}" for i, c in enumerate(rcols)])
+                    got = _ordered(graph, f"MATCH {pattern} WHERE a.{ident(pk)} IN $keys RETURN {ret}",
+                                   {"keys": keys}, [0, 1 + ocols.index(okey)],
+                                   [*cat.nodes[other].values(), *rel_props.get(rel, {}).values()])
+                    for key, span in got.spans.items():
+                        hoods.setdefault((label, key), []).append(
+                            (rel, outgoing, other, _pairs(got, span, ocols, rcols)))
+    return own, hoods
+
+
+def _pairs(got: _Ordered, span: tuple[int, int], ocols: list[str], rcols: list[str]) -> Iterator:
+    """(neighbour's properties, relationship's properties) of the rows in ``span``, read 64 at a time."""
+    from kgqa.kg.db import render_value
+
+    for i in range(span[0], span[1], 64):
+        for row in got.rows(i, min(i + 64, span[1])):
+            yield ({c: render_value(v) for c, v in zip(ocols, row[1:1 + len(ocols)])},
+                   {c: render_value(v) for c, v in zip(rcols, row[1 + len(ocols):])})
+
+
+@dataclass
+class _Ordered:
+    """A query result ordered by its first column: ``spans`` maps each first-column value to its rows' [start,
+    end), and ``rows(start, end)`` returns those rows as lists."""
+
+    spans: dict[Any, tuple[int, int]]
+    rows: Callable[[int, int], list[list[Any]]]
+
+
+def _ordered(graph, cypher: str, params: dict[str, Any], by: list[int], types: list[str]) -> _Ordered:
+    """Runs a builder's query and orders its rows by the columns at positions ``by`` (the first one first); read
+    as an Arrow table (values converted only when asked for) where the engine gives one and the Kuzu ``types``
+    of the columns read the same that way, else as rows. Sorted here, not by ``ORDER BY``: Kuzu 0.11.3 returned
+    rows of ``ORDER BY k, b`` out of ``b`` order."""
+    from kgqa.kg.arrow_tables import reads_as_rows
+
+    table = getattr(graph, "table", None)
+    result = None
+    if table is not None and reads_as_rows(types):
+        try:
+            result = table(cypher, params, in_order=False)
+            result = result.sort_by([(result.column_names[i], "ascending") for i in by])
+            firsts = result.column(0).to_pylist()
+            rows = lambda i, j: [list(r) for r in zip(*(c.to_pylist() for c in result.slice(i, j - i).columns))]  # noqa: E731
+        except (RuntimeError, ValueError, TypeError):  # a value Arrow does not carry: read as rows below
+            result = None
+    if result is None:
+        plain = sorted(graph.query(cypher, params, row_cap=10**9, timeout_ms=600_000).rows,
+                       key=lambda r: [r[i] for i in by])
+        firsts = [r[0] for r in plain]
+        rows = lambda i, j: plain[i:j]  # noqa: E731
+    spans: dict[Any, tuple[int, int]] = {}
+    for i, value in enumerate(firsts):
+        start = spans.get(value, (i, i))[0]
+        spans[value] = (start, i + 1)
+    return _Ordered(spans, rows)
 
 
 # -- where memories live, versioned with the KG --------------------------------------------------------

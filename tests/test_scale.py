@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kgqa.kg import csv_stage
@@ -144,3 +144,49 @@ def test_the_sampled_vector_memory_reads_the_top_anchors_only(small):
 @given(st.text(alphabet=st.characters(max_codepoint=127)))
 def test_the_ascii_shortcut_folds_names_as_the_full_fold(text):
     assert fold(text) == full_fold(text, case="lower", ascii=True, apostrophes=False)
+
+
+# -- the names file written by Arrow's string kernels -----------------------------------------------------
+_NAME_TEXT = st.text(alphabet=st.sampled_from(list("ab Z\"\\'é東\t\n\x01\x1f\xa0\u2028\u3000")), max_size=8)
+
+
+@given(names=st.lists(st.one_of(st.none(), _NAME_TEXT), min_size=1, max_size=12),
+       shown=st.lists(st.one_of(st.none(), _NAME_TEXT), min_size=12, max_size=12),
+       int_keys=st.booleans())
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_the_names_file_from_arrow_is_the_rows_json(tmp_path_factory, names, shown, int_keys):
+    """Quotes, backslashes, blanks, control characters, Unicode spaces, null names and displays, integer or text
+    keys: the Arrow route writes the JSON text of the row route, or hands the label to it."""
+    import kuzu
+
+    from kgqa.kg.db import open_database
+    from kgqa.kg.entity_index import entry_rows, names_json
+    from kgqa.kg.spec import DomainSpec
+
+    d = tmp_path_factory.mktemp("names")
+    db = open_database(d / "graph.kuzu")
+    conn = kuzu.Connection(db)
+    key_type = "INT64" if int_keys else "STRING"
+    conn.execute(f"CREATE NODE TABLE Thing(k {key_type} PRIMARY KEY, title STRING, shown STRING)")
+    conn.execute(f"CREATE NODE TABLE Other(k {key_type} PRIMARY KEY, name STRING, alias STRING)")
+    for i, (n, s) in enumerate(zip(names, shown)):
+        key = i if int_keys else f"k\"{i}\\"
+        conn.execute("CREATE (:Thing {k: $k, title: $n, shown: $s})", {"k": key, "n": n, "s": s})
+        conn.execute("CREATE (:Other {k: $k, name: $n, alias: $s})", {"k": key, "n": n, "s": s})
+    conn.close()
+    db.close()
+    spec = DomainSpec(name="t", description="", primary_keys={"Thing": "k", "Other": "k"},
+                      display={"Thing": "shown", "Other": "k"}, name_props={"Thing": ["title"], "Other": ["name", "alias"]})
+    with Graph(d) as g:
+        tables = {label: dict(props) for label, props in g.catalog().nodes.items()}
+        text, count, distinct = names_json(g, spec, tables)
+        rows = entry_rows(g.columns, spec, tables)
+    assert text == json.dumps(rows, ensure_ascii=False)
+    assert count == len(rows) and distinct == len({r[2] for r in rows})
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127)))
+def test_a_words_initial_is_its_folds_first_character(word):
+    from kgqa.kg.entity_index import initial
+
+    assert initial(word) == fold(word)[:1]
