@@ -33,7 +33,10 @@ FREQUENT = frozenset({"common", "frequent", "popular", "frequently", "commonly",
 # comparisons written before a number: (words, operator); the longest written first wins
 COMPARATORS = [
     (("greater", "than", "or", "equal", "to"), ">="), (("more", "than", "or", "equal", "to"), ">="),
-    (("less", "than", "or", "equal", "to"), "<="), (("at", "least"), ">="), (("at", "most"), "<="),
+    (("less", "than", "or", "equal", "to"), "<="), (("higher", "than", "or", "equal", "to"), ">="),
+    (("larger", "than", "or", "equal", "to"), ">="), (("bigger", "than", "or", "equal", "to"), ">="),
+    (("lower", "than", "or", "equal", "to"), "<="), (("smaller", "than", "or", "equal", "to"), "<="),
+    (("fewer", "than", "or", "equal", "to"), "<="), (("at", "least"), ">="), (("at", "most"), "<="),
     (("no", "less", "than"), ">="), (("no", "more", "than"), "<="), (("not", "less", "than"), ">="),
     (("not", "more", "than"), "<="), (("greater", "than"), ">"), (("more", "than"), ">"), (("higher", "than"), ">"),
     (("larger", "than"), ">"), (("bigger", "than"), ">"), (("older", "than"), ">"), (("longer", "than"), ">"),
