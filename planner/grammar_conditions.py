@@ -143,13 +143,14 @@ def conditions(r: Reading) -> None:
         if substring and isinstance(value, str):
             op = substring[0]
             r.use(substring[1])
-        # "between 10 and 20"
-        if k + 1 < len(r.values) and lem[v.start - 1:v.start] == ["between"] and \
-                lem[v.end:v.end + 1] == ["and"] and r.values[k + 1].start == v.end + 1:
+        # "between 10 and 20", "between $60 and $120"
+        sign = v.start > 0 and r.doc[v.start - 1].lower_ in cues.CURRENCY_SIGNS
+        if k + 1 < len(r.values) and lem[v.start - 1 - sign:v.start - sign] == ["between"] and \
+                lem[v.end:v.end + 1] == ["and"] and r.values[k + 1].start in (v.end + 1, v.end + 2):
             hi = r.values[k + 1]
             done.add(k + 1)
             op, value = "BETWEEN", (value, typed_value(r.view.prop_type(term.owner, term.prop), hi.value))
-            r.use((v.start - 1, hi.end))
+            r.use((v.start - 1 - sign, hi.end))
         holder = holder_of(r, term)
         if holder is None:
             continue
@@ -174,6 +175,11 @@ def conditions(r: Reading) -> None:
                 continue
         if isinstance(value, str) and op in ("<", ">", "<=", ">=") and not any(c.isdigit() for c in value):
             op = "="  # "courses under the 'Computer Science' subject": words have no order
+        elif op in ("<", ">", "<=", ">=") and term.kind == "prop" and not _is_number(r, term) and not \
+                r.view.is_numeric_text(term.owner, term.prop) and not r.view.is_date(term.owner, term.prop) and \
+                not is_timed(term.prop):
+            r.decline(f"{term.prop} {op} {value}: its values are words")  # "type greater than 32"
+            continue
         prev = ors.get((holder, term.prop))
         if (op or "=") == "=" and prev is not None and "or" in lem[prev[1]:v.start] and \
                 all(w in ("or", ",", "either", "'", '"', "the", "be") for w in lem[prev[1]:v.start]):
@@ -191,7 +197,9 @@ def conditions(r: Reading) -> None:
             r.absent_of[holder].where.append(Where(holder, term.prop, op or "=", value))
         else:
             r.query.where.append(Where(holder, term.prop, op or "=", value))
-            r.where_ends.append((prop_item.start if prop_item else v.start, v.end))
+            said = prop_item.start if prop_item and not any(e[1] > prop_item.start for e in r.where_ends) else \
+                min(v.start, op_span[-1][0] if op and op_span else v.start)  # "height over 200 or under 190"
+            r.where_ends.append((said, v.end))
         if prop_item is not None:
             prop_item.term = term
             r.use((prop_item.start, prop_item.end))
@@ -200,6 +208,12 @@ def conditions(r: Reading) -> None:
                 and r.doc[v.start - 1].tag_ == "VBN":
             r.use((v.start - 1, v.start))  # "the employee called Ebba"
     _disjunctions(r)
+    for a in r.query.where:
+        for b in r.query.where:
+            if (a.holder, a.prop) == (b.holder, b.prop) and a.op in (">", ">=") and b.op in ("<", "<=") and \
+                    isinstance(a.value, (int, float)) and isinstance(b.value, (int, float)) and a.value >= b.value:
+                r.decline(f"{a.prop} {a.op} {a.value} and {b.op} {b.value} at once (of two nodes?)")
+                return
     for w in r.query.where:
         if w.op == "<>" and w.holder != r.target:
             r.decline(f"not {w.value!r} (none of them, or one that is not)")

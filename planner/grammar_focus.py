@@ -65,7 +65,7 @@ def focus(r: Reading) -> None:
         if low[max(0, k - 2):k] in (["name", "of"], ["names", "of"], ["title", "of"], ["titles", "of"]):
             r.use((k - 2, k))  # "the names of the heads": what names them
     info = [i for i, w in enumerate(lem) if w in ("information", "detail", "everything", "info", "attribute")]
-    if info and (lem[info[0] - 1:info[0]] in (["all"], ["the"]) or lem[info[0] - 2:info[0] - 1] == ["all"] or
+    if info and (lem[info[0] - 1:info[0]] in (["all"], ["the"], ["what"], ["which"]) or lem[info[0] - 2:info[0] - 1] == ["all"] or
                  any(it.end == info[0] and "label" in it.kinds() for it in r.items)):
         r.all_props = True
         r.use((info[0], info[0] + 1))

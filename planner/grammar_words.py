@@ -24,6 +24,9 @@ def values(r: Reading) -> None:
         if m.label and len(span) == 1 and span[0].pos_ in ("VERB", "AUX", "ADP", "ADV", "DET", "PRON", "SCONJ") \
                 and span[0].text.islower() and quoted_value(span[0]) is None:
             continue  # "tracks that belong to": a lower-case verb or function word, not the track 'Belong'
+        if m.label and len(span) == 1 and span[0].text.islower() and quoted_value(span[0]) is None and \
+                (span[0].tag_ in ("JJR", "JJS", "RBR", "RBS") or span[0].pos_ == "NOUN" and str(m.value) != span[0].text):
+            continue  # "more than one student", "the numbers of wines": a word, not the student 'More' or wine 'Numbers'
         kind = "linked" if m.label else "text"
         options = tuple(dict.fromkeys([(m.label, m.prop)] + [(a[0], a[1]) for a in m.alternatives])) if m.label else ()
         r.values.append(Value(span.start, span.end, m.value, kind, m.label, m.prop, options))

@@ -384,6 +384,8 @@ def _order(r: Reading, label: str) -> None:
     if not q.order and any(w in cues.ORDER_ADVERBS for w in low):
         k = next(i for i, w in enumerate(low) if w in cues.ORDER_ADVERBS)
         col = next((c for c in q.columns if not c.is_aggregate), None)
+        if _alphabetical(lem):  # "in alphabetical order": the first column of words
+            col = next((c for c in q.columns if not c.is_aggregate and _type_of(r, c) == "STRING"), col)
         if col is not None:
             said = {t.lower_ for t in doc} | set(lem)
             q.order.append((col, bool(said & {"descending", "reverse", "decreasing"})))

@@ -227,6 +227,10 @@ def test_units_money_genders_groups_and_negated_objects(home):
         assert [r[0] for r in rows("What are the top 2 depts by the total credits of courses?")] == \
             ["Biology", "Mathematics"]
         assert [r[0] for r in rows("Which students are not enrolled in any course?")] == ["Ed"]
+        assert sorted(r[0] for r in rows("Which students have an age less than 20 or greater than 25?")) == \
+            ["Ada", "Ed"]
+        assert sorted(r[0] for r in rows("Which courses have a fee between $400 and $500?")) == \
+            ["Calculus", "Cell Biology", "Linear Algebra"]
 
     with Graph(home / "graphs" / "interactions", read_only=True) as g:
         c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
@@ -239,6 +243,8 @@ def test_units_money_genders_groups_and_negated_objects(home):
     ("Which courses are in both the 'Mathematics' and 'History' depts?", "both"),
     ("Which students are older than the average age of students in 'Mathematics'?", "the average of which"),
     ("Which students are enrolled at most once?", "once"),
+    ("Which courses have credits over 5 and credits under 4?", "at once"),
+    ("Which students have a city code greater than 3?", "its values are words"),
 ])
 def test_what_it_cannot_read_is_declined_with_the_reason(home, question, why):
     from kgqa.kg.registry import graph_spec
