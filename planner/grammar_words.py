@@ -11,6 +11,7 @@ from kgqa.planner.reading import (
     Value,
     parse_number,
 )
+from kgqa.planner.schema_terms import abbreviates
 from kgqa.text import fold, name_words
 
 
@@ -96,6 +97,14 @@ def schema(r: Reading) -> None:
     for rel in r.rels_hinted:
         own = {w[:5] for w in name_words(rel) if len(w) >= 5}
         r.hints[rel] = [i for i, w in enumerate(words) if len(w) >= 5 and w[:5] in own]
+    # and a word that a relationship's name word, written without vowels, abbreviates ("destination": HAS_DST_APID)
+    for rel in r.view.rels:
+        short = [n for n in name_words(rel) if 3 <= len(n) <= 4 and n.isalpha() and not set(n[1:]) & set("aeiouy")]
+        said = [i for i, w in enumerate(words) if len(w) >= 5 and any(abbreviates(n, w) for n in short)]
+        if said:
+            r.hints[rel] = sorted(set(r.hints.get(rel, [])) | set(said))
+            if rel not in r.rels_hinted:
+                r.rels_hinted.append(rel)
 
 
 def _order_word(r: Reading, i: int) -> bool:
