@@ -91,7 +91,10 @@ def conditions(r: Reading) -> None:
             term = pick(prop_item, "prop", _governor(r, prop_item) or r.query.nodes.get(r.target))
             if term is None:
                 term = pick_prop(prop_item, r)
-        if term is not None and v.kind in ("linked", "text") and not term.on_rel and not substring \
+        owned = _possessed(r, prop_item, v) if v.kind == "linked" else None
+        if owned is not None:
+            term = owned  # "the originator bank's country is 'X'": originator_bank_country, not a country's
+        elif term is not None and v.kind in ("linked", "text") and not term.on_rel and not substring \
                 and not r.terms.holds(term.owner, term.prop, v.value):
             # "a beneficiary bank from 'Singapore'": the property named does not hold the value; one that holds
             # it and whose name extends the words written does (beneficiary_bank_country)
@@ -374,6 +377,23 @@ def _count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
         return
     r.bounds.append((Column(var, None, "count", True), op or "=", v.value))
     r.use((v.start, v.end), (it.start, it.end), *span)
+
+
+def _possessed(r: Reading, it: Item | None, v: Value) -> Term | None:
+    """The one property holding linked value ``v`` whose name is the item before a possessive and the item after
+    it ("the originator bank's country": originator_bank_country), the words before read; else None."""
+    if it is None or it.start < 2 or r.doc[it.start - 1].tag_ != "POS":
+        return None
+    before = next((x for x in r.items if x.end == it.start - 1), None)
+    if before is None:
+        return None
+    said = [w for w in r.lemmas[before.start:before.end] + r.lemmas[it.start:it.end] if w.isalnum()]
+    fits = [(lb, p) for lb, p in v.options if name_words(p) == said or name_words(p)[:len(said)] == said]
+    if len(fits) != 1:
+        return None
+    before.term = Term("prop", *fits[0])
+    r.use((before.start, it.start))
+    return Term("prop", *fits[0])
 
 
 def _holding(r: Reading, term: Term, v: Value, it: Item | None) -> Term | None:
