@@ -89,7 +89,7 @@ def schema(r: Reading) -> None:
             it.end += 1  # "faculty members": the faculty, one by one
     for it in r.items:
         rels = {t.owner for t in it.terms if t.kind == "rel"}
-        if rels and it.kinds() == {"rel"}:
+        if rels and (it.kinds() == {"rel"} or verb_of_rel(r, it)):
             r.rels_named.extend(sorted(rels))
     # weak evidence for a path: a word that shares its first five letters with a relationship's name
     stems = {w[:5] for w in words if len(w) >= 5}
@@ -145,3 +145,10 @@ def _genders(r: Reading, taken: set[int]) -> None:
                 lb, p, v = held[0]
                 r.values.append(Value(t.i, t.i + 1, v, "linked", lb, p, tuple((x, y) for x, y, _ in held)))
                 break
+
+
+def verb_of_rel(r: Reading, it: Item) -> bool:
+    """Whether an item is a verb that writes a relationship type's own name ("have filed": FILED), though its
+    word may also name a label (Filing)."""
+    return all(r.doc[k].pos_ in ("VERB", "AUX") for k in range(it.start, it.end)) and \
+        any(t.kind == "rel" and t.exact for t in it.terms)
