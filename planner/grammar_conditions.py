@@ -107,16 +107,22 @@ def conditions(r: Reading) -> None:
                 any(w in ("after", "before", "since", "in", "during") for w in low[max(0, v.start - 3):v.start]):
             term = _year_prop(r, term.owner)  # "a host city after 2010": the year the hosting holds
             prop_item = None
+            if term is not None:
+                r.unsaid[v.start] = term.prop
         if term is None and year:
             # "opened between 2000 and 2005", "wines made before 2000"; "an exhibition in 2004": the label's named
             named = next((x for x in reversed(r.items) if x.end <= v.start and v.start - x.end <= 2 and
                           pick(x, "label", None) is not None), None)
             term = _year_prop(r, pick(named, "label", None).owner) if named is not None else None
             term = term or _year_prop(r)
+            if term is not None:
+                r.unsaid[v.start] = term.prop  # which time: the verb must say it, or nothing else may
         if term is None and v.kind == "number":
             term = _key_named(r, v)  # "student 1004", "department 520": the key of the label named just before
         if term is None and v.kind == "number" and _money(r, v):
             term = _money_prop(r)  # "transactions above $10 million": the one amount the labels hold
+            if term is not None:
+                r.unsaid[v.start] = term.prop
         if term is None and v.kind == "linked":
             at = v.start - (named_before(lem, v.start) and r.doc[v.start - 1].tag_ == "VBN")
             before = next((pick(x, "label", None) for x in r.items if x.end == at), None)

@@ -77,7 +77,7 @@ def coverage(r: Reading) -> None:
         c.dep_ in ("prep", "agent", "dative") and any(g.i in r.used for g in c.children) or
         c.dep_ == "dobj" and _names_label(r, c.i) and t.lemma_.lower() in cues.LIGHT_VERBS for c in t.children)
         or joined and _relative_read(r, t) or any(
-        c.dep_ == "prep" and any(g.i in said for g in c.subtree) for c in t.children))}
+        c.dep_ == "prep" and any(g.i in said for g in c.subtree) and _names_unsaid(r, t, c) for c in t.children))}
     restating -= _naming_other(r, restating)
     restating |= _named_on_path(r)
     restating |= {t.text for t in r.doc if joined and t.lemma_.lower() in cues.PLACE_VERBS and t.i not in r.used}
@@ -94,6 +94,15 @@ def _relative_read(r: Reading, verb: Any) -> bool:
         return False
     words = [t for t in verb.subtree if t.i != verb.i and not t.is_punct and not t.is_stop]
     return bool(words) and all(t.i in r.used for t in words) and any(_names_label(r, t.i) for t in words)
+
+
+def _names_unsaid(r: Reading, verb: Any, prep: Any) -> bool:
+    """Whether a verb may restate the values under its preposition: each value put on a property the question
+    did not name ("opened between 2000 and 2005": Open_Year) shares the verb's stem; "members born before 1990"
+    is no joined_year."""
+    stem = verb.lemma_.lower()[:4]
+    return all(len(stem) == 4 and any(w[:4] == stem for w in name_words(r.unsaid[g.i]))
+               for g in prep.subtree if g.i in r.unsaid)
 
 
 def _names_label(r: Reading, i: int) -> bool:

@@ -461,6 +461,12 @@ def _order(r: Reading, label: str) -> None:
         counted = [v for v in r.values if v.kind == "limit"]
         if counted:
             limit = counted[0].value
+            ranked = next((x for x in r.items if counted[0].end <= x.start <= counted[0].end + 3 and
+                           pick(x, "label", None) is not None), None)
+            if ranked is not None and pick(ranked, "label", None).owner != label:
+                # "the orders that include the top 3 most expensive products": the 3 products first, then orders
+                r.decline(f"the top {limit} {pick(ranked, 'label', None).owner} first, then each {label}")
+                return
             r.use(*[(max(0, v.start - 2), v.end) for v in counted[:1]])
         k = i + 1
         if lem[k:k + 2] == ["number", "of"]:  # "the most number of students"
