@@ -42,7 +42,15 @@ def link_mentions(question: str, compiler: Compiler, index=None) -> tuple[list[M
     for start, end, text, cands in found:
         # the span's own position: the first place its text occurs may be inside another word
         # ("th" inside "the" for a quoted 'th')
-        if question[start:end] != text or any(start < b and a < end for a, b in taken):
+        if question[start:end] != text:
+            continue
+        inside = [m for m in mentions if start <= m.start and m.end <= end and (m.start, m.end) != (start, end)]
+        if inside and cands and cands[0].source in ("exact", "casefold") and \
+                not any(start < b and a < end for a, b in taken if not any((m.start, m.end) == (a, b) for m in inside)):
+            # "The Ancient Scholar of Porto": a whole name said exactly, not the city 'Porto' inside it
+            mentions = [m for m in mentions if m not in inside]
+            taken = [t for t in taken if not any((m.start, m.end) == t for m in inside)]
+        if any(start < b and a < end for a, b in taken):
             continue
         if not cands or cands[0].score < FUZZY_MIN or text.lower() in compiler.lex.entries:
             continue
