@@ -337,8 +337,8 @@ class Prewarmer:
             finished_ids.clear()
 
         t_flush = [t0]
-        for item_id, c in todo:
-            if item_id.startswith("llm:"):
+        for todo_id, c in todo:
+            if todo_id.startswith("llm:"):
                 c = Candidate(c.domain, "llm", c.shape, c.question, c.spec, c.expected, c.anchors, c.facts, c.id)
             try:
                 entry = self.process(c, domain, rep)
@@ -347,7 +347,7 @@ class Prewarmer:
                 entry = None
             if entry is not None:
                 batch.append(entry)
-            finished_ids.append(item_id)
+            finished_ids.append(todo_id)
             if progress:
                 progress.advance(task)
             if len(finished_ids) >= BATCH:

@@ -25,7 +25,7 @@ MEASURES = {"heavy": ("weight",), "light": ("weight",), "tall": ("height",), "hi
             "long": ("length", "duration"), "short": ("length", "duration"), "expensive": ("price", "cost"),
             "cheap": ("price", "cost"), "fast": ("speed",), "slow": ("speed",), "big": ("size",), "large": ("size",),
             "small": ("size",), "rich": ("wealth", "net_worth"), "popular": ("popularity",), "strong": ("strength",)}
-# nouns that say "the edge" after a relationship's name ("the INTERACTS3 relationship weight")
+# nouns that say "the edge" after a relationship's name ("the LIKES2 relationship weight")
 EDGE_WORDS = frozenset({"relationship", "relation", "edge", "link", "connection", "interaction"})
 EDGE_DIRECTIONS = frozenset({"incoming", "outgoing", "inbound", "outbound"})  # said of a relationship's edges
 FREQUENT = frozenset({"common", "frequent", "popular", "frequently", "commonly", "often", "usual"})
@@ -71,7 +71,7 @@ ORDER_ADVERBS = frozenset({"alphabetical", "alphabetically", "descending", "asce
 # words after which the asked properties end ("the maximum enrollment across all schools")
 ENDS_ASKED = frozenset({"of", "for", "across", "among", "in", "by", "per", "with", "from", "at", "on", "to",
                         "who", "that", "which", "whose", "where"})
-# what a ranking is by, said after the ranked noun ("the top 3 filings by amount")
+# what a ranking is by, said after the ranked noun ("the top 3 invoices by amount")
 RANKED_BY = (("by",), ("base", "on"), ("in", "term", "of"), ("according", "to"))
 GROUP_WORDS = frozenset({"each", "every", "per"})  # "for each city", "per country"
 DISTINCT_WORDS = frozenset({"different", "distinct", "unique"})
@@ -91,7 +91,7 @@ connected exact information
 """.split())
 
 # filler words that may still name a property ("the name", "the type", "the count", "the value")
-# nouns after a label that only say "its nodes, one by one" ("faculty members", "staff entries")
+# nouns after a label that only say "its nodes, one by one" ("crew members", "staff entries")
 INDIVIDUALS = frozenset({"member", "members", "individual", "individuals", "entry", "entries", "record", "records"})
 
 # verbs of place that restate a join to where something is ("entities located in", "where the bank is based")

@@ -93,11 +93,11 @@ def conditions(r: Reading) -> None:
                 term = pick_prop(prop_item, r)
         owned = _possessed(r, prop_item, v) if v.kind == "linked" else None
         if owned is not None:
-            term = owned  # "the originator bank's country is 'X'": originator_bank_country, not a country's
+            term = owned  # "the sender bank's country is 'X'": sender_bank_country, not a country's
         elif term is not None and v.kind in ("linked", "text") and not term.on_rel and not substring \
                 and not r.terms.holds(term.owner, term.prop, v.value):
-            # "a beneficiary bank from 'Singapore'": the property named does not hold the value; one that holds
-            # it and whose name extends the words written does (beneficiary_bank_country)
+            # "a receiver bank from 'Oslo'": the property named does not hold the value; one that holds
+            # it and whose name extends the words written does (receiver_bank_country)
             term = _holding(r, term, v, prop_item)
             if term is None:
                 continue
@@ -130,7 +130,7 @@ def conditions(r: Reading) -> None:
             owner = before.owner if before is not None and any(lb == before.owner for lb, _ in v.options) else \
                 asked if v.kind == "linked" and [lb for lb, _ in v.options].count(asked) == 1 else v.label
             term = Term("prop", owner, next(p for lb, p in v.options if lb == owner) if owner != v.label else v.prop)
-            # "the album 'Balls to the Wall'": the value of the label named just before it
+            # "the album 'Blue Hours'": the value of the label named just before it
         if term is None and v.kind == "text" and named_before(lem, v.start):
             label = r.query.nodes[r.target]
             term = Term("prop", label, r.view.display(label))
@@ -141,7 +141,7 @@ def conditions(r: Reading) -> None:
             r.decline(f"no {term.owner} has any {term.prop}")  # "items with more than 100 votes": none has votes
             continue
         if isinstance(v.value, str) and parse_number(v.value) is None and _is_number(r, term):
-            # "a dorm with a TV Lounge" read onto dormid: a word is no number; the value's own property, if linked
+            # "a hotel with a Sauna" read onto hotel_ref: a word is no number; the value's own property, if linked
             if v.kind != "linked" or _is_number(r, Term("prop", v.label, v.prop)):
                 r.decline(f"{v.value!r} as {term.owner}.{term.prop}")
                 continue
@@ -215,7 +215,7 @@ def conditions(r: Reading) -> None:
         r.use((v.start, v.end), *op_span)
         if named_before(lem, v.start) and lem[v.start - 1] in ("name", "call", "title", "named", "called", "titled") \
                 and r.doc[v.start - 1].tag_ == "VBN":
-            r.use((v.start - 1, v.start))  # "the employee called Ebba"
+            r.use((v.start - 1, v.start))  # "the employee called Ines"
     _disjunctions(r)
     for a in r.query.where:
         for b in r.query.where:
@@ -231,8 +231,8 @@ def conditions(r: Reading) -> None:
 
 def _conjunctions(r: Reading) -> None:
     """Two values of one property said with "and": of a node joined many to each asked node, each value on a
-    node of its own ("students who play both Canoeing and Kayaking": two activities); of the asked node itself,
-    or of the one node joined to it, either value ("the Marketing and Finance departments", "Latin and Pop
+    node of its own ("students who play both Chess and Tennis": two activities); of the asked node itself,
+    or of the one node joined to it, either value ("the Sales and Legal departments", "Jazz and Soul
     tracks"): one node cannot hold both."""
     q = r.query
     same: dict[tuple[str, str], list[int]] = {}
@@ -364,7 +364,7 @@ def _year_prop(r: Reading, label: str | None = None) -> Term | None:
 
 
 def _count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
-    """"students with at least two allergies": a bound on how many nodes of that label each row reaches."""
+    """"students with at least two pets": a bound on how many nodes of that label each row reaches."""
     term = pick(it, "label", None)
     if term is None or term.owner == r.query.nodes.get(r.target):
         r.decline(f"{v.value} {r.doc[it.start:it.end].text} of what")
@@ -387,7 +387,7 @@ def _count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
 
 def _possessed(r: Reading, it: Item | None, v: Value) -> Term | None:
     """The one property holding linked value ``v`` whose name is the item before a possessive and the item after
-    it ("the originator bank's country": originator_bank_country), the words before read; else None."""
+    it ("the sender bank's country": sender_bank_country), the words before read; else None."""
     if it is None or it.start < 2 or r.doc[it.start - 1].tag_ != "POS":
         return None
     before = next((x for x in r.items if x.end == it.start - 1), None)
@@ -405,8 +405,8 @@ def _possessed(r: Reading, it: Item | None, v: Value) -> Term | None:
 def _holding(r: Reading, term: Term, v: Value, it: Item | None) -> Term | None:
     """The property holding value ``v`` whose name starts with the words written, else a decline saying that
     none holds it. The words tried, longest first: the item after a possessive joined to the one before it ("the
-    originator bank's country": originator_bank_country), the item's own words ("originator bank":
-    originator_bank, not originator_bank_id), the chosen property's name."""
+    sender bank's country": sender_bank_country), the item's own words ("sender bank":
+    sender_bank, not sender_bank_id), the chosen property's name."""
 
     saids = []
     if it is not None:

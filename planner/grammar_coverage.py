@@ -98,7 +98,7 @@ def _relative_read(r: Reading, verb: Any) -> bool:
 
 def _names_unsaid(r: Reading, verb: Any, prep: Any) -> bool:
     """Whether a verb may restate the values under its preposition: each value put on a property the question
-    did not name ("opened between 2000 and 2005": Open_Year) shares the verb's stem; "members born before 1990"
+    did not name ("opened between 2000 and 2005": opening_year) shares the verb's stem; "members born before 1990"
     is no joined_year."""
     stem = verb.lemma_.lower()[:4]
     return all(len(stem) == 4 and any(w[:4] == stem for w in name_words(r.unsaid[g.i]))
@@ -113,7 +113,7 @@ def _names_label(r: Reading, i: int) -> bool:
 
 def _named_on_path(r: Reading) -> set[str]:
     """The unread words that share their stem with a label or relationship the query joins through ("students
-    enrolled in courses" through Student_Course_Enrolment): the join says them."""
+    enrolled in courses" through Course_Enrolment): the join says them."""
     q = r.query
     names = [*q.nodes.values(), *(e.rel for e in q.edges)] + [e.rel for a in q.absent for e in a.edges]
     stems = {w[:5] for n in names for w in name_words(n) if len(w) >= 5}

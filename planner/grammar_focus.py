@@ -99,7 +99,7 @@ def focus(r: Reading) -> None:
             continue
         if it.end - it.start == 1 and lem[it.start] in ("number", "count", "amount") and \
                 lem[it.end:it.end + 1] == ["of"] and not term.exact:
-            continue  # "the number of patients": a count, not RoomNumber
+            continue  # "the number of patients": a count, not CabinNumber
         head = r.doc[it.end - 1]
         if any(r.doc[k].tag_ in ("JJS", "RBS") for k in range(max(0, it.start - 2), it.start)):
             continue  # "the top 3 most expensive products": the order, not a column
@@ -119,7 +119,7 @@ def focus(r: Reading) -> None:
 
 def _of_label(r: Reading, it: Item) -> Term | None:
     """The property an item names of the label written after it ("the name of the party": the party's own
-    naming property, though "name" also names a county's County_name), else None."""
+    naming property, though "name" also names a town's Town_label), else None."""
     k = it.end
     if r.lemmas[k:k + 1] != ["of"] or any(x.end == it.start and "label" in x.kinds() for x in r.items):
         return None  # not "the department name of the instructor": the department's

@@ -1,5 +1,5 @@
-"""Comparisons with an overall figure ("above the average budget", :func:`overall`) and negations ("dorms that do
-not have a TV Lounge", :func:`negation`), for the grammar reader."""
+"""Comparisons with an overall figure ("above the average budget", :func:`overall`) and negations ("hotels that do
+not have a Sauna", :func:`negation`), for the grammar reader."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def overall(r: Reading) -> None:
 
 
 def negation(r: Reading) -> None:
-    """"dorms that do not have a TV Lounge", "instructors who did not teach", "courses without prerequisites":
+    """"hotels that do not have a Sauna", "instructors who did not teach", "courses without prerequisites":
     the label or relationship named after a negation (before any value) must have no such node or edge from
     the asked one: a NOT EXISTS of the path to it, the conditions on that node inside it."""
     if r.target is None:
@@ -83,7 +83,7 @@ def negation(r: Reading) -> None:
         if found and r.negated:
             r.decline("two negations")
             return
-        # "faculty who do not participate in any activity": the verb may name another label's relationship;
+        # "coaches who do not take part in any event": the verb may name another label's relationship;
         # then the label after it says what is not there
         for it in found:
             term = _negate(r, it, label)

@@ -72,7 +72,7 @@ def values(r: Reading) -> None:
         if ranked and v.kind == "number" and isinstance(v.value, int) and nxt is not None and nxt.tag_ == "NNS" \
                 and v.start > 0 and doc[v.start - 1].pos_ in ("DET", "VERB", "AUX", "PRON", "PUNCT") \
                 or (v.kind == "number" and v.start == 1 and doc[0].lower_ in ("list", "show", "find", "name", "give")):
-            v.kind = "limit"  # "Which three countries have the most ...", "List 5 filings ..."
+            v.kind = "limit"  # "Which three countries have the most ...", "List 5 invoices ..."
 
 
 def schema(r: Reading) -> None:
@@ -86,7 +86,7 @@ def schema(r: Reading) -> None:
     for it in r.items:
         if it.end < len(words) and words[it.end] in cues.INDIVIDUALS and "label" in it.kinds() and \
                 not any(x.start == it.end for x in r.items):
-            it.end += 1  # "faculty members": the faculty, one by one
+            it.end += 1  # "crew members": the crew, one by one
     for it in r.items:
         rels = {t.owner for t in it.terms if t.kind == "rel"}
         if rels and (it.kinds() == {"rel"} or verb_of_rel(r, it)):
@@ -97,7 +97,7 @@ def schema(r: Reading) -> None:
     for rel in r.rels_hinted:
         own = {w[:5] for w in name_words(rel) if len(w) >= 5}
         r.hints[rel] = [i for i, w in enumerate(words) if len(w) >= 5 and w[:5] in own]
-    # and a word that a relationship's name word, written without vowels, abbreviates ("destination": HAS_DST_APID)
+    # and a word that a relationship's name word, written without vowels, abbreviates ("destination": HAS_DST_PORT)
     for rel in r.view.rels:
         short = [n for n in name_words(rel) if 3 <= len(n) <= 4 and n.isalpha() and not set(n[1:]) & set("aeiouy")]
         said = [i for i, w in enumerate(words) if len(w) >= 5 and any(abbreviates(n, w) for n in short)]
@@ -148,7 +148,7 @@ def _genders(r: Reading, taken: set[int]) -> None:
 
 
 def verb_of_rel(r: Reading, it: Item) -> bool:
-    """Whether an item is a verb that writes a relationship type's own name ("have filed": FILED), though its
-    word may also name a label (Filing)."""
+    """Whether an item is a verb that writes a relationship type's own name ("have signed": SIGNED), though its
+    word may also name a label (Signing)."""
     return all(r.doc[k].pos_ in ("VERB", "AUX") for k in range(it.start, it.end)) and \
         any(t.kind == "rel" and t.exact for t in it.terms)

@@ -66,7 +66,7 @@ def join_label(r: Reading, label: str) -> str | None:
         if term is None:
             return None
         best = [p for p in best if "/".join(s[0] for s in p) == term.owner]
-    if hinted and not named:  # the words that chose the path ("the beneficiaries") are read
+    if hinted and not named:  # the words that chose the path ("the recipients") are read
         r.use(*[(i, i + 1) for step in best[0] for i in r.hints.get(step[0], [])])
     cur = r.target
     absent = r.negated.get(label)
@@ -147,7 +147,7 @@ def many_along(view: SchemaView, q: Query, path: list[Edge], start: str) -> bool
 
 def copy_path(r: Reading, path: list[Edge], tag: str) -> str:
     """Adds a second copy of ``path`` from the asked node (new variables for every node after it), returning
-    the variable of the copy's last node ("students who play Canoeing and (play) Kayaking")."""
+    the variable of the copy's last node ("students who play Chess and (play) Tennis")."""
     q = r.query
     cur = old = r.target
     for e in path:

@@ -149,7 +149,7 @@ def relationship_words(rel: str, src: str, dst: str) -> dict[str, str]:
 
 
 # what a property's own name says of it, in words of any graph: time properties ("released", "birthYear",
-# "order_date") and birth properties ("born", "birth_year") are found by these, never by a graph's names
+# "shipped_on") and birth properties ("born", "birth_year") are found by these, never by a graph's names
 YEAR_WORDS = frozenset({"year", "born", "released", "died"})
 BIRTH_WORDS = frozenset({"born", "birth"})
 

@@ -47,7 +47,7 @@ def link_mentions(question: str, compiler: Compiler, index=None) -> tuple[list[M
         inside = [m for m in mentions if start <= m.start and m.end <= end and (m.start, m.end) != (start, end)]
         if inside and cands and cands[0].source in ("exact", "casefold") and \
                 not any(start < b and a < end for a, b in taken if not any((m.start, m.end) == (a, b) for m in inside)):
-            # "The Ancient Scholar of Porto": a whole name said exactly, not the city 'Porto' inside it
+            # "The Night Train to Lyon": a whole title said exactly, not the city 'Lyon' inside it
             mentions = [m for m in mentions if m not in inside]
             taken = [t for t in taken if not any((m.start, m.end) == t for m in inside)]
         if any(start < b and a < end for a, b in taken):

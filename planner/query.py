@@ -66,7 +66,7 @@ class Column:
 @dataclass
 class Absent:
     """A pattern that must not exist from the main match's nodes: its edges (whose new variables are its own)
-    and its conditions ("dorms that do not have a TV Lounge")."""
+    and its conditions ("hotels that do not have a Sauna")."""
 
     edges: list[Edge] = field(default_factory=list)
     where: list[Where] = field(default_factory=list)

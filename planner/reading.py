@@ -71,7 +71,7 @@ class Reading:
     negated: dict[str, Absent] = field(default_factory=dict)  # a label (or relationship) said not to be there
     absent_of: dict[str, Absent] = field(default_factory=dict)  # variable -> the absent pattern it belongs to
     bounds: list[tuple[Column, str, Any]] = field(default_factory=list)  # bounds on counts per asked node
-    rels_hinted: list[str] = field(default_factory=list)  # relationships a word shares a stem with ("beneficiary")
+    rels_hinted: list[str] = field(default_factory=list)  # relationships a word shares a stem with ("recipient")
     hints: dict[str, list[int]] = field(default_factory=dict)  # such a relationship -> the tokens that hint it
     unsaid: dict[int, str] = field(default_factory=dict)  # a value's start -> the property it was put on unnamed
     choices: dict[Any, Term] = field(default_factory=dict)  # item start (or "path:<label>") -> the term chosen

@@ -1,10 +1,10 @@
 """What a question's words name in one graph's schema, matched by word forms: labels, node and relationship
 properties, relationship types.
 
-Every schema name is split into words in any convention (``Ref_Template_Types``, ``beneficiary_bank_country``,
+Every schema name is split into words in any convention (``Ref_Paint_Shades``, ``receiver_bank_country``,
 ``postHasCreator``, ``VISITS3``) and matched against runs of question tokens by their forms: the word as
 written, its noun and verb lemmas (lemminflect) and its singular (inflect), so "people" names ``Person``,
-"filed" names ``FILED`` and "visit" names ``VISITS``. A run also matches a name written as one word
+"signed" names ``SIGNED`` and "visit" names ``VISITS``. A run also matches a name written as one word
 ("club name" and ``clubname``). Longer runs win. The words a graph's annotations file gives
 (``DomainSpec.words``) are matched the same way.
 """
@@ -22,9 +22,9 @@ PREPOSITIONS = frozenset({"in", "of", "to", "by", "at", "with", "for", "on", "fr
 ABBREVIATED = frozenset({"first", "last", "middle"})  # words a column name shortens to their first letter
 CODE_WORDS = frozenset({"code", "cd", "id"})  # a property's last word that people leave unsaid ("the product type")
 VALUE_CAP = 5000  # distinct values the schema view indexes per text property (SchemaView._index_values)
-# words of a name that say nothing of what it names: "Ref_Colors" is colours, "HAS_STADIUM" a stadium
-# units a property's name ends with that a question leaves unsaid ("gross" of Gross_in_dollar, "damage" of
-# Damage_millions_USD, "profits" of Profits_in_Billion)
+# words of a name that say nothing of what it names: "Ref_Shades" is shades, "HAS_ARENA" an arena
+# units a property's name ends with that a question leaves unsaid ("price" of Price_in_euro, "loss" of
+# Loss_millions_USD, "revenue" of Revenue_in_Billion)
 UNIT_WORDS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros", "million", "millions", "billion",
                         "billions", "thousand", "thousands", "feet", "foot", "ft", "meter", "meters", "metre", "metres",
                         "m", "km", "mile", "miles", "kg", "kilogram", "kilograms", "lb", "lbs", "pound", "pounds", "cm",
@@ -42,7 +42,7 @@ class Term:
     owner: str
     prop: str | None = None
     on_rel: bool = False
-    exact: bool = False  # the question writes the schema name itself ("VISITS3", "born_state")
+    exact: bool = False  # the question writes the schema name itself ("VISITS3", "home_port")
 
 
 @lru_cache(maxsize=65536)
@@ -106,17 +106,17 @@ class SchemaTerms:
             k = len(words)
             while k > 1 and (words[k - 1] in UNIT_WORDS or words[k - 1] == "in"):
                 k -= 1
-            variants.append(words[:k])  # "Gross_in_dollar": the gross
+            variants.append(words[:k])  # "Price_in_euro": the price
         if term.kind == "rel" and len(words) > 1 and (words[0] in PREPOSITIONS or words[-1] in PREPOSITIONS):
             variants.append([w for w in words if w not in PREPOSITIONS] or words)  # "enrolled_in": enrolled
         if term.kind == "label" and len(words) > 1:
-            # "Dorm_amenity", "Allergy_Type": a label named after another label is the rest of its words
+            # "Hotel_amenity", "Pet_Type": a label named after another label is the rest of its words
             others = {tuple(_singular(w) for w in name_words(lb)) for lb in self.view.nodes if lb != name}
             for k in range(1, len(words)):
-                if tuple(_singular(w) for w in words[:k]) in others:  # Document_Sections beside Documents
+                if tuple(_singular(w) for w in words[:k]) in others:  # Report_Sections beside Reports
                     variants.append(words[k:])
         if owner is not None and term.kind == "prop":
-            # "STU_GPA" of STUDENT, "emp_fname" of EMPLOYEE: a leading abbreviation of the owner's name is no word
+            # "PUP_MARK" of PUPIL, "wrk_fname" of WORKER: a leading abbreviation of the owner's name is no word
             own = name_words(owner)
             trimmed = words[1:] if len(words) > 1 and own and abbreviates(words[0], own[0]) else None
             if trimmed:
@@ -127,7 +127,7 @@ class SchemaTerms:
                 variants.append(["id"])  # "aircraft with id 12": the key "aid"
             labels = {tuple(name_words(lb)) for lb in self.view.nodes}
             if len(words) > 2 and words[-1] in CODE_WORDS and tuple(words[:-1]) not in labels:
-                variants.append(words[:-1])  # "product type" of product_type_code, not "roller coaster" of its id
+                variants.append(words[:-1])  # "tool type" of tool_type_code, not "roller coaster" of its id
         for v in variants:
             for key in _keys(v):
                 self.index.setdefault(key, set()).add(term)
@@ -206,7 +206,7 @@ def _run_keys(run: tuple[str, ...]) -> frozenset[str]:
         return frozenset(keys)
     if len(run) == 2 and run[0] in ABBREVIATED:  # "first name": fname, "last name": lname
         keys |= {run[0][0] + f for f in forms(run[1])}
-    if len(run) == 3 and run[1] == "of":  # "year of joining": Year_Join; "date of birth": birth_date
+    if len(run) == 3 and run[1] == "of":  # "year of joining": join_year; "date of launch": launch_date
         keys |= {run[0] + f for f in forms(run[2])} | {run[2] + f for f in forms(run[0])}
     return frozenset(keys | {f + "".join(run[1:]) for f in forms(run[0])})
 

@@ -1,6 +1,6 @@
 """The shape of the answer, read last: counts ("how many", "the number of"), aggregates ("the average age",
 "the minimum, average and maximum credits"), groups ("for each city"), bounds on counts, superlatives ("the
-highest", "the top 3 by", "the most filings", "the most common"), orders ("ordered by age", "in descending
+highest", "the top 3 by", "the most orders", "the most common"), orders ("ordered by age", "in descending
 alphabetical order") and the columns shown (:func:`shape`). Orders that text or lists cannot have, and answers
 named only by a generated key, are declined.
 """
@@ -19,7 +19,7 @@ ROWID = "_rowid"  # the generated key of a table that had none: no name to show
 
 def shape(r: Reading) -> None:
     """Counts ("how many", "the number of"), aggregates ("the average age"), groups ("for each city"),
-    superlatives ("the highest", "the top 3 by", "the most filings") and orders ("ordered by age")."""
+    superlatives ("the highest", "the top 3 by", "the most orders") and orders ("ordered by age")."""
     if r.target is None:
         return
     q, lem, doc = r.query, r.lemmas, r.doc
@@ -37,7 +37,7 @@ def shape(r: Reading) -> None:
             if it is not None and nxt is not None and pick(it, "label", None) is not None and \
                     pick(nxt, "prop", pick(it, "label", None).owner) is not None:
                 r.use((it.start, it.end))
-                it = nxt  # "for each faculty rank": the label's property
+                it = nxt  # "for each staff rank": the label's property
             if it is not None:
                 col = column_of(r, it, label)
                 if col is not None:
@@ -118,7 +118,7 @@ def shape(r: Reading) -> None:
         q.distinct = True
         r.use(*distinct_said)
     if r.bounds:
-        # "students with at least two allergies": per asked node, the count bounded
+        # "students with at least two pets": per asked node, the count bounded
         if not q.columns:
             q.columns.extend(node_columns(r, r.target))
         for col, op, value in r.bounds:
@@ -144,7 +144,7 @@ def shape(r: Reading) -> None:
     _order(r, label)
     limits = [v for v in r.values if v.kind == "limit"]
     if q.limit is None and not q.order and limits and not any(c.is_aggregate for c in q.columns):
-        r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 filings with ...": in which order
+        r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 invoices with ...": in which order
     if not any(c.is_aggregate for c in q.columns) and not q.distinct:
         _edge_columns(r)
     node_cols = node_columns(r, r.target)
@@ -197,7 +197,7 @@ def _ranks_asked(r: Reading, limits: list) -> bool:
 
 def owned_prop(r: Reading, it: Item) -> Item | None:
     """The property item written right after a label or relationship item that owns it ("instructor salary",
-    "INTERACTS3 relationship weight"), its term chosen; else None."""
+    "LIKES2 relationship weight"), its term chosen; else None."""
     owner = pick(it, "label", None) or pick(it, "rel", None)
     if owner is None:
         return None
@@ -212,7 +212,7 @@ def owned_prop(r: Reading, it: Item) -> Item | None:
 
 
 def measured_prop(r: Reading, it: Item, adjective: str) -> Item | None:
-    """The one property of a label or relationship item that an adjective measures ("the heaviest INTERACTS3
+    """The one property of a label or relationship item that an adjective measures ("the heaviest LIKES2
     relationship": its weight), as an item over the item's words; else None."""
     owner = pick(it, "label", None) or pick(it, "rel", None)
     words = cues.MEASURES.get(adjective, ())
@@ -242,8 +242,8 @@ def _by_what(lem: list[str], at: int) -> int:
 
 
 def _typed_time(r: Reading, label: str, prop: str) -> str | None:
-    """The one DATE or TIMESTAMP property of ``label`` whose name starts as ``prop``'s does (``begin`` for the
-    text ``begin_date``), else None."""
+    """The one DATE or TIMESTAMP property of ``label`` whose name starts as ``prop``'s does (``opening`` for the
+    text ``opening_date``), else None."""
     head = prop.lower().replace("-", "_").split("_")[0]
     found = [p for p, typ in r.view.nodes.get(label, {}).items() if typ in ("DATE", "TIMESTAMP")
              and p.lower().split("_")[0] == head]
@@ -322,7 +322,7 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
         ranked = i > 0 and (lem[i - 1] in cues.SUPERLATIVES or lem[i - 1] in ("by", "on") or
                             r.doc[i - 1].tag_ in ("JJS", "RBS") or lem[max(0, i - 2):i] == ["by", "the"])
         if any(it.start <= i < it.end and (it.end - it.start > 1 or any(t.exact for t in it.terms)) for it in r.items):
-            continue  # "the number of hosts" that a property is named ("Number_of_hosts")
+            continue  # "the number of hosts" that a property is named ("Number_of_guests")
         if w == "number" and r.doc[i].tag_ == "NNS":
             continue  # "the numbers of all flights": a property, not a count
         if (w == "how" and lem[i + 1:i + 2] in (["many"], ["much"])) or (w in ("number", "count") and lem[i + 1:i + 2]
@@ -402,7 +402,7 @@ def _order(r: Reading, label: str) -> None:
             distinct = k < len(lem) and lem[k] in cues.DISTINCT_WORDS
             skip = k
             while skip < len(lem) and (lem[skip] in cues.EDGE_DIRECTIONS or doc[skip].is_punct):
-                skip += 1  # "the number of incoming [:BENEFITS] relationships"
+                skip += 1  # "the number of incoming [:FOLLOWS] relationships"
             it = next((x for x in r.items if x.start in (k, k + 1, skip)), None)
             if it is None:
                 r.decline("the number of what")
@@ -417,7 +417,7 @@ def _order(r: Reading, label: str) -> None:
             elif prop is not None and not prop.on_rel and r.view.is_number(prop.owner, prop.prop):
                 cnt = column_of(r, it, label)  # "the lowest number of days held": the number held
             elif it.kinds() == {"rel"} and pick(it, "rel", None) is not None:
-                var = edge_of(r, pick(it, "rel", None).owner)  # "the largest number of BENEFITS relationships"
+                var = edge_of(r, pick(it, "rel", None).owner)  # "the largest number of FOLLOWS relationships"
                 cnt = Column(var, None, "count", True) if var else None
                 it.term = pick(it, "rel", None)
                 end = it.end + (it.end < len(lem) and lem[it.end] in cues.EDGE_WORDS)
@@ -450,7 +450,7 @@ def _order(r: Reading, label: str) -> None:
             q.limit = next((v.value for v in r.values if v.kind == "limit"), 1)
             r.use((i, i + 2), *[(max(0, v.start - 1), v.end) for v in r.values if v.kind == "limit"][:1])
             return
-    # superlatives: "the highest rank", "the 3 oldest", "top 5 by amount", "the most filings"
+    # superlatives: "the highest rank", "the 3 oldest", "top 5 by amount", "the most orders"
     for i, w in enumerate(lem):
         if i in r.used or (w not in cues.SUPERLATIVES and w not in cues.AGE_SUPERLATIVES):
             continue
@@ -478,10 +478,10 @@ def _order(r: Reading, label: str) -> None:
                       and x.term.owner == label), None)
         by = _by_what(lem, named.end) if named is not None else 0
         ranked_by = False
-        if by and w == "top" and fn is None:  # "the top 3 filings by amount", "... based on the amount"
+        if by and w == "top" and fn is None:  # "the top 3 invoices by amount", "... based on the amount"
             at = named.end + by
             if at < len(lem) and lem[at] in cues.AGGREGATES and lem[at] != "overall":
-                fn, k = cues.AGGREGATES[lem[at]], at  # "the top 5 countries by the total amount of filings"
+                fn, k = cues.AGGREGATES[lem[at]], at  # "the top 5 countries by the total amount of invoices"
                 r.use((named.end, at))
             elif lem[at + 1:at + 2] != ["of"]:  # not "by the number of relationships": a count
                 by_item = next((x for x in r.items if x.start == at), None)
@@ -490,7 +490,7 @@ def _order(r: Reading, label: str) -> None:
                 ranked_by = by_item is not None
                 r.use((named.end, at))
         if fn is not None:
-            at = k + 1 + (lem[k + 1:k + 2] == ["of"])  # "the highest sum of INTERACTS weights"
+            at = k + 1 + (lem[k + 1:k + 2] == ["of"])  # "the highest sum of LIKES weights"
             it = next((x for x in r.items if x.start == at), None)
             if it is not None and "prop" not in it.kinds():
                 it = owned_prop(r, it)  # "the highest average instructor salary"
@@ -541,7 +541,7 @@ def _order(r: Reading, label: str) -> None:
             r.use((it.start, it.end))
         elif it is not None:
             if "prop" not in it.kinds():
-                it = owned_prop(r, it) or measured_prop(r, it, w)  # "the highest INTERACTS3 weight", "the heaviest"
+                it = owned_prop(r, it) or measured_prop(r, it, w)  # "the highest LIKES2 weight", "the heaviest"
             if it is None:
                 r.decline(f"the {w} {r.doc[k:k + 3].text}, by what")
                 return
@@ -552,7 +552,7 @@ def _order(r: Reading, label: str) -> None:
                 if not ranked_by:  # "the 3 characters with the highest weight": of one edge, or of all added up
                     r.decline(f"the {label} with the {w} {col.prop} of one edge, or of their edges added up")
                     return
-                # "the top 5 characters by INTERACTS45 weight": each character's edges' weights, added up
+                # "the top 5 people by LIKES2 weight": each person's edges' weights, added up
                 col = Column(col.holder, col.prop, "sum")
                 q.columns = [c for c in q.columns if not c.is_aggregate] or node_columns(r, r.target)
             if col in q.columns and len([c for c in q.columns if not c.is_aggregate]) == 1 and limit == 1 \
