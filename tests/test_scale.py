@@ -128,7 +128,7 @@ def test_linking_keeps_a_bounded_number_of_candidates(small):
 
 
 def test_the_sampled_vector_memory_reads_the_top_anchors_only(small):
-    from kgqa.kg.vector_memory import build_memory, build_memory_sampled
+    from kgqa.kg.memory_build import build_memory, build_memory_sampled
 
     root, _, _, _ = small
     with Graph(root / "graphs" / "small") as g:
