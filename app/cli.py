@@ -148,8 +148,8 @@ def _drop_caches(settings: Settings, name: str) -> int:
 def _load_vector_memory(domain: str, settings: Settings, *, force: bool = False) -> None:
     """Build (or find current) the domain's GLARE vector memory, stored under state/ keyed by the KG version."""
     from kgqa.kg.db import Graph
+    from kgqa.kg.memory_build import ensure_memory
     from kgqa.kg.registry import graph_spec
-    from kgqa.kg.vector_memory import ensure_memory
 
     with Graph(settings.graph_path(domain), read_only=True, pool_size=1) as graph:
         spec = graph_spec(graph, annotations=settings.annotations)

@@ -257,8 +257,8 @@ def load_graph_sets(settings: Settings, paths: list[Path], which: str, *, progre
                 continue
             if settings.vector_memory:
                 from kgqa.kg.db import Graph
+                from kgqa.kg.memory_build import ensure_memory
                 from kgqa.kg.registry import graph_spec
-                from kgqa.kg.vector_memory import ensure_memory
 
                 try:
                     with Graph(settings.graph_path(g.name), read_only=True, pool_size=1) as graph:
@@ -512,8 +512,8 @@ def derived_home(settings: Settings, domains: list[str]) -> Path:
     from kgqa.kg.db import Graph
     from kgqa.kg.domains import BUNDLED
     from kgqa.kg.loader import build_domain
+    from kgqa.kg.memory_build import ensure_memory
     from kgqa.kg.registry import graph_spec
-    from kgqa.kg.vector_memory import ensure_memory
 
     home = scratch_home(settings.graphs_dir, prefix="kgqa-accuracy-derived-")
     (home / "graphs").unlink()

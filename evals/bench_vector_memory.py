@@ -131,16 +131,11 @@ def bench_domain(domain: str, settings, home: Path, *, m: int, k: int, questions
     from kgqa.evals.judge import judge_answer
     from kgqa.kg.db import DB_FILE, Graph
     from kgqa.kg.embed import embed_one
+    from kgqa.kg.importance import DEFAULT_RANKING, RANKINGS, read_snapshot
+    from kgqa.kg.memory_build import build_memory, embed_nodes
     from kgqa.kg.operators import catalog
     from kgqa.kg.registry import graph_spec
-    from kgqa.kg.vector_memory import (
-        DEFAULT_RANKING,
-        RANKINGS,
-        build_memory,
-        embed_nodes,
-        memory_dir,
-        read_snapshot,
-    )
+    from kgqa.kg.vector_memory import memory_dir
     from kgqa.planner.memory_answer import answer_from_memory
 
     builds: list[BuildRow] = []

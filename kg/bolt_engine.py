@@ -500,7 +500,7 @@ def register_bolt(graphs_dir: str | Path, name: str, uri: str, *, database: str 
     from kgqa.kg.annotations import FILE_NAME as ANNOTATIONS_FILE
     from kgqa.kg.annotations import read_annotations
     from kgqa.kg.derive import derive_spec
-    from kgqa.kg.entity_index import collect_entries, save_entries
+    from kgqa.kg.entity_names import collect_entries, save_entries
     from kgqa.kg.registry import check_name
     from kgqa.kg.schema import GraphSchema
     from kgqa.kg.spec import SPEC_FILE, annotate

@@ -1,8 +1,8 @@
 """Entity linking: map a mention ("Tom Hangs", "Nolan", "MIT", "curie") to graph nodes, keeping ambiguity.
 
-Build time (:func:`build_index`, on the loader's writable connection): Kuzu FTS indexes over each label's
-name-like properties, plus ``entities.json`` (one row per (label, key, name, prop)) and ``entities.npz``
-(embeddings of every distinct name and its accent-folded lower-case variant).
+Build time (:func:`kgqa.kg.entity_names.build_index`, on the loader's writable connection): Kuzu FTS indexes
+over each label's name-like properties, plus ``entities.json`` (one row per (label, key, name, prop)) and
+``entities.npz`` (embeddings of every distinct name and its accent-folded lower-case variant).
 
 Serve time (:class:`EntityIndex`, on the read-only graph): everything lexical is precomputed in memory
 (exact, case/accent-folded, token containment with per-token fuzzy matching, acronyms from initials,
@@ -10,36 +10,39 @@ character-trigram similarity); Kuzu FTS (BM25) and embedding cosine are consulte
 matchers find nothing strong, which keeps a link well under 20 ms. Scores are in [0, 1]; every source
 that found an entity is kept in the ranking, and several near-equal candidates are all returned.
 
-Size: the build side (FTS indexes, names and vectors files) and the serve side (the matchers that read
-them) share one file format and one scoring scale, so they stay together.
+The names file and its build live in :mod:`kgqa.kg.entity_names`, the folding, trigrams and posting lists
+in :mod:`kgqa.kg.entity_lexical`.
 """
 
 from __future__ import annotations
 
-import itertools
-import json
 import logging
 import re
 import threading
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from kgqa.kg.cypher import ident, literal
+from kgqa.kg.entity_lexical import acronyms, fold, postings, top_positions, trigram_postings, trigrams
+from kgqa.kg.entity_names import (
+    VECTORS_FILE,
+    Entry,
+    collect_entries,
+    embed_entries,
+    graph_runner,
+    load_entries,
+)
 from kgqa.kg.spec import DomainSpec
 from kgqa.settings import Settings
 from kgqa.text import STOPWORDS
-from kgqa.text import fold as fold_text
 from kgqa.types import EntityCandidate
 
 log = logging.getLogger(__name__)
-
-ENTRIES_FILE = "entities.json"
-VECTORS_FILE = "entities.npz"
 
 # Scores per matcher (the best source of an entity sets its score; extra sources add a small bonus).
 S_EXACT, S_FOLDED, S_ACRONYM = 1.0, 0.97, 0.86
@@ -59,396 +62,15 @@ less least after before between during about into over under per each every othe
 either i you we they he she them us my your our can could would should will shall may might must get got
 won win wins born located one ones
 """.split())
-ACRONYM_SKIP = frozenset({"of", "the", "and", "for", "de", "la", "le", "des", "du", "di", "der", "und", "at", "in", "&"})
 
 _TOKEN_SPAN = re.compile(r"[\w][\w'’\-.&]*", re.UNICODE)
 _QUOTED = re.compile(r"\"([^\"]{2,120})\"|“([^”]{2,120})”|‘([^’]{2,120})’|(?<![\w])'([^']{2,120})'(?![\w])")
-_PAREN = re.compile(r"\(([^()]{2,12})\)")
-_NOT_ASCII_WORD = re.compile(r"[^0-9a-z]+")
-_ACRONYM_SPLIT = re.compile(r"[\s\-/,]+")
-_ASCII_ALNUM = re.compile(r"[0-9A-Za-z]")
 # candidates kept per matcher before ranking, the most postings a fuzzy lookup reads (more: too common a string
 # to link fuzzily) and the most names whose trigrams it counts: a link costs about the same on a graph of
 # millions of names as on one of thousands (10 ms for a question's windows at 440k names, 57 ms at 100,000)
 MATCHER_TOP = 64
 FUZZY_POSTINGS_MAX = 30_000
 FUZZY_CANDIDATES = 2048
-
-
-# -- text normalization ----------------------------------------------------------------------------
-def fold(text: str) -> str:
-    """Returns the form names are matched in, ASCII words: "Gustaf's Knäckebröd" -> "gustafs knackebrod"
-    (:func:`kgqa.text.fold` with ``case="lower", ascii=True, apostrophes=False``; ASCII text takes a
-    shortcut with the same result, since decomposition leaves it as it is)."""
-    if isinstance(text, str) and text.isascii():
-        return " ".join(_NOT_ASCII_WORD.sub(" ", text.lower().replace("'", "").replace("`", "")).split())
-    return fold_text(text, case="lower", ascii=True, apostrophes=False)
-
-
-def trigrams(text: str) -> set[str]:
-    """Character trigrams of a folded string, padded so short words still have some."""
-    padded = f"  {text} "
-    return {padded[i:i + 3] for i in range(len(padded) - 2)}
-
-
-def dice(a: set[str], b: set[str]) -> float:
-    return 2 * len(a & b) / (len(a) + len(b)) if a and b else 0.0
-
-
-def acronyms(name: str) -> set[str]:
-    """Acronyms a name may be written as: initials of its words, and a short parenthesized alias."""
-    out: set[str] = set()
-    base = name
-    if "(" in name:
-        for m in _PAREN.finditer(name):
-            alias = fold(m.group(1)).replace(" ", "")
-            if alias and m.group(1).strip().isupper():
-                out.add(alias)
-        base = _PAREN.sub(" ", name)
-    words = [w for w in _ACRONYM_SPLIT.split(base) if w]
-    if len(words) < 2:
-        return {a for a in out if 2 <= len(a) <= 8}
-    if base.isascii():  # initial() inlined: most names, once each per process
-        search = _ASCII_ALNUM.search
-        initials = [m.group(0).lower() if (m := search(w)) else "" for w in words]
-    else:
-        initials = [initial(w) for w in words]
-    significant = [f for w, f in zip(words, initials) if f and w.lower() not in ACRONYM_SKIP]
-    if len(significant) >= 2:
-        out.add("".join(significant))
-        if len(words) != len(significant):
-            out.add("".join(initials))
-    return {a for a in out if 2 <= len(a) <= 8}
-
-
-def initial(word: str) -> str:
-    """Returns the first character of ``fold(word)`` ("" when it folds to nothing): for ASCII, its first letter
-    or digit, lower-cased, without folding the word."""
-    if word.isascii():
-        m = _ASCII_ALNUM.search(word)
-        return m.group(0).lower() if m else ""
-    return fold(word)[:1]
-
-
-# -- build time ------------------------------------------------------------------------------------
-class Entry(NamedTuple):
-    """One name of one node in the names file."""
-
-    label: str
-    key: Any  # primary-key value as stored
-    name: str  # the matched text
-    prop: str  # property the text comes from
-    display: str  # display value of the node
-
-
-def _rows(run: Callable[[str], Iterable[list]], cypher: str) -> list[list]:
-    return [list(r) for r in run(cypher)]
-
-
-def _conn_runner(conn) -> Callable[[str], list[list]]:
-    def run(cypher: str) -> list[list]:
-        res = conn.execute(cypher)
-        rows = []
-        while res.has_next():
-            rows.append(res.get_next())
-        res.close()
-        return rows
-    return run
-
-
-def _graph_runner(graph) -> Callable[[str], list[list]]:
-    return lambda cypher: graph.execute_unchecked(cypher).rows
-
-
-def _node_tables(run) -> dict[str, dict[str, str]]:
-    """label -> {property: type} for every node table."""
-    tables = {}
-    for row in _rows(run, "CALL show_tables() RETURN *"):
-        name, kind = row[1], row[2]
-        if kind == "NODE":
-            tables[name] = {r[1]: r[2] for r in _rows(run, f"CALL table_info({literal(name)}) RETURN *")}
-    return tables
-
-
-def collect_entries(run: Callable[[str], Iterable[list]], spec: DomainSpec,
-                    tables: dict[str, dict[str, str]] | None = None) -> list[Entry]:
-    """Every (label, key, name, prop) of the spec's name-like properties present in the graph; ``tables``
-    (label -> {property: type}, from the engine's catalogue) spares reading Kuzu's catalogue."""
-    tables = _node_tables(run) if tables is None else tables
-    columns = lambda cypher, types: [list(c) for c in zip(*_rows(run, cypher))]  # noqa: E731
-    return [Entry(*row) for row in entry_rows(columns, spec, tables)]
-
-
-def _label_queries(spec: DomainSpec, tables: dict[str, dict[str, str]]
-                   ) -> Iterator[tuple[str, list[str], str, list[str]]]:
-    """Yields (label, name properties present, the query of its keys, display values and names, the Kuzu types
-    of those columns) for each label with name-like properties in ``tables`` (label -> {property: type})."""
-    for label, props in spec.name_props.items():
-        if label not in tables:
-            continue
-        pk = spec.primary_keys[label]
-        disp = spec.display_prop(label)
-        present = [p for p in props if p in tables[label]]
-        if not present or pk not in tables[label]:
-            continue
-        cols = ", ".join(f"n.{ident(p)} AS c{j}" for j, p in enumerate(present))
-        yield (label, present, f"MATCH (n:{ident(label)}) RETURN n.{ident(pk)} AS k, n.{ident(disp)} AS d, {cols}",
-               [tables[label].get(p, "") for p in (pk, disp, *present)])
-
-
-def _label_rows(label: str, present: list[str], found: list[list]) -> list[list]:
-    """The names file's rows of one label from its query's columns (keys, display values, one per name)."""
-    if len(present) == 1:  # the usual case, without the per-row set of the loop below
-        prop = present[0]
-        texts = [v if v is None or isinstance(v, str) else str(v) for v in found[2]]
-        return [[label, key, text.strip(), prop, display if isinstance(display, str) else
-                 str(display if display is not None else key)]
-                for key, display, text in zip(found[0], found[1], texts) if text is not None and text.strip()]
-    out = []
-    for key, display, *values in zip(*found):
-        display = str(display if display is not None else key)
-        seen = set()
-        for prop, value in zip(present, values):
-            if value is None:
-                continue
-            text = value if isinstance(value, str) else str(value)
-            if text in seen or not text.strip():
-                continue
-            seen.add(text)
-            out.append([label, key, text.strip(), prop, display])
-    return out
-
-
-def entry_rows(columns: Callable[[str, list[str]], list[list]], spec: DomainSpec,
-               tables: dict[str, dict[str, str]]) -> list[list]:
-    """Returns the names file's rows, ``[label, key, name, prop, display]``, of the spec's name-like properties
-    present in ``tables`` (label -> {property: type}); ``columns(cypher, types)`` returns a query's result column
-    by column."""
-    out: list[list] = []
-    for label, present, cypher, types in _label_queries(spec, tables):
-        found = columns(cypher, types)
-        if found and found[0]:
-            out += _label_rows(label, present, found)
-    return out
-
-
-def names_json(graph, spec: DomainSpec, tables: dict[str, dict[str, str]]) -> tuple[str, int, int]:
-    """Returns the names file's text (the JSON of :func:`entry_rows`, in the same order), its number of rows
-    and its number of distinct names, read from ``graph`` (a :class:`~kgqa.kg.db.Graph`) as Arrow tables: a
-    label's rows are written by Arrow's string kernels (:func:`_json_rows`), no Python object per row, unless
-    they need more than that (several name properties, control characters, keys of other types), then
-    through Python rows."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    from kgqa.kg.arrow_tables import reads_as_rows
-
-    parts: list[str] = []
-    names: list = []
-    for label, present, cypher, types in _label_queries(spec, tables):
-        table = graph.table(cypher) if reads_as_rows(types) else None
-        fast = _json_rows(label, present, table, types) if table is not None else None
-        if fast is not None:
-            parts.append(fast[0])
-            names.append(fast[1])
-            continue
-        found = [c.to_pylist() for c in table.columns] if table is not None else graph.columns(cypher, types)
-        rows = _label_rows(label, present, found) if found and found[0] else []
-        parts.append(json.dumps(rows, ensure_ascii=False)[1:-1])
-        names.append(pa.array([r[2] for r in rows], type=pa.string()))
-    every = pa.chunked_array(names, type=pa.string())
-    distinct = pc.count_distinct(every).as_py() if len(every) else 0
-    return "[" + ", ".join(p for p in parts if p) + "]", len(every), distinct
-
-
-_INTEGERS = frozenset({"INT8", "INT16", "INT32", "INT64", "UINT8", "UINT16", "UINT32", "UINT64", "SERIAL"})
-# characters json.dumps escapes, or str.strip() strips, besides the space, a quote and a backslash
-_NOT_PLAIN = r"[\x{0}-\x{1f}\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
-
-
-def _json_rows(label: str, present: list[str], table, types: list[str]):
-    """Returns (the JSON of one label's names file rows, without the brackets; the names as an Arrow array),
-    built by Arrow's string kernels, or None when a row needs Python (see :func:`names_json`)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    if len(present) != 1:
-        return None
-    key_type, disp_type, name_type = types
-    if name_type != "STRING" or key_type not in _INTEGERS | {"STRING"} or disp_type not in (key_type, "STRING") \
-            or table.num_rows == 0:
-        return None
-    key, disp, name = table.columns
-    texts = [c for c, t in zip(table.columns, types) if t == "STRING"]
-    if any(pc.any(pc.match_substring_regex(c, _NOT_PLAIN)).as_py() for c in texts):
-        return None
-    keep = pc.not_equal(pc.utf8_trim(pc.fill_null(name, ""), characters=" "), "")
-    key, disp, name = (c.filter(keep) for c in (key, disp, name))
-    name = pc.utf8_trim(name, characters=" ")
-    key_text = key if key_type == "STRING" else pc.cast(key, pa.string())
-    disp = pc.coalesce(disp if disp_type == "STRING" else pc.cast(disp, pa.string()), key_text)
-
-    def quoted(col):  # a JSON string: no character here needs escaping but a quote and a backslash
-        escaped = pc.replace_substring(pc.replace_substring(col, "\\", "\\\\"), '"', '\\"')
-        return pc.binary_join_element_wise('"', escaped, '"', "")
-
-    closing = pc.binary_join_element_wise(quoted(disp), "]", "")
-    rows = pc.binary_join_element_wise("[" + json.dumps(label, ensure_ascii=False),
-                                       quoted(key) if key_type == "STRING" else key_text, quoted(name),
-                                       json.dumps(present[0], ensure_ascii=False), closing, ", ")
-    return ", ".join(rows.to_pylist()), name.combine_chunks()
-
-
-def _variants(entries: list[Entry]) -> tuple[list[str], list[list[int]]]:
-    """Distinct texts to embed (each name and its folded variant) -> the entries they stand for."""
-    index: dict[str, list[int]] = {}
-    for i, e in enumerate(entries):
-        for text in {e.name, fold(e.name)}:
-            if text:
-                index.setdefault(text, []).append(i)
-    texts = sorted(index)
-    return texts, [index[t] for t in texts]
-
-
-def _embed_entries(entries: list[Entry], limit: int | None = None) -> dict[str, np.ndarray]:
-    """Returns the vectors file's arrays: embeddings of the entries' name texts and, per text, the entries it
-    stands for; none at all when there are more than ``limit`` distinct names (a sample would rarely hold the
-    name asked about, and the lexical index links names at any size)."""
-    from kgqa.kg.embed import embed
-
-    if limit is not None and len({e.name for e in entries}) > limit:
-        texts, owners = [], []
-    else:
-        texts, owners = _variants(entries)
-    vectors = embed(texts) if texts else np.zeros((0, 384), dtype=np.float32)
-    offsets = np.zeros(len(owners) + 1, dtype=np.int64)
-    offsets[1:] = np.cumsum([len(o) for o in owners])
-    flat = np.array([i for o in owners for i in o], dtype=np.int64)
-    return {"vectors": vectors.astype(np.float32), "offsets": offsets, "owners": flat}
-
-
-def create_fts_indexes(run: Callable[[str], Iterable[list]], spec: DomainSpec) -> list[str]:
-    """``CREATE_FTS_INDEX`` per label over its STRING name properties; returns the index names."""
-    tables = _node_tables(run)
-    try:
-        run("LOAD EXTENSION fts")
-    except RuntimeError:
-        pass  # already loaded on this connection
-    made = []
-    for label, props in spec.name_props.items():
-        cols = [p for p in props if tables.get(label, {}).get(p) == "STRING"]
-        if not cols:
-            continue
-        idx = fts_index_name(label)
-        try:
-            run(f"CALL DROP_FTS_INDEX('{label}', '{idx}')")
-        except RuntimeError:
-            pass  # not there yet
-        col_list = ", ".join(f"'{c}'" for c in cols)
-        run(f"CALL CREATE_FTS_INDEX('{label}', '{idx}', [{col_list}])")
-        made.append(idx)
-    return made
-
-
-def fts_index_name(label: str) -> str:
-    return f"fts_{label.lower()}"
-
-
-def build_index(conn, graph_dir: Path, spec: DomainSpec) -> None:
-    """Build FTS indexes (in the database) and the name/embedding files (beside it) for ``spec``.
-
-    ``conn`` is a writable ``kuzu.Connection``; call at the end of a graph build.
-    """
-    run = _conn_runner(conn)
-    graph_dir = Path(graph_dir)
-    entries = collect_entries(run, spec)
-    create_fts_indexes(run, spec)
-    save_entries(graph_dir, entries)
-
-
-def save_entries(graph_dir: Path, entries: list[Entry] | list[list], *, vectors_max: int | None = None) -> None:
-    """Writes the names file and the vectors file (no embeddings above ``vectors_max`` distinct names), of
-    entries or of :func:`entry_rows`."""
-    rows = [[e.label, e.key, e.name, e.prop, e.display] if isinstance(e, Entry) else e for e in entries]
-    save_names(graph_dir, json.dumps(rows, ensure_ascii=False),
-               embed=vectors_max is None or full_index(rows, vectors_max))
-
-
-def save_names(graph_dir: Path, text: str, *, embed: bool) -> None:
-    """Writes the names file (``text``: the JSON of :func:`entry_rows`) and the vectors file: the names'
-    embeddings when ``embed``, else none."""
-    graph_dir.mkdir(parents=True, exist_ok=True)
-    (graph_dir / ENTRIES_FILE).write_text(text, encoding="utf-8")
-    np.savez(graph_dir / VECTORS_FILE, **_embed_entries([Entry(*r) for r in json.loads(text)] if embed else []))
-
-
-def full_index(entries: list[Entry] | list[list], full_max: int) -> bool:
-    """Whether a graph's names (entries, or :func:`entry_rows`) are few enough (at most ``full_max`` distinct)
-    for embeddings and FTS too."""
-    return len({e.name if isinstance(e, Entry) else e[2] for e in entries}) <= full_max
-
-
-def load_entries(graph_dir: Path) -> list[Entry] | None:
-    path = Path(graph_dir) / ENTRIES_FILE
-    if not path.exists():
-        return None
-    return [Entry(*row) for row in json.loads(path.read_text(encoding="utf-8"))]
-
-
-# -- serve time ------------------------------------------------------------------------------------
-def _top(scores: np.ndarray, k: int) -> np.ndarray:
-    """Returns the positions of the ``k`` highest scores (all when fewer), ties to the lower position."""
-    if len(scores) <= k:
-        return np.arange(len(scores))
-    part = np.argpartition(-scores, k - 1)[:k]
-    cut = scores[part].min()
-    above = np.nonzero(scores > cut)[0]
-    tied = np.nonzero(scores == cut)[0][:k - len(above)]
-    return np.concatenate([above, tied])
-
-
-def postings(items: list[list[str]]) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Returns ({item: the positions of the lists holding it, ascending, each once}, each list's length) of
-    ``items`` (one list per entry), sorted by numpy rather than one set per item."""
-    n = len(items)
-    counts = np.fromiter(map(len, items), dtype=np.int64, count=n)
-    ids: dict[str, int] = {}
-    codes = np.fromiter((ids.setdefault(t, len(ids)) for t in itertools.chain.from_iterable(items)), dtype=np.int64,
-                        count=int(counts.sum()))
-    return _grouped(codes, np.repeat(np.arange(n, dtype=np.int64), counts), n, list(ids)), counts
-
-
-def trigram_postings(folded: list[str]) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Returns ({trigram: the positions of the names holding it, ascending}, each name's number of distinct
-    trigrams) of :func:`fold` ed names (ASCII), as :func:`trigrams` gives them, read from one byte buffer."""
-    n = len(folded)
-    padded = [f"  {f} " for f in folded]
-    length = np.fromiter(map(len, padded), dtype=np.int64, count=n)
-    buf = np.frombuffer("".join(padded).encode("ascii"), dtype=np.uint8).astype(np.int64)
-    per = length - 2  # trigrams of each padded name, repeats included
-    first = np.repeat(np.cumsum(length) - length, per)  # where each trigram's name starts in the buffer
-    pos = first + np.arange(int(per.sum()), dtype=np.int64) - np.repeat(np.cumsum(per) - per, per)
-    codes = (buf[pos] << 16) | (buf[pos + 1] << 8) | buf[pos + 2]
-    del buf, first, pos
-    found = _grouped(codes, np.repeat(np.arange(n, dtype=np.int64), per), n, None)
-    every = np.concatenate(list(found.values())) if found else np.zeros(0, dtype=np.int64)
-    return found, np.bincount(every, minlength=n)
-
-
-def _grouped(codes: np.ndarray, entries: np.ndarray, n: int, names: list[str] | None) -> dict[str, np.ndarray]:
-    """{name of a code: its entries, ascending, each once}; a code without ``names`` is three bytes of text."""
-    pairs = np.sort(codes * n + entries)  # np.unique took 14 s for 10M pairs; a sort and a mask, 1 s
-    if len(pairs):
-        pairs = pairs[np.concatenate([[True], pairs[1:] != pairs[:-1]])]
-    code_of, entry_of = np.divmod(pairs, n) if n else (pairs, pairs)
-    cuts = np.flatnonzero(np.diff(code_of)) + 1
-    starts = np.concatenate([[0], cuts]).astype(np.int64) if len(pairs) else np.zeros(0, dtype=np.int64)
-    groups = np.split(entry_of, cuts)
-    keys = code_of[starts]
-    if names is None:
-        return {bytes([(c >> 16) & 255, (c >> 8) & 255, c & 255]).decode("ascii"): g
-                for c, g in zip(keys.tolist(), groups)}
-    return {names[c]: g for c, g in zip(keys.tolist(), groups)}
 
 
 @dataclass
@@ -477,7 +99,7 @@ class EntityIndex:
             from kgqa.kg.backend import read_catalog
 
             tables = {lb: dict(props) for lb, props in read_catalog(graph).nodes.items()}
-            entries = collect_entries(_graph_runner(graph), spec, tables)
+            entries = collect_entries(graph_runner(graph), spec, tables)
             self._vector_file = None
         self.entries: list[Entry] = entries
         self.use_vectors = use_vectors
@@ -549,7 +171,7 @@ class EntityIndex:
                         with np.load(self._vector_file) as data:
                             self._vectors = {k: data[k] for k in data.files}
                     else:
-                        self._vectors = _embed_entries(self.entries, self._vectors_max)
+                        self._vectors = embed_entries(self.entries, self._vectors_max)
                     offsets = self._vectors["offsets"]
                     self._vector_owner_start = offsets[:-1]
                     self._vector_owner_len = np.diff(offsets)
@@ -620,7 +242,7 @@ class EntityIndex:
             sim = np.minimum(sim, sims[np.searchsorted(ents, common)])
         cover = np.minimum(1.0, len(toks) / self._entry_ntok[common])
         scores = (S_PARTIAL_BASE + S_PARTIAL_COVER * cover) * sim
-        keep = _top(scores, MATCHER_TOP)
+        keep = top_positions(scores, MATCHER_TOP)
         return [_Hit(float(scores[j]), "partial", int(common[j])) for j in keep]
 
     def _fuzzy(self, f: str) -> list[_Hit]:
@@ -647,7 +269,7 @@ class EntityIndex:
         cands = np.flatnonzero(shared)
         shared = shared[cands]
         if len(cands) > FUZZY_CANDIDATES:  # the names sharing most of the rarest trigrams
-            keep = np.sort(_top(shared.astype(np.float32), FUZZY_CANDIDATES))
+            keep = np.sort(top_positions(shared.astype(np.float32), FUZZY_CANDIDATES))
             cands = cands[keep]
         counts = np.zeros(len(cands), dtype=np.float32)
         for post in lists:
@@ -655,7 +277,7 @@ class EntityIndex:
             counts += post[pos] == cands
         sims = 2 * counts / (len(tris) + self._entry_tri_len[cands])
         ok = np.nonzero(sims >= FUZZY_MIN)[0]
-        keep = ok[_top(sims[ok], MATCHER_TOP)]
+        keep = ok[top_positions(sims[ok], MATCHER_TOP)]
         return [_Hit(FUZZY_BASE + FUZZY_SLOPE * float(sims[j]), "fuzzy", int(cands[j])) for j in keep]
 
     def _fts(self, mention: str, labels: set[str] | None, k: int) -> list[_Hit]:

@@ -38,7 +38,7 @@ from kgqa.kg.db import DB_FILE, META_FILE, Graph, GraphMeta, open_database
 from kgqa.kg.ddl import SourceError
 from kgqa.kg.derive import derive_spec
 from kgqa.kg.domains import BUNDLED
-from kgqa.kg.entity_index import ENTRIES_FILE, create_fts_indexes, names_json, save_names
+from kgqa.kg.entity_names import ENTRIES_FILE, create_fts_indexes, names_json, save_names
 from kgqa.kg.registry import check_name, registered
 from kgqa.kg.schema import GraphSchema
 from kgqa.kg.sources import Source, bundled_source

@@ -3,7 +3,7 @@
 :func:`entity_neighbourhood` reads, from one centre node, at most ``depth`` hops (``depth <= k_depth``;
 descriptions use 2) with at most ``k_degree`` edges per hop level (CacheRAG's K_degree, §4.3), keeping
 the most important neighbours first. Importance is a node's degree (GLARE Eq. 5, counted in the graph
-for the candidates only) or its PageRank (GLARE Eq. 6, :func:`kgqa.kg.vector_memory.pagerank_scores`,
+for the candidates only) or its PageRank (GLARE Eq. 6, :func:`kgqa.kg.importance.pagerank_scores`,
 computed once per graph version and process). Every relationship type of a node keeps at least its most
 important edge, so a small relation (one director among twelve films) is not crowded out by a large one.
 
@@ -58,7 +58,7 @@ def _pagerank_of(graph) -> dict[str, float]:
     key = (id(graph), str(getattr(graph, "version", "")))
     with _pagerank_lock:
         if key not in _pagerank:
-            from kgqa.kg.vector_memory import pagerank_scores, read_snapshot
+            from kgqa.kg.importance import pagerank_scores, read_snapshot
 
             snap = read_snapshot(graph)
             scores = pagerank_scores(graph, snap)

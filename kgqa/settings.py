@@ -87,7 +87,7 @@ class Settings:
     vector_memory_k: int = 3  # subgraphs retrieved per question
     vector_memory_ranking: str = "degree"  # "degree" (GLARE-Deg) or "pagerank" (GLARE-PgRank, Kuzu ALGO)
     vector_memory_full_max: int = 50_000  # relationships up to which the memory reads the whole graph; above,
-    # only the top anchors' neighbourhoods (kg/vector_memory.py: build_memory_sampled)
+    # only the top anchors' neighbourhoods (kg/memory_build.py: build_memory_sampled)
     embed_threads: int = 1  # torch threads of the sentence embedder per process (0 = torch's default); more threads
     # made each short encode of a question's words 10x slower on 2 busy cores (0.7 s, not 50 ms)
     entity_full_max: int = 10_000  # distinct names up to which the entity index also embeds them and builds Kuzu

@@ -10,16 +10,9 @@ import numpy as np
 import pytest
 
 from kgqa.kg.db import Graph, open_database
-from kgqa.kg.entity_index import (
-    ENTRIES_FILE,
-    VECTORS_FILE,
-    EntityIndex,
-    acronyms,
-    build_index,
-    dice,
-    fold,
-    trigrams,
-)
+from kgqa.kg.entity_index import EntityIndex
+from kgqa.kg.entity_lexical import acronyms, dice, fold, trigrams
+from kgqa.kg.entity_names import ENTRIES_FILE, VECTORS_FILE, build_index
 from kgqa.kg.spec import DomainSpec
 
 

@@ -17,7 +17,8 @@ from kgqa.kg import csv_stage
 from kgqa.kg.csv_source import read_csv_dataset
 from kgqa.kg.csv_stage import stage_csv_dataset
 from kgqa.kg.db import Graph
-from kgqa.kg.entity_index import MATCHER_TOP, EntityIndex, fold
+from kgqa.kg.entity_index import MATCHER_TOP, EntityIndex
+from kgqa.kg.entity_lexical import fold
 from kgqa.kg.loader import build_graph
 from kgqa.kg.registry import graph_spec
 from kgqa.kg.sources import csv_source
@@ -127,7 +128,7 @@ def test_linking_keeps_a_bounded_number_of_candidates(small):
 
 
 def test_the_sampled_vector_memory_reads_the_top_anchors_only(small):
-    from kgqa.kg.vector_memory import build_memory, build_memory_sampled
+    from kgqa.kg.memory_build import build_memory, build_memory_sampled
 
     root, _, _, _ = small
     with Graph(root / "graphs" / "small") as g:
@@ -160,7 +161,7 @@ def test_the_names_file_from_arrow_is_the_rows_json(tmp_path_factory, names, sho
     import kuzu
 
     from kgqa.kg.db import open_database
-    from kgqa.kg.entity_index import entry_rows, names_json
+    from kgqa.kg.entity_names import entry_rows, names_json
     from kgqa.kg.spec import DomainSpec
 
     d = tmp_path_factory.mktemp("names")
@@ -187,6 +188,6 @@ def test_the_names_file_from_arrow_is_the_rows_json(tmp_path_factory, names, sho
 
 @given(st.text(alphabet=st.characters(max_codepoint=127)))
 def test_a_words_initial_is_its_folds_first_character(word):
-    from kgqa.kg.entity_index import initial
+    from kgqa.kg.entity_lexical import initial
 
     assert initial(word) == fold(word)[:1]

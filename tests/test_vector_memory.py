@@ -10,17 +10,9 @@ import numpy as np
 import pytest
 
 from kgqa.kg.db import DB_FILE, META_FILE, Graph, GraphMeta, open_database
-from kgqa.kg.vector_memory import (
-    VectorMemory,
-    degree_scores,
-    ensure_memory,
-    load_memory,
-    memory_dir,
-    pagerank_scores,
-    pool,
-    rank_order,
-    read_snapshot,
-)
+from kgqa.kg.importance import degree_scores, pagerank_scores, rank_order, read_snapshot
+from kgqa.kg.memory_build import ensure_memory, pool
+from kgqa.kg.vector_memory import VectorMemory, load_memory, memory_dir
 from kgqa.planner.memory_answer import answer_from_memory, stem
 from kgqa.settings import Settings
 
