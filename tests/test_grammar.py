@@ -50,6 +50,30 @@ def query(home):
         g.close()
 
 
+@pytest.fixture(scope="module")
+def rows(home):
+    """Runs the grammar reader's first plan for a question (``Compiler.grammar``) on a fixture graph:
+    ``rows(question, domain="campus")`` is its rows."""
+    from kgqa.kg.registry import graph_spec
+    from kgqa.planner.compiler import Compiler
+    from kgqa.planner.schema_view import SchemaView
+
+    opened: dict[str, tuple[Graph, Compiler]] = {}
+
+    def run(question: str, domain: str = "campus") -> list[list]:
+        if domain not in opened:
+            g = Graph(home / "graphs" / domain, read_only=True)
+            opened[domain] = (g, Compiler(SchemaView.from_graph(g, graph_spec(g))))
+        g, c = opened[domain]
+        plans = c.grammar(question, c.value_mentions(question))
+        assert plans, question
+        return [list(x) for x in g.query(plans[0].cypher, plans[0].params).rows]
+
+    yield run
+    for g, _ in opened.values():
+        g.close()
+
+
 def ask(pipe, domain: str, question: str):
     r = pipe.ask(question, domain, use_answer_cache=False)
     assert r.status == "answered", (question, r.error, r.cypher)
@@ -117,125 +141,78 @@ def test_plain_english_on_a_plain_schema(pipe, query, question, gold):
         sorted([row[0]] for row in r.rows) == sorted([row[0]] for row in expected)
 
 
-def test_grammar_plans_from_the_reader_directly(home):
+def test_grammar_plans_from_the_reader_directly(rows):
     """The grammar reader's own plans (Compiler.grammar), beside whatever the rules answer: aggregates of one
     property, a bound on a count per node, a reverse alphabetical order, distinct counts."""
-    from kgqa.kg.registry import graph_spec
-    from kgqa.planner.compiler import Compiler
-    from kgqa.planner.schema_view import SchemaView
-
-    with Graph(home / "graphs" / "campus", read_only=True) as g:
-        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
-
-        def rows(question):
-            plans = c.grammar(question, c.value_mentions(question))
-            assert plans, question
-            return [list(x) for x in g.query(plans[0].cypher, plans[0].params).rows]
-
-        assert rows("What are the minimum, average and maximum credits of courses?") == [[3, 4.4, 6]]
-        assert rows("How many different city codes are there?") == [[3]]
-        assert rows("List the last names of students in descending alphabetical order.") == \
-            [["Nash"], ["Moe"], ["Lind"], ["Lind"], ["Hart"]]
-        bound = rows("Which students are enrolled in at least two courses?")
-        assert sorted(r[0] for r in bound) == ["Ada", "Bo", "Cy"] and all(r[-1] >= 2 for r in bound)
+    assert rows("What are the minimum, average and maximum credits of courses?") == [[3, 4.4, 6]]
+    assert rows("How many different city codes are there?") == [[3]]
+    assert rows("List the last names of students in descending alphabetical order.") == \
+        [["Nash"], ["Moe"], ["Lind"], ["Lind"], ["Hart"]]
+    bound = rows("Which students are enrolled in at least two courses?")
+    assert sorted(r[0] for r in bound) == ["Ada", "Bo", "Cy"] and all(r[-1] >= 2 for r in bound)
 
 
-def test_comparisons_with_the_average_coordinated_properties_and_named_keys(home):
+def test_comparisons_with_the_average_coordinated_properties_and_named_keys(rows, query):
     """A property compared with its own average over every node ("older than the average age", "greater than
     average budget"); "the first and last name" as two properties; "student 3" as the student whose key is 3; a
     second sentence asking for more of the same nodes; "the average number of credits" as the average of credits."""
-    from kgqa.kg.registry import graph_spec
-    from kgqa.planner.compiler import Compiler
-    from kgqa.planner.schema_view import SchemaView
+    def sorted_rows(question):
+        return sorted(rows(question))
 
-    with Graph(home / "graphs" / "campus", read_only=True) as g:
-        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
+    def gold(cypher):
+        return sorted(query("campus", cypher))
 
-        def rows(question):
-            plans = c.grammar(question, c.value_mentions(question))
-            assert plans, question
-            return sorted(list(x) for x in g.query(plans[0].cypher, plans[0].params).rows)
-
-        def gold(cypher):
-            return sorted(list(x) for x in g.query(cypher).rows)
-
-        assert [r[0] for r in rows("Which students are older than the average age?")] == ["Cy", "Ed"]
-        assert rows("Give the dept name and building of depts with greater than average budget.") == gold(
-            "MATCH (d:dept) WHERE d.budget > 116666.83 RETURN d.dept_name, d.building")
-        assert rows("What are the first and last name of students older than 21?") == gold(
-            "MATCH (s:student) WHERE s.age > 21 RETURN s.first_name, s.last_name")
-        assert [r[0] for r in rows("What is the first name of student 3?")] == ["Cy"]
-        assert sorted(r[-1] for r in rows("Which students are older than 21? Give me their last names.")) == \
-            ["Hart", "Lind", "Nash"]
-        assert rows("What is the average number of credits of courses?") == [[4.4]]
+    assert [r[0] for r in sorted_rows("Which students are older than the average age?")] == ["Cy", "Ed"]
+    assert sorted_rows("Give the dept name and building of depts with greater than average budget.") == gold(
+        "MATCH (d:dept) WHERE d.budget > 116666.83 RETURN d.dept_name, d.building")
+    assert sorted_rows("What are the first and last name of students older than 21?") == gold(
+        "MATCH (s:student) WHERE s.age > 21 RETURN s.first_name, s.last_name")
+    assert [r[0] for r in sorted_rows("What is the first name of student 3?")] == ["Cy"]
+    assert sorted(r[-1] for r in sorted_rows("Which students are older than 21? Give me their last names.")) == \
+        ["Hart", "Lind", "Nash"]
+    assert sorted_rows("What is the average number of credits of courses?") == [[4.4]]
 
 
-def test_aggregates_per_node_both_values_orders_and_label_words(home):
+def test_aggregates_per_node_both_values_orders_and_label_words(rows):
     """A bound on an aggregate of joined nodes ("depts whose average credits are above 4"), the node with the
     highest aggregate, "both A and B" of nodes joined many to each (two nodes) against "A and B" of the asked
     node's own property (either), orders said several ways, "the dept name", "how many student city codes"."""
-    from kgqa.kg.registry import graph_spec
-    from kgqa.planner.compiler import Compiler
-    from kgqa.planner.schema_view import SchemaView
-
-    with Graph(home / "graphs" / "campus", read_only=True) as g:
-        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
-
-        def rows(question):
-            plans = c.grammar(question, c.value_mentions(question))
-            assert plans, question
-            return [list(x) for x in g.query(plans[0].cypher, plans[0].params).rows]
-
-        assert sorted(r[0] for r in rows("Which depts have average course credits above 4?")) == \
-            ["Biology", "Mathematics"]
-        assert [r[0] for r in rows("Which dept has the highest average credits?")] == ["Biology"]
-        assert [r[0] for r in rows("Which dept has the lowest average course credits?")] == ["History"]
-        assert [r[0] for r in rows("Which students are enrolled in both 'Calculus' and 'Cell Biology'?")] == ["Ada"]
-        assert rows("What is the total budget of the depts 'History' and 'Biology'?") == [[230000.0]]
-        assert [r[0] for r in rows("List the first names of students in descending order of age.")] == \
-            ["Ed", "Cy", "Bo", "Di", "Ada"]
-        assert [r[0] for r in rows("List the first names of students listed by descending age.")] == \
-            ["Ed", "Cy", "Bo", "Di", "Ada"]
-        assert [r[0] for r in rows("Find the dept name that is in building 'Darwin Lab'.")] == ["Biology"]
-        assert rows("Count the total number of students.") == [[5]]
-        assert rows("How many student city codes are there?") == [[3]]
+    assert sorted(r[0] for r in rows("Which depts have average course credits above 4?")) == \
+        ["Biology", "Mathematics"]
+    assert [r[0] for r in rows("Which dept has the highest average credits?")] == ["Biology"]
+    assert [r[0] for r in rows("Which dept has the lowest average course credits?")] == ["History"]
+    assert [r[0] for r in rows("Which students are enrolled in both 'Calculus' and 'Cell Biology'?")] == ["Ada"]
+    assert rows("What is the total budget of the depts 'History' and 'Biology'?") == [[230000.0]]
+    assert [r[0] for r in rows("List the first names of students in descending order of age.")] == \
+        ["Ed", "Cy", "Bo", "Di", "Ada"]
+    assert [r[0] for r in rows("List the first names of students listed by descending age.")] == \
+        ["Ed", "Cy", "Bo", "Di", "Ada"]
+    assert [r[0] for r in rows("Find the dept name that is in building 'Darwin Lab'.")] == ["Biology"]
+    assert rows("Count the total number of students.") == [[5]]
+    assert rows("How many student city codes are there?") == [[3]]
 
 
-def test_units_money_genders_groups_and_negated_objects(home):
+def test_units_money_genders_groups_and_negated_objects(rows):
     """A property named with its unit (``fee_in_usd``: "the fee"), an amount said as money with no property, "0.1
     million", "female" as the value of ``sex``, "For each dept, give the name of the dept", the top nodes "by" a
     property or "by the total" of a joined one, and the object of a negated verb inside the NOT EXISTS only."""
-    from kgqa.kg.registry import graph_spec
-    from kgqa.planner.compiler import Compiler
-    from kgqa.planner.schema_view import SchemaView
+    assert rows("What is the average fee of courses?") == [[450.1]]
+    assert sorted(r[0] for r in rows("Which courses are over $450?")) == ["Calculus", "Cell Biology", "Genetics"]
+    assert sorted(r[0] for r in rows("Which depts have a budget over 0.1 million?")) == ["Biology", "Mathematics"]
+    assert rows("How many female students are there?") == [[2]]
+    assert sorted(rows("For each dept, give the name of the dept and the number of courses.")) == \
+        [["Biology", 2], ["History", 1], ["Mathematics", 2]]
+    assert [r[0] for r in rows("What are the top 2 courses by credits?")] == ["Genetics", "Calculus"]
+    assert [r[0] for r in rows("What are the top 2 depts by the total credits of courses?")] == \
+        ["Biology", "Mathematics"]
+    assert [r[0] for r in rows("Which students are not enrolled in any course?")] == ["Ed"]
+    assert sorted(r[0] for r in rows("Which students have an age less than 20 or greater than 25?")) == \
+        ["Ada", "Ed"]
+    assert sorted(r[0] for r in rows("Which courses have a fee between $400 and $500?")) == \
+        ["Calculus", "Cell Biology", "Linear Algebra"]
 
-    with Graph(home / "graphs" / "campus", read_only=True) as g:
-        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
-
-        def rows(question):
-            plans = c.grammar(question, c.value_mentions(question))
-            assert plans, question
-            return [list(x) for x in g.query(plans[0].cypher, plans[0].params).rows]
-
-        assert rows("What is the average fee of courses?") == [[450.1]]
-        assert sorted(r[0] for r in rows("Which courses are over $450?")) == ["Calculus", "Cell Biology", "Genetics"]
-        assert sorted(r[0] for r in rows("Which depts have a budget over 0.1 million?")) == ["Biology", "Mathematics"]
-        assert rows("How many female students are there?") == [[2]]
-        assert sorted(rows("For each dept, give the name of the dept and the number of courses.")) == \
-            [["Biology", 2], ["History", 1], ["Mathematics", 2]]
-        assert [r[0] for r in rows("What are the top 2 courses by credits?")] == ["Genetics", "Calculus"]
-        assert [r[0] for r in rows("What are the top 2 depts by the total credits of courses?")] == \
-            ["Biology", "Mathematics"]
-        assert [r[0] for r in rows("Which students are not enrolled in any course?")] == ["Ed"]
-        assert sorted(r[0] for r in rows("Which students have an age less than 20 or greater than 25?")) == \
-            ["Ada", "Ed"]
-        assert sorted(r[0] for r in rows("Which courses have a fee between $400 and $500?")) == \
-            ["Calculus", "Cell Biology", "Linear Algebra"]
-
-    with Graph(home / "graphs" / "interactions", read_only=True) as g:
-        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
-        plans = c.grammar("Who are the characters in the heaviest INTERACTS2 relationship?", [])
-        assert [list(x) for x in g.query(plans[0].cypher, plans[0].params).rows] == [["Dain-Reed", 15, "Fenn-Ash"]]
+    assert rows("Who are the characters in the heaviest INTERACTS2 relationship?", "interactions") == \
+        [["Dain-Reed", 15, "Fenn-Ash"]]
 
 
 @pytest.mark.parametrize("question,why", [
