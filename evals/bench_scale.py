@@ -185,18 +185,15 @@ def plot(rows: list[dict], path: Path) -> None:
 
     x = [r["edges"] for r in rows]
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
-    ax1.loglog(x, [r["load_s"] for r in rows], "o-", label="kgqa load")
-    ax1.loglog(x, [r["copy_s"] for r in rows], "s--", label="Kuzu COPY")
-    ax1.set_xlabel("relationships")
-    ax1.set_ylabel("seconds")
-    ax1.set_title("Load time")
-    ax1.legend()
-    ax2.semilogx(x, [r["p50_ms"] for r in rows], "o-", label="p50")
-    ax2.semilogx(x, [r["p99_ms"] for r in rows], "s--", label="p99")
-    ax2.set_xlabel("relationships")
-    ax2.set_ylabel("ms per question (warm)")
-    ax2.set_title("Question latency")
-    ax2.legend()
+    for ax, draw, series, ylabel, title in (
+            (ax1, ax1.loglog, (("load_s", "kgqa load"), ("copy_s", "Kuzu COPY")), "seconds", "Load time"),
+            (ax2, ax2.semilogx, (("p50_ms", "p50"), ("p99_ms", "p99")), "ms per question (warm)", "Question latency")):
+        for (key, label), style in zip(series, ("o-", "s--")):
+            draw(x, [r[key] for r in rows], style, label=label)
+        ax.set_xlabel("relationships")
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
