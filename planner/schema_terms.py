@@ -55,9 +55,7 @@ def forms(word: str) -> frozenset[str]:
     if w.isalpha() and len(w) > 2:
         for upos in ("NOUN", "VERB"):
             out.update(getLemma(w, upos=upos))
-        single = _inflect().singular_noun(w)
-        if single:
-            out.add(single)
+        out.add(_singular(w))
     return frozenset(out)
 
 

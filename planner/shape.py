@@ -201,7 +201,7 @@ def owned_prop(r: Reading, it: Item) -> Item | None:
     owner = pick(it, "label", None) or pick(it, "rel", None)
     if owner is None:
         return None
-    gap = it.end + (it.end < len(r.doc) and r.lemmas[it.end] in cues.EDGE_WORDS)
+    gap = _past_edge_word(r, it)
     nxt = next((x for x in r.items if x.start == gap and "prop" in x.kinds()), None)
     term = pick(nxt, "prop", owner.owner) if nxt is not None else None
     if term is None or term.owner != owner.owner:
@@ -224,9 +224,14 @@ def measured_prop(r: Reading, it: Item, adjective: str) -> Item | None:
         return None
     term = Term("prop", owner.owner, found[0], on_rel=owner.kind == "rel")
     it.term = owner
-    end = it.end + (it.end < len(r.doc) and r.lemmas[it.end] in cues.EDGE_WORDS)
+    end = _past_edge_word(r, it)
     r.use((it.start, end))
     return Item(it.start, end, {term}, term)
+
+
+def _past_edge_word(r: Reading, it: Item) -> int:
+    """The token after an item, past a word that says "the edge" ("LIKES2 relationship")."""
+    return it.end + (it.end < len(r.doc) and r.lemmas[it.end] in cues.EDGE_WORDS)
 
 
 def _by_what(lem: list[str], at: int) -> int:
@@ -420,7 +425,7 @@ def _order(r: Reading, label: str) -> None:
                 var = edge_of(r, pick(it, "rel", None).owner)  # "the largest number of FOLLOWS relationships"
                 cnt = Column(var, None, "count", True) if var else None
                 it.term = pick(it, "rel", None)
-                end = it.end + (it.end < len(lem) and lem[it.end] in cues.EDGE_WORDS)
+                end = _past_edge_word(r, it)
                 r.use((it.start, end), *[(j, j + 1) for j in range(k, it.start) if lem[j] in cues.EDGE_DIRECTIONS])
             else:
                 col = column_of(r, it, label)
