@@ -6,7 +6,6 @@ from __future__ import annotations
 # "the average price": the aggregate a noun or adjective names
 AGGREGATES = {"average": "avg", "mean": "avg", "avg": "avg", "total": "sum", "sum": "sum", "maximum": "max",
               "max": "max", "minimum": "min", "min": "min", "combined": "sum", "overall": "sum"}
-COUNT_WORDS = frozenset({"count", "number", "many", "amount"})  # "how many", "the number of", "count the"
 
 # superlatives: (descending?, aggregate when the property itself is asked: "the highest price" -> max)
 SUPERLATIVES = {"most": True, "highest": True, "largest": True, "biggest": True, "greatest": True, "maximum": True,
