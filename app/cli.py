@@ -213,7 +213,7 @@ def cmd_eval(args, settings: Settings) -> int:
 
 
 def cmd_serve(args, settings: Settings) -> int:
-    from kgqa.app.server import serve
+    from kgqa.app.serving import serve
 
     settings = settings.with_(workers=args.workers or settings.workers)
     if settings.workers > 1:  # gunicorn, preloaded (kgqa.app.workers)

@@ -39,7 +39,8 @@ from kgqa.autogen import llm_synth
 from kgqa.autogen.sampling import Sampler
 from kgqa.autogen.synth import Candidate, TemplateSynth, select
 from kgqa.autogen.verify import agrees, execute, leak, round_trip
-from kgqa.cache.plan_cache import PlanCache, PlanEntry
+from kgqa.cache.plan_cache import PlanCache
+from kgqa.cache.plan_entry import PlanEntry
 from kgqa.kg.cypher import inline_params
 from kgqa.kg.db import DB_FILE
 from kgqa.kg.failures import Failures

@@ -372,7 +372,8 @@ def graph_fingerprint(graphs_dir: Path) -> dict[str, str]:
 def plant_template(home: Path) -> None:
     """Stores a verified four-string-slot template in the scratch home's plan cache (a poisoned cache from an
     earlier run), stamped with the current compiler version so the server tries it."""
-    from kgqa.cache.plan_cache import PlanCache, PlanEntry
+    from kgqa.cache.plan_cache import PlanCache
+    from kgqa.cache.plan_entry import PlanEntry
     from kgqa.cache.templates import make_template
     from kgqa.kg.registry import registered
     from kgqa.planner.version import compiler_version

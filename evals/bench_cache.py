@@ -272,7 +272,8 @@ def synthetic_questions(n: int, names: dict[str, list[str]], seed: int) -> list[
 
 def section_mmr(settings, sizes: list[int], queries: int, seed: int, tmp: Path, console,
                 embed_sizes: tuple[int, ...] = (1000,)) -> dict:
-    from kgqa.cache.plan_cache import PlanCache, PlanEntry
+    from kgqa.cache.plan_cache import PlanCache
+    from kgqa.cache.plan_entry import PlanEntry
 
     names = real_names(settings)
     out = {}

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from kgqa.app.server import BackgroundServer, create_app, warm
+from kgqa.app.compute import warm
+from kgqa.app.server import create_app
+from kgqa.app.serving import BackgroundServer
 from kgqa.planner.pipeline import build_pipeline
 from kgqa.settings import REPO_ROOT, Settings
 

@@ -12,7 +12,8 @@ import textwrap
 import time
 from pathlib import Path
 
-from kgqa.cache.plan_cache import PlanCache, PlanEntry
+from kgqa.cache.plan_cache import PlanCache
+from kgqa.cache.plan_entry import PlanEntry
 from kgqa.planner.version import answer_version
 
 REPO = Path(__file__).resolve().parent.parent
@@ -23,7 +24,8 @@ def test_kill_9_mid_batch_keeps_every_committed_batch_and_no_partial_one(tmp_pat
     reported committed is there, and no batch is half there (a transaction is all or nothing)."""
     writer = """
         import sys
-        from kgqa.cache.plan_cache import PlanCache, PlanEntry
+        from kgqa.cache.plan_cache import PlanCache
+        from kgqa.cache.plan_entry import PlanEntry
         c = PlanCache(sys.argv[1], bound=0)
         b = 0
         while True:

@@ -16,7 +16,8 @@ import pytest
 
 from kgqa.app.compute import ComputeClient, ComputePool
 from kgqa.app.limits import Busy
-from kgqa.app.server import BackgroundServer, create_app
+from kgqa.app.server import create_app
+from kgqa.app.serving import BackgroundServer
 from kgqa.planner.pipeline import build_pipeline
 from kgqa.settings import Settings
 

@@ -274,7 +274,8 @@ EXEMPLARS = [  # verified plans in the plan cache: the writer's few-shot context
 @pytest.mark.llm
 def test_the_small_model_writes_through_guard_and_repair_and_the_compiled_answer_stands(
         server_url, reference, kgqa_home, movies_graph, tmp_path):
-    from kgqa.cache.plan_cache import PlanCache, PlanEntry
+    from kgqa.cache.plan_cache import PlanCache
+    from kgqa.cache.plan_entry import PlanEntry
 
     version = reference.domains["movies"].graph.version
     plans = PlanCache(tmp_path / "plans")

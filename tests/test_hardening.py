@@ -12,8 +12,10 @@ from urllib.parse import urlsplit
 import pytest
 
 from kgqa.app.limits import Busy, ComputeGate, method_label
-from kgqa.app.server import BackgroundServer, create_app
-from kgqa.cache.plan_cache import PlanCache, PlanEntry
+from kgqa.app.server import create_app
+from kgqa.app.serving import BackgroundServer
+from kgqa.cache.plan_cache import PlanCache
+from kgqa.cache.plan_entry import PlanEntry
 from kgqa.cache.templates import Span, fill, make_template
 from kgqa.evals.bench_abuse import (
     request as call,  # (status, headers, body); a failed connection's error name

@@ -23,7 +23,9 @@ from pathlib import Path
 import pytest
 from injection_corpus import HARMLESS, REFUSE, build_corpus, raw_payloads
 
-from kgqa.app.server import BackgroundServer, create_app, warm
+from kgqa.app.compute import warm
+from kgqa.app.server import create_app
+from kgqa.app.serving import BackgroundServer
 from kgqa.kg.db import Graph, QueryError
 from kgqa.kg.safety import UnsafeQueryError, check_read_only, skeleton
 from kgqa.kg.schema import GraphSchema, graph_checksum

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kgqa.app.server import BackgroundServer, create_app, warm
+from kgqa.app.compute import warm
+from kgqa.app.server import create_app
+from kgqa.app.serving import BackgroundServer
 from kgqa.evals.bench_load import (
     REPEATS,
     LoadResult,

@@ -14,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kgqa.cache.plan_cache import PlanCache, PlanEntry, tokenize
+from kgqa.cache.plan_cache import PlanCache
+from kgqa.cache.plan_entry import PlanEntry, tokenize
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -216,7 +217,8 @@ def test_demoted_entries_do_not_count_toward_the_bound(tmp_path):
 def test_persistence_across_processes(tmp_path):
     write = """
         import sys
-        from kgqa.cache.plan_cache import PlanCache, PlanEntry
+        from kgqa.cache.plan_cache import PlanCache
+        from kgqa.cache.plan_entry import PlanEntry
         with PlanCache(sys.argv[1]) as c:
             for i in range(20):
                 c.add(PlanEntry(question=f"Who acted in film {i}?", cypher=f"RETURN {i}", domain="movies",
@@ -239,7 +241,8 @@ def test_persistence_across_processes(tmp_path):
 def test_kill_9_mid_write_loses_no_committed_entry(tmp_path):
     writer = """
         import sys
-        from kgqa.cache.plan_cache import PlanCache, PlanEntry
+        from kgqa.cache.plan_cache import PlanCache
+        from kgqa.cache.plan_entry import PlanEntry
         c = PlanCache(sys.argv[1])
         i = 0
         while True:

@@ -10,7 +10,10 @@ import urllib.request
 
 import pytest
 
-from kgqa.app.server import BackgroundServer, Metrics, create_app, warm
+from kgqa.app.compute import warm
+from kgqa.app.metrics import Metrics
+from kgqa.app.server import create_app
+from kgqa.app.serving import BackgroundServer
 from kgqa.planner.pipeline import build_pipeline
 from kgqa.settings import Settings
 

@@ -181,7 +181,8 @@ def test_pipeline_reuses_a_verified_plan(built_graphs, kgqa_home, tmp_path):
 def test_reuse_is_not_crowded_out_by_other_aspects(built_graphs, kgqa_home, tmp_path):
     """A small aspect bucket is searched on its own: more similar plans of other aspects in the domain
     (which reuse could not take anyway) must not push the matching template out of the candidates."""
-    from kgqa.cache.plan_cache import PlanCache, PlanEntry
+    from kgqa.cache.plan_cache import PlanCache
+    from kgqa.cache.plan_entry import PlanEntry
     from kgqa.planner.pipeline import Pipeline
     from kgqa.settings import Settings
 

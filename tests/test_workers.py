@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 from kgqa.cache.answer_cache import AnswerCache
-from kgqa.cache.plan_cache import PlanCache, PlanEntry
+from kgqa.cache.plan_cache import PlanCache
+from kgqa.cache.plan_entry import PlanEntry
 from kgqa.evals.servers import missing, redis_server
 
 REPO = Path(__file__).resolve().parent.parent
