@@ -30,7 +30,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from kgqa.cache.plan_cache import PlanCache, PlanEntry
+from kgqa.cache.plan_cache import PlanCache
+from kgqa.cache.plan_entry import PlanEntry
 from kgqa.planner.version import answer_version
 from kgqa.types import InputError, Result
 
