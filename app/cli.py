@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-import threading
 
 from kgqa.settings import Settings
 
@@ -51,12 +50,15 @@ def cmd_load(args, settings: Settings) -> int:
                 raise SystemExit(f"unknown bundled graph {args.domain!r}; bundled: {', '.join(BUNDLED)} or all "
                                  "(your own graph: kgqa load --name NAME ...)")
             todo = [(n, bundled_source(n, settings.data_dir, annotations=settings.annotations)) for n in names]
-        if settings.vector_memory:  # the embedder loads while the graph is validated and copied
-            from kgqa.kg.embed import get_model
+        from kgqa.kg.embed import preload, set_threads
 
-            threading.Thread(target=get_model, name="kgqa-embedder", daemon=True).start()
+        set_threads(settings.load_embed_threads)  # a batch job: its encodes (names, vector memory) are few and large
         for name, source in todo:
-            meta = build_graph(name, source, settings.graphs_dir, force=args.force)
+            memory: list[str] = []  # the vector memory's line, when it is built beside the new graph's index
+            beside = (lambda graph, spec: memory.append(_vector_memory(graph, spec, settings, force=args.force))
+                      ) if settings.vector_memory else None
+            meta = build_graph(name, source, settings.graphs_dir, force=args.force, beside=beside,
+                               staged=preload if settings.vector_memory else None)
             nodes = sum(meta.node_counts.values())
             rels = sum(meta.rel_counts.values())
             print(f"{name}: {nodes} nodes, {rels} relationships "
@@ -64,7 +66,7 @@ def cmd_load(args, settings: Settings) -> int:
             for note in meta.notes:
                 print(f"{name}: {note}")
             if settings.vector_memory:
-                _load_vector_memory(name, settings, force=args.force)
+                print(f"{name}: {memory[0] if memory else _load_vector_memory(name, settings, force=args.force)}")
     except (SourceError, NameClash, ValueError) as err:
         print(f"kgqa load: {err}", file=sys.stderr)
         return 2
@@ -145,22 +147,28 @@ def _drop_caches(settings: Settings, name: str) -> int:
         return cache.invalidate(name, keep_version="")
 
 
-def _load_vector_memory(domain: str, settings: Settings, *, force: bool = False) -> None:
-    """Build (or find current) the domain's GLARE vector memory, stored under state/ keyed by the KG version."""
+def _load_vector_memory(domain: str, settings: Settings, *, force: bool = False) -> str:
+    """Returns a line on the registered graph's GLARE vector memory, built unless current."""
     from kgqa.kg.db import Graph
-    from kgqa.kg.memory_build import ensure_memory
     from kgqa.kg.registry import graph_spec
 
     with Graph(settings.graph_path(domain), read_only=True, pool_size=1) as graph:
-        spec = graph_spec(graph, annotations=settings.annotations)
-        memory, path, built = ensure_memory(graph, spec, settings.state_dir, m=settings.vector_memory_m,
-                                            ranking=settings.vector_memory_ranking, force=force,
-                                            full_max=settings.vector_memory_full_max, members=settings.k_degree)
+        return _vector_memory(graph, graph_spec(graph, annotations=settings.annotations), settings, force=force)
+
+
+def _vector_memory(graph, spec, settings: Settings, *, force: bool) -> str:
+    """Returns a line on the graph's GLARE vector memory, built (or found current) under state/ keyed by the KG
+    version; ``spec`` is the graph's spec or a future of it."""
+    from kgqa.kg.memory_build import ensure_memory
+
+    memory, _, built = ensure_memory(graph, spec, settings.state_dir, m=settings.vector_memory_m,
+                                     ranking=settings.vector_memory_ranking, force=force,
+                                     full_max=settings.vector_memory_full_max, members=settings.k_degree)
     meta = memory.meta
     how = (f", sampled: the top anchors' neighbourhoods, at most {settings.k_degree} members each "
            "(KGQA_VECTOR_MEMORY_FULL_MAX)") if meta.sampled else ""
-    print(f"{domain}: vector memory {'built' if built else 'current'}: {meta.subgraphs} subgraphs "
-          f"({meta.ranking}), node coverage {meta.node_coverage:.1%}, edge coverage {meta.edge_coverage:.1%}{how}")
+    return (f"vector memory {'built' if built else 'current'}: {meta.subgraphs} subgraphs ({meta.ranking}), "
+            f"node coverage {meta.node_coverage:.1%}, edge coverage {meta.edge_coverage:.1%}{how}")
 
 
 def cmd_ask(args, settings: Settings) -> int:

@@ -40,19 +40,35 @@ class _Unsure(Exception):
 def stage_csv_dataset(schema: str | Path, csv_dir: str | Path, staging: str | Path) -> Dataset:
     """Returns the dataset the schema file declares, every table's validated rows staged as Parquet files
     under ``staging`` (``table.staged``); a problem is a SourceError naming the file and line."""
+    data = stream_csv_dataset(schema, csv_dir, staging)
+    for _ in data.staging or ():
+        pass
+    data.staging = None
+    return data
+
+
+def stream_csv_dataset(schema: str | Path, csv_dir: str | Path, staging: str | Path) -> Dataset:
+    """Returns the dataset the schema file declares, its tables staged one by one as ``data.staging`` is read
+    (see :class:`~kgqa.kg.dataset.Dataset`); a problem is a SourceError naming the file and line, raised by the
+    step that reads the file."""
     csv_dir, staging = Path(csv_dir), Path(staging)
     if not csv_dir.is_dir():
         raise SourceError(csv_dir, 0, "no such CSV folder")
     staging.mkdir(parents=True, exist_ok=True)
     node_tables, rel_tables = parse_ddl(schema)
-    nodes = {t.label: t for t in node_tables}
-    keys: dict[str, Container] = {}
-    files = (staging / f"{i}.parquet" for i in itertools.count())
-    for t in node_tables:
-        keys[t.label] = stage_nodes(t, table_file(csv_dir, t.label), next(files))
-    for t in rel_tables:
-        stage_rels(t, table_file(csv_dir, t.name), nodes, keys, next(files))
-    return Dataset(node_tables, rel_tables)
+
+    def stage() -> Iterator[NodeTable | RelTable]:
+        nodes = {t.label: t for t in node_tables}
+        keys: dict[str, Container] = {}
+        files = (staging / f"{i}.parquet" for i in itertools.count())
+        for t in node_tables:
+            keys[t.label] = stage_nodes(t, table_file(csv_dir, t.label), next(files))
+            yield t
+        for t in rel_tables:
+            stage_rels(t, table_file(csv_dir, t.name), nodes, keys, next(files))
+            yield t
+
+    return Dataset(node_tables, rel_tables, stage())
 
 
 def header_of(path: Path) -> list[str] | None:
@@ -206,7 +222,7 @@ class _Writer:
 
     def write(self, tbl: pa.Table) -> None:
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.path, tbl.schema, compression="none")
+            self.writer = pq.ParquetWriter(self.path, tbl.schema, compression="none", use_dictionary=False)
         self.writer.write_table(tbl.cast(self.writer.schema))
         self.rows += tbl.num_rows
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,5 +46,10 @@ class RelTable:
 
 @dataclass
 class Dataset:
+    """The tables of a graph. ``staging``, when set, stages the tables' rows one table per step (nodes before the
+    relationships between them) and yields each table once its rows are staged: the loader copies one table
+    while the next is staged; until it is drained, ``rows``/``staged`` are incomplete."""
+
     nodes: list[NodeTable]
     rels: list[RelTable]
+    staging: Iterator[NodeTable | RelTable] | None = None

@@ -20,6 +20,8 @@ DIM = 384
 MODEL_NAME = "all-MiniLM-L6-v2"
 
 _model = None
+_threads: int | None = None  # set_threads(), else KGQA_EMBED_THREADS
+_preloading = False
 _load_lock = threading.Lock()
 _encode_lock = threading.Lock()
 _memo: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -46,11 +48,34 @@ def get_model():
                 from kgqa.kg.sentence_encoder import SentenceEncoder
                 from kgqa.settings import Settings
 
-                threads = Settings.from_env().embed_threads
+                threads = Settings.from_env().embed_threads if _threads is None else _threads
                 if threads > 0:
                     torch.set_num_threads(threads)
                 _model = SentenceEncoder(model_path(), device=_device())
     return _model
+
+
+def preload() -> None:
+    """Starts loading the shared encoder in a thread of its own, unless it is loaded or loading; returns at once
+    (``embed`` waits for it)."""
+    global _preloading
+    with _load_lock:
+        if _model is not None or _preloading:
+            return
+        _preloading = True
+    threading.Thread(target=get_model, name="kgqa-embedder", daemon=True).start()
+
+
+def set_threads(threads: int) -> None:
+    """Gives the embedder ``threads`` torch threads in this process (0: every core) instead of
+    ``KGQA_EMBED_THREADS``: for batch jobs such as ``kgqa load``, whose encodes are few and large."""
+    global _threads
+    with _load_lock:
+        _threads = threads
+        if _model is not None:
+            import torch
+
+            torch.set_num_threads(threads or os.cpu_count() or 1)
 
 
 def _device() -> str:

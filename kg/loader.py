@@ -22,7 +22,8 @@ import fcntl
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,7 +43,7 @@ from kgqa.kg.entity_names import ENTRIES_FILE, create_fts_indexes, names_json, s
 from kgqa.kg.registry import check_name, registered
 from kgqa.kg.schema import GraphSchema
 from kgqa.kg.sources import Source, bundled_source
-from kgqa.kg.spec import SPEC_FILE, annotate
+from kgqa.kg.spec import SPEC_FILE, DomainSpec, annotate
 from kgqa.settings import Settings
 
 STAGING = "staging"
@@ -146,25 +147,32 @@ def _parquet_rows(path: Path, fields: list[tuple[str, str, str]]) -> list[dict]:
     return [{names.get(k, k): v for k, v in row.items()} for row in pq.read_table(path).to_pylist()]
 
 
-def load_dataset(conn: kuzu.Connection, data: Dataset, domain: str = "", *, progress: bool = True) -> None:
+def load_dataset(conn: kuzu.Connection, data: Dataset, domain: str = "", *, progress: bool = True,
+                 staged: Callable[[], None] | None = None) -> None:
     """Create the tables of ``data`` and load its rows through ``conn`` (an empty writable database) with
     ``COPY FROM``: staged Parquet files as they are, rows in memory as Arrow tables of :data:`BATCH` rows.
-    A chunk with a value Arrow does not carry (DECIMAL, UUID, ...) is inserted with ``UNWIND`` instead."""
+    A chunk with a value Arrow does not carry (DECIMAL, UUID, ...) is inserted with ``UNWIND`` instead.
+    ``staged()`` is called once every row is staged or in memory, while the last tables are copied."""
     pk = {t.label: (t.primary_key, dict(t.columns)[t.primary_key]) for t in data.nodes}
     for t in data.nodes:
         conn.execute(node_ddl(t))
     for t in data.rels:
         conn.execute(rel_ddl(t))
-    steps = [(t.label, t, [(c, c, typ) for c, typ in t.columns], node_insert(t)) for t in data.nodes]
-    steps += [(t.name, t, [("_from", "from", pk[t.from_label][1]), ("_to", "to", pk[t.to_label][1]),
-                           *((c, c, typ) for c, typ in t.columns)], rel_insert(t, pk)) for t in data.rels]
+    fields = {t.label: [(c, c, typ) for c, typ in t.columns] for t in data.nodes}
+    fields |= {t.name: [("_from", "from", pk[t.from_label][1]), ("_to", "to", pk[t.to_label][1]),
+                        *((c, c, typ) for c, typ in t.columns)] for t in data.rels}
     with _progress(progress) as bar:
-        for name, table, fields, insert in steps:
+        if data.staging is None and staged is not None:
+            staged()
+        tables = [*data.nodes, *data.rels] if data.staging is None else _ahead(_then(data.staging, staged))
+        for table in tables:
+            name = table.label if isinstance(table, NodeTable) else table.name
+            insert = node_insert(table) if isinstance(table, NodeTable) else rel_insert(table, pk)
             task = bar.add_task(f"{domain} {name}", total=table.row_count) if bar else None
             copy = f"COPY {ident(name)} FROM "
             for path in table.staged:
                 if isinstance(table, RelTable) and not copyable(table):
-                    rows = _parquet_rows(path, fields)
+                    rows = _parquet_rows(path, fields[name])
                     for i in range(0, len(rows), BATCH):
                         conn.execute(insert, {"rows": rows[i:i + BATCH]})
                     continue
@@ -174,13 +182,30 @@ def load_dataset(conn: kuzu.Connection, data: Dataset, domain: str = "", *, prog
             for i in range(0, len(table.rows), BATCH):
                 chunk = table.rows[i:i + BATCH]
                 by_copy = not isinstance(table, RelTable) or copyable(table)
-                frame = rows_table(chunk, fields) if by_copy else None  # noqa: F841 - COPY reads the variable by name
+                frame = rows_table(chunk, fields[name]) if by_copy else None  # noqa: F841 - COPY reads the variable by name
                 if frame is not None:
                     conn.execute(copy + "frame")
                 else:
                     conn.execute(insert, {"rows": chunk})
                 if bar:
                     bar.advance(task, len(chunk))
+    data.staging = None
+
+
+def _then(items: Iterator[NodeTable | RelTable], done: Callable[[], None] | None) -> Iterator[NodeTable | RelTable]:
+    yield from items
+    if done is not None:
+        done()
+
+
+def _ahead(items: Iterator[NodeTable | RelTable]) -> Iterator[NodeTable | RelTable]:
+    """Yields ``items``, the next one computed (staged) in a thread while the caller copies the current one:
+    Kuzu's ``COPY`` runs without Python's lock, so staging and copying overlap."""
+    with ThreadPoolExecutor(1, thread_name_prefix="kgqa-stage") as pool:
+        following = pool.submit(next, items, None)
+        while (item := following.result()) is not None:
+            following = pool.submit(next, items, None)
+            yield item
 
 
 def count_tables(conn: kuzu.Connection) -> tuple[dict[str, int], dict[str, int]]:
@@ -207,27 +232,36 @@ def build_domain(domain: str, data_dir: str | Path, graphs_dir: str | Path, *, f
 
 
 def build_graph(name: str, source: Source, graphs_dir: str | Path, *, force: bool = False,
-                progress: bool = True, index: bool = True) -> GraphMeta:
+                progress: bool = True, index: bool = True,
+                staged: Callable[[], None] | None = None,
+                beside: Callable[[Graph, Future[DomainSpec]], None] | None = None) -> GraphMeta:
     """Returns the meta of graph ``name`` built (or registered) from ``source`` under ``graphs_dir``, unless
-    it is already current. A name already taken by a graph of another source is an error."""
+    it is already current. A name already taken by a graph of another source is an error.
+
+    The source's version (a hash of its files) is computed while the files are validated and copied;
+    ``staged()`` is called once the rows are validated, while Kuzu copies the last tables (Python is then
+    free: a derived part can load what it needs); ``beside(graph, spec)``, when given, builds a further derived part of a new graph while its spec and
+    entity index are built: it reads the graph, still in its build folder, from a thread of its own, and
+    ``spec`` is a future of the graph's spec."""
     graphs_dir = Path(graphs_dir)
     graphs_dir.mkdir(parents=True, exist_ok=True)
     check_name(name)
     final = graphs_dir / name
-    version = source.version()
-    with _lock(graphs_dir, name):
+    with ThreadPoolExecutor(1, thread_name_prefix="kgqa-version") as pool, _lock(graphs_dir, name):
+        version = pool.submit(source.version)
         _clean_leftovers(graphs_dir, name)
         taken = registered(graphs_dir).get(name)
         if taken is not None and taken.source and not same_origin(taken.source, source.describe()):
             raise NameClash(f"a domain named {name!r} already exists (from {describe_origin(taken.source)}); "
                             f"remove it first: kgqa domains remove {name}")
-        if not force and is_current(final, version, index=index):
+        if not force and (final / META_FILE).exists() and is_current(final, version.result(), index=index):
             return GraphMeta.read(final)
         tmp = graphs_dir / f".{name}.tmp-{os.getpid()}"
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir()
         try:
-            meta = _build_into(tmp, name, source, version, progress=progress, index=index)
+            meta = _build_into(tmp, name, source, version, progress=progress, index=index, staged=staged,
+                               beside=beside)
             _swap(tmp, final)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -251,16 +285,17 @@ def describe_origin(source: dict) -> str:
         str(source.get("kind", "?"))
 
 
-def _build_into(tmp: Path, name: str, source: Source, version: str, *, progress: bool,
-                index: bool) -> GraphMeta:
-    meta = GraphMeta(domain=name, version=version, source=source.describe(),
+def _build_into(tmp: Path, name: str, source: Source, version: Future[str], *, progress: bool, index: bool,
+                staged: Callable[[], None] | None,
+                beside: Callable[[Graph, Future[DomainSpec]], None] | None) -> GraphMeta:
+    meta = GraphMeta(domain=name, version="", source=source.describe(),
                      database=str(source.database) if source.database else "")
     if source.read is not None:
         data = source.read(tmp / STAGING)
         db = open_database(tmp / DB_FILE)
         conn = kuzu.Connection(db)
         try:
-            load_dataset(conn, data, name, progress=progress)
+            load_dataset(conn, data, name, progress=progress, staged=staged)
             node_counts, rel_counts = count_tables(conn)
             _check_counts(data, node_counts, rel_counts)
             meta.node_counts = {t.label: node_counts[t.label] for t in data.nodes}
@@ -270,6 +305,7 @@ def _build_into(tmp: Path, name: str, source: Source, version: str, *, progress:
             conn.close()
             db.close()
             shutil.rmtree(tmp / STAGING, ignore_errors=True)
+    meta.version = version.result()
     meta.write(tmp)  # provisional, so the folder opens as a graph; the folder is not registered before the swap
     try:
         graph = Graph(tmp, read_only=source.read is None, domain=name)
@@ -277,22 +313,32 @@ def _build_into(tmp: Path, name: str, source: Source, version: str, *, progress:
         raise SourceError(meta.database_path(tmp), 0, "cannot open as a Kuzu database (a database of another "
                           f"Kuzu version, or not a database; kgqa uses kuzu {kuzu.__version__}): {err}") from None
     try:
-        if source.read is None:
-            meta.node_counts, meta.rel_counts = count_tables_of(graph)
-        spec = derive_spec(graph, name)
-        spec.write(tmp / SPEC_FILE)
-        if source.annotations is not None:
-            ann = read_annotations(source.annotations, GraphSchema.from_graph(graph, samples=0))
-            (tmp / ANNOTATIONS_FILE).write_text(json.dumps(ann, indent=1, ensure_ascii=False), encoding="utf-8")
-            spec = annotate(spec, ann)
-        if index:
-            run = lambda cypher: graph.execute_unchecked(cypher).rows  # noqa: E731 - build-time reads and DDL
+        spec_ready: Future[DomainSpec] = Future()
+        with ThreadPoolExecutor(1, thread_name_prefix="kgqa-beside") as pool:
+            other = pool.submit(beside, graph, spec_ready) if beside is not None else None
+            try:
+                if source.read is None:
+                    meta.node_counts, meta.rel_counts = count_tables_of(graph)
+                spec = derive_spec(graph, name)
+                spec.write(tmp / SPEC_FILE)
+                if source.annotations is not None:
+                    ann = read_annotations(source.annotations, GraphSchema.from_graph(graph, samples=0))
+                    (tmp / ANNOTATIONS_FILE).write_text(json.dumps(ann, indent=1, ensure_ascii=False),
+                                                        encoding="utf-8")
+                    spec = annotate(spec, ann)
+            except BaseException as err:
+                spec_ready.set_exception(err)
+                raise
+            spec_ready.set_result(spec)
             tables = {label: dict(props) for label, props in graph.catalog().nodes.items()}
-            text, names, distinct = names_json(graph, spec, tables)
+            text, names, distinct = names_json(graph, spec, tables) if index else ("", 0, 0)
+            if other is not None:
+                other.result()  # before any DDL and the checkpoint, which wait for open read transactions
+        if index:
             full_max = Settings.from_env().entity_full_max
             full = distinct <= full_max
             if source.read is not None and full:
-                create_fts_indexes(run, spec)
+                create_fts_indexes(lambda cypher: graph.execute_unchecked(cypher).rows, spec)
             save_names(tmp, text, embed=full)
             if not full:
                 meta.notes.append(f"entity index: {names:,} names, more than {full_max:,} distinct "

@@ -6,6 +6,7 @@ import re
 import shutil
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -131,8 +132,8 @@ def build_memory_sampled(graph, spec=None, *, m: int = 300, members: int = 30, e
     cat = catalog(graph)
     rel_props = {rel: dict(props) for rel, props in read_catalog(graph).rel_props.items()}
     big = {"row_cap": 10**9, "timeout_ms": 600_000}
-    total_nodes = sum(graph.query(f"MATCH (n:`{lb}`) RETURN count(n)").rows[0][0] for lb in cat.nodes)
-    total_edges = sum(graph.query(f"MATCH ()-[r:`{r}`]->() RETURN count(r)").rows[0][0] for r in cat.rels)
+    total_nodes = _node_count(graph, cat)
+    total_edges = _edge_count(graph)
     limit = m * (members + 1)  # no more nodes than this can be anchors or covered before m anchors are found
     candidates: list[tuple[int, str, Any]] = []
     linked = {end for pairs in cat.rels.values() for pair in pairs for end in pair}
@@ -301,13 +302,20 @@ def ensure_memory(graph, spec, state_dir: str | Path, *, m: int, ranking: str = 
                   force: bool = False, full_max: int | None = None, members: int = 30) -> tuple[VectorMemory, Path, bool]:
     """(memory, its folder, built?): load the current version's memory, else build and store it: from the
     whole graph, or, for degree ranking on a graph of more than ``full_max`` relationships, from the top
-    anchors' neighbourhoods (:func:`build_memory_sampled`, at most ``members`` per subgraph).
+    anchors' neighbourhoods (:func:`build_memory_sampled`, at most ``members`` per subgraph). ``spec`` may be
+    a future of the graph's spec (a graph still being built): the embedder starts loading before it is awaited.
 
     Memories of other KG versions of the domain are removed.
     """
     path = memory_dir(state_dir, graph.domain, graph.version, m=m, ranking=ranking)
     memory = None if force else load_memory(state_dir, graph.domain, graph.version, m=m, ranking=ranking)
     built = memory is None
+    if built:  # the embedder loads while the graph is read (Kuzu's queries run without Python's lock)
+        from kgqa.kg.embed import preload
+
+        preload()
+    if isinstance(spec, Future):
+        spec = spec.result()
     if memory is None and full_max is not None and ranking == "degree" and _edge_count(graph) > full_max:
         memory = build_memory_sampled(graph, spec, m=m, members=members)
         memory.save(path)
@@ -318,6 +326,13 @@ def ensure_memory(graph, spec, state_dir: str | Path, *, m: int, ranking: str = 
         if old.is_dir() and not old.name.startswith(graph.version[:16]) and not old.name.startswith("."):
             shutil.rmtree(old, ignore_errors=True)
     return memory, path, built
+
+
+def _node_count(graph, cat) -> int:
+    meta = getattr(graph, "meta", None)
+    if meta is not None and getattr(meta, "node_counts", None):
+        return sum(meta.node_counts.values())
+    return sum(graph.query(f"MATCH (n:`{lb}`) RETURN count(n)").rows[0][0] for lb in cat.nodes)
 
 
 def _edge_count(graph) -> int:

@@ -75,10 +75,10 @@ def bundled_source(domain: str, data_dir: str | Path, *, annotations: bool = Tru
 def csv_source(schema: str | Path, csv_dir: str | Path, annotations: str | Path | None = None) -> Source:
     """Returns a graph declared by a Kuzu DDL file with one CSV per table in ``csv_dir``."""
     from kgqa.kg.csv_source import source_files
-    from kgqa.kg.csv_stage import stage_csv_dataset
+    from kgqa.kg.csv_stage import stream_csv_dataset
 
     schema, csv_dir = existing(schema, "schema file"), existing(csv_dir, "CSV folder")
-    return Source("csv", source_files(schema, csv_dir), lambda staging: stage_csv_dataset(schema, csv_dir, staging),
+    return Source("csv", source_files(schema, csv_dir), lambda staging: stream_csv_dataset(schema, csv_dir, staging),
                   existing(annotations, "annotations file") if annotations else None)
 
 

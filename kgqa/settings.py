@@ -90,6 +90,7 @@ class Settings:
     # only the top anchors' neighbourhoods (kg/memory_build.py: build_memory_sampled)
     embed_threads: int = 1  # torch threads of the sentence embedder per process (0 = torch's default); more threads
     # made each short encode of a question's words 10x slower on 2 busy cores (0.7 s, not 50 ms)
+    load_embed_threads: int = 0  # torch threads of the embedder in `kgqa load`, a batch job (0 = every core)
     entity_full_max: int = 10_000  # distinct names up to which the entity index also embeds them and builds Kuzu
     # FTS indexes; above, the lexical (token/trigram) index alone links them
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import filecmp
 import json
 import shutil
+import threading
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -76,6 +77,51 @@ def test_a_file_arrow_cannot_vouch_for_is_read_in_chunks(tmp_path, monkeypatch):
     loans = next(t for t in data.rels if t.name == "borrowedBook")
     assert loans.row_count > 3 and pq.ParquetFile(loans.staged[0]).metadata.num_row_groups > 1
     assert all(r["returned"] in (True, False) for r in staged_rows(loans))
+
+
+def test_a_load_stages_while_it_copies_and_builds_a_part_beside_the_index(tmp_path):
+    """``staged`` runs once, after every row is staged and before the build ends; ``beside`` reads the graph
+    being built, with its spec, in a thread of its own; what it reads is what the finished graph holds."""
+    schema, csv_dir = copy_fixture(tmp_path)
+    calls: list[str] = []
+
+    def beside(graph, spec):
+        calls.append("beside")
+        counts = graph.query("MATCH (b:Book) RETURN count(b)").rows[0][0]
+        seen.update(books=counts, label=spec.result().display_prop("Book"), thread=threading.current_thread().name)
+
+    seen: dict = {}
+    meta = build_graph("lib", csv_source(schema, csv_dir), tmp_path / "graphs", progress=False,
+                       staged=lambda: calls.append("staged"), beside=beside)
+    assert calls == ["staged", "beside"]
+    assert seen["books"] == meta.node_counts["Book"] > 0 and seen["thread"] != threading.main_thread().name
+    with Graph(tmp_path / "graphs" / "lib") as g:
+        assert seen["label"] == graph_spec(g).display_prop("Book")
+    calls.clear()  # a current graph is not built again: neither hook runs
+    build_graph("lib", csv_source(schema, csv_dir), tmp_path / "graphs", progress=False,
+                staged=lambda: calls.append("staged"), beside=beside)
+    assert calls == []
+
+
+def test_a_failing_spec_reaches_the_part_built_beside_and_the_load_fails(tmp_path, monkeypatch):
+    from kgqa.kg import loader
+
+    schema, csv_dir = copy_fixture(tmp_path)
+    got: list[BaseException] = []
+
+    def beside(graph, spec):
+        try:
+            spec.result(timeout=60)
+        except Exception as err:  # noqa: BLE001 - recorded for the assertion
+            got.append(err)
+
+    def broken(graph, name):
+        raise RuntimeError("no spec")
+
+    monkeypatch.setattr(loader, "derive_spec", broken)
+    with pytest.raises(RuntimeError, match="no spec"):
+        build_graph("lib", csv_source(schema, csv_dir), tmp_path / "graphs", progress=False, beside=beside)
+    assert [str(e) for e in got] == ["no spec"] and not (tmp_path / "graphs" / "lib").exists()
 
 
 # -- the scale bench's graph ------------------------------------------------------------------------------
