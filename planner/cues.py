@@ -16,14 +16,19 @@ SUPERLATIVES = {"most": True, "highest": True, "largest": True, "biggest": True,
                 "few": False, "little": False, "much": True, "heavy": True, "long": True, "short": False,
                 "great": True, "big": True, "late": True, "early": False, "new": True, "cheap": False,
                 "expensive": True}
+# superlatives that rank a label by how many of another it has ("the publisher with the fewest books"), as lemmas
+COUNT_SUPERLATIVES = frozenset({"most", "fewest", "few", "least", "little"})
+# superlatives of time, as lemmas: "the latest book" is the one made (or joined, or borrowed) last
+TIME_SUPERLATIVES = frozenset({"late", "latest", "early", "earliest", "new", "newest", "recent", "first", "last"})
 # superlatives of age: "the oldest" is the highest age, or the earliest date of birth
 AGE_SUPERLATIVES = {"oldest": True, "youngest": False, "old": True, "young": False}
 AGE_WORDS = frozenset({"age"})
 # what an adjective measures, as words in a property's name ("the heaviest relationship": its weight)
 MEASURES = {"heavy": ("weight",), "light": ("weight",), "tall": ("height",), "high": ("height",),
-            "long": ("length", "duration"), "short": ("length", "duration"), "expensive": ("price", "cost"),
+            "long": ("length", "duration"), "short": ("length", "duration", "height"), "expensive": ("price", "cost"),
             "cheap": ("price", "cost"), "fast": ("speed",), "slow": ("speed",), "big": ("size",), "large": ("size",),
-            "small": ("size",), "rich": ("wealth", "net_worth"), "popular": ("popularity",), "strong": ("strength",)}
+            "small": ("size",), "rich": ("wealth", "net_worth"), "popular": ("popularity",), "strong": ("strength",),
+            "young": ("age",), "old": ("age",), "cost": ("price", "cost")}
 # nouns that say "the edge" after a relationship's name ("the LIKES2 relationship weight")
 EDGE_WORDS = frozenset({"relationship", "relation", "edge", "link", "connection", "interaction"})
 EDGE_DIRECTIONS = frozenset({"incoming", "outgoing", "inbound", "outbound"})  # said of a relationship's edges
@@ -45,7 +50,7 @@ COMPARATORS = [
     (("on", "or", "before"), "<="), (("earlier", "than"), "<"), (("lighter", "than"), "<"), (("above",), ">"), (("over",), ">"),
     (("exceeding",), ">"), (("exceed",), ">"), (("below",), "<"), (("under",), "<"), (("after",), ">"),
     (("before",), "<"), (("since",), ">="), (("exactly",), "="), (("equal", "to"), "="), (("equals",), "="),
-    (("not",), "<>"), (("other", "than"), "<>"), (("except",), "<>"),
+    (("not",), "<>"), (("other", "than"), "<>"), (("except",), "<>"), (("outside",), "<>"),
 ]
 # a comparison written after the number: "100 or higher"
 TRAILING_COMPARATORS = [(("or", "more"), ">="), (("or", "higher"), ">="), (("or", "greater"), ">="),
@@ -130,3 +135,19 @@ SCOPE_WORDS = frozenset({"else", "other", "also", "same", "only", "again", "exce
 
 # verbs of being and having that join a noun to its own property ("whose age is", "with a weight of")
 LIGHT_VERBS = frozenset({"be", "have", "has", "contain", "hold", "include", "get", "make", "go", "come"})
+
+# generic head nouns after a property's own word that add nothing to it ("phone numbers": Phone, "fuel type":
+# FuelType)
+PROPERTY_HEADS = frozenset({"number", "name", "type", "kind"})
+
+# verbs that say a node exists, made or recorded, and nothing more ("the bookings made", "how many payments were
+# made", "movies made before 2000": made in the year the node records)
+EXISTENCE_VERBS = frozenset({"make", "place", "create", "record", "register", "submit", "file", "issue"})
+
+# words that compare ("before any wine from ...", "outside the state"): left unread, the comparison is lost
+COMPARING = frozenset({"before", "after", "than", "above", "below", "over", "under", "between", "outside", "since",
+                       "exceed", "exceeding"})
+# modal verbs: "dorms that can accommodate 300 students" says a capacity, not the students there
+MODALS = frozenset({"can", "could", "may", "might"})
+# words of a relationship's name that say only that its ends are linked ("HAS_OWNER", "owner_of_boat")
+LINK_WORDS = frozenset({"has", "have", "of", "to", "in", "for", "by", "with", "rel", "link", "links", "ref"})

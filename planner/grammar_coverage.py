@@ -46,6 +46,10 @@ def pattern(r: Reading) -> None:
             if term is None:
                 continue
             it.term = term
+            if term.owner != target_label and r.doc[it.end - 1].dep_ == "conj" and _asked_of_both(r, term.owner):
+                r.decline(f"the {', '.join(r.doc[a.start:a.end].text for a in r.asked)} of {target_label} and of "
+                          f"{term.owner}, apart")  # "the phone numbers of all customers and suppliers": a union
+                return
             if term.owner != target_label:
                 var = join_label(r, term.owner)
                 low = [t.lower_ for t in r.doc]
@@ -65,25 +69,96 @@ def pattern(r: Reading) -> None:
 def coverage(r: Reading) -> None:
     """Declines when a content word is left unexplained: a plan that ignores it answers another question."""
     quiet = cues.FILLER - cues.TELLING_FILLER  # "the types of games", "the names of the hosts" say something
+    r.use(*_restated_heads(r))
     r.use(*[(t.i, t.i + 1) for t in r.doc if t.lower_ in cues.UNITS and not any(it.start <= t.i < it.end for it in r.items)
             and (t.i > 0 and r.doc[t.i - 1].like_num or t.i + 1 < len(r.doc) and r.doc[t.i + 1].like_num)])  # "1,000,000 USD", "$450"
     left = [t.text for t in r.doc if t.i not in r.used and not t.is_punct and t.lower_ not in quiet
             and t.lemma_.lower() not in quiet and t.pos_ not in ("DET", "ADP", "PRON", "AUX", "CCONJ", "SCONJ", "PART")
             and not (t.is_stop and t.pos_ not in ("NOUN", "VERB", "ADJ", "PROPN", "NUM") and t.lower_ not in cues.NEGATIONS)]
-    left += [t.text for t in r.doc if t.i not in r.used and (t.lower_ in cues.NEGATIONS or t.lower_ in cues.SCOPE_WORDS)]
+    left += [t.text for t in r.doc if t.i not in r.used and (t.lower_ in cues.NEGATIONS or t.lower_ in cues.SCOPE_WORDS
+                                                           or t.lower_ in cues.COMPARING)]
     joined = r.query.edges or r.query.absent
     said = {i for v in r.values for i in range(v.start, v.end) if i in r.used}
     restating = {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and (joined and any(
         c.dep_ in ("prep", "agent", "dative") and any(g.i in r.used for g in c.children) or
-        c.dep_ == "dobj" and _names_label(r, c.i) and t.lemma_.lower() in cues.LIGHT_VERBS for c in t.children)
+        c.dep_ == "dobj" and _names_label(r, c.i) and (t.lemma_.lower() in cues.LIGHT_VERBS or _said_by_label(r, t))
+        for c in t.children)
         or joined and _relative_read(r, t) or any(
         c.dep_ == "prep" and any(g.i in said for g in c.subtree) and _names_unsaid(r, t, c) for c in t.children))}
+    restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and _made(r, t)}
     restating -= _naming_other(r, restating)
     restating |= _named_on_path(r)
     restating |= {t.text for t in r.doc if joined and t.lemma_.lower() in cues.PLACE_VERBS and t.i not in r.used}
     left = [w for w in left if w not in restating]  # "wines produced in Sonoma": the verb of the join
     if left:
         r.decline(", ".join(repr(w) for w in dict.fromkeys(left)))
+
+
+def _asked_of_both(r: Reading, other: str) -> bool:
+    """Whether ``other``, a label named beside the asked one, has a property of its own named like one asked for
+    ("buyer_email" and "seller_email")."""
+    own = [w[:4] for w in name_words(r.query.nodes[r.target])]
+    for it in r.asked:
+        if it.term is None or not it.term.prop:
+            continue
+        rest = {w for w in name_words(it.term.prop) if w[:4] not in own} - {"id"}
+        if rest and any(rest <= set(name_words(p)) for p in r.view.nodes.get(other, {})):
+            return True
+    return False
+
+
+def _restated_heads(r: Reading) -> list[tuple[int, int]]:
+    """The words that restate a property already read: a generic head after the property's word ("phone
+    numbers", "allergy type": :data:`cues.PROPERTY_HEADS`), and a word of a value's own property after the value
+    ("employees who live in Calgary city")."""
+    out = []
+    for it in r.items:
+        nxt = r.doc[it.end] if it.end < len(r.doc) else None
+        if it.term is not None and it.term.kind == "prop" and it.end - 1 in r.used and nxt is not None and \
+                nxt.i not in r.used and nxt.lemma_.lower() in cues.PROPERTY_HEADS and r.doc[it.end - 1].dep_ == "compound":
+            out.append((nxt.i, nxt.i + 1))
+    for v in r.values:
+        nxt = r.doc[v.end] if v.end < len(r.doc) else None
+        if v.prop and v.start in r.used and nxt is not None and nxt.i not in r.used and \
+                nxt.lemma_.lower() in name_words(v.prop):
+            out.append((nxt.i, nxt.i + 1))
+    return out
+
+
+def _made(r: Reading, verb: Any) -> bool:
+    """Whether ``verb`` only says that the asked nodes were made or recorded (:data:`cues.EXISTENCE_VERBS`): said of
+    the asked label ("bookings made", "payments were made"), every other word under it read; "in"/"before" a year
+    or date the asked label records."""
+    if verb.lemma_.lower() not in cues.EXISTENCE_VERBS or r.target is None:
+        return False
+    said_of = [c for c in verb.children if c.dep_ in ("nsubjpass", "nsubj")] + ([verb.head] if verb.dep_ == "acl" else [])
+    label = r.query.nodes[r.target]
+    if not any(_names_label(r, d.i) and any(it.start <= d.i < it.end and it.term.owner == label for it in r.items
+                                            if it.term is not None) for d in said_of):
+        return False
+    rest = [t for t in verb.subtree if t.i != verb.i and t not in said_of and not t.is_punct and not t.is_stop
+            and not any(t.i in range(d.left_edge.i, d.right_edge.i + 1) for d in said_of)]
+    return all(t.i in r.used for t in rest)
+
+
+def _generic(r: Reading, edge: Any) -> bool:
+    """Whether a relationship's name says no more than that its ends are linked (``HAS_OWNER``, ``boat_owner``):
+    its words are its labels' words and :data:`cues.LINK_WORDS`."""
+    ends = {w[:4] for lb in (r.query.nodes.get(edge.src, ""), r.query.nodes.get(edge.dst, "")) for w in name_words(lb)}
+    return all(w in cues.LINK_WORDS or w[:4] in ends for w in name_words(edge.rel))
+
+
+def _said_by_label(r: Reading, verb: Any) -> bool:
+    """Whether the doer of ``verb`` is a label read ("students who play sports", "customers have taken a loan"):
+    its subject, or the noun its relative clause describes (a verb between two joined labels says the join)."""
+    if any(c.dep_ == "aux" and c.lemma_.lower() in cues.MODALS for c in verb.children):
+        return False  # "dorms that can accommodate 300 students": a capacity
+    if not r.query.edges or not all(_generic(r, e) for e in r.query.edges):
+        return False  # "laureates who shared 3 prizes" is not what WON says
+    doers = [c for c in verb.children if c.dep_ == "nsubj"]
+    if verb.dep_ == "relcl" or any(c.lower_ in ("who", "that", "which") for c in doers):
+        doers.append(verb.head)
+    return any(_names_label(r, d.i) for d in doers)
 
 
 def _relative_read(r: Reading, verb: Any) -> bool:

@@ -18,6 +18,16 @@ from kgqa.planner.reading import (
 from kgqa.planner.schema_terms import Term
 
 
+def _doer(r: Reading) -> str | None:
+    """The label at the other end of the one relationship that the question's verb names from the label of a value
+    it gives ("Who borrowed Kindred?": borrowedBook from Member to Book, Kindred a Book), else None."""
+    given = {v.label for v in r.values if v.label}
+    ends = {end for it in r.items if all(r.doc[k].pos_ == "VERB" for k in range(it.start, it.end))
+            for t in it.terms if t.kind == "rel" for pair in r.view.rels.get(t.owner, []) if set(pair) & given
+            for end in pair if end not in given}
+    return ends.pop() if len(ends) == 1 else None
+
+
 def focus(r: Reading) -> None:
     """The label asked about and the properties asked for: the first label named, or the label the first
     named properties belong to ("the names of the heads"); "who" asks for the graph's person label."""
@@ -37,8 +47,8 @@ def focus(r: Reading) -> None:
         if nxt < len(r.doc) and r.doc[nxt].lower_ in ("name", "names", "title", "titles") and \
                 not any(x.start <= nxt < x.end for x in r.items):
             r.use((nxt, nxt + 1))  # "the department name": what names a department
-    elif lem and lem[0] == "who" and r.view.spec.who:
-        label = r.view.spec.who
+    elif lem and lem[0] == "who" and (_doer(r) or r.view.spec.who):
+        label = _doer(r) or r.view.spec.who  # "Who borrowed Kindred?": the far end of the verb's relationship
         r.use((0, 1))
     else:
         owners = _common_owners([it for it in r.items if "prop" in it.kinds()])

@@ -16,6 +16,7 @@ from kgqa.planner.reading import (
     pick_prop,
 )
 from kgqa.planner.schema_terms import Term
+from kgqa.text import name_words
 
 
 def overall(r: Reading) -> None:
@@ -36,6 +37,8 @@ def overall(r: Reading) -> None:
         elif after is not None:  # "with greater than average budget"
             it = after
             op, spans = comparator(low, max([x.end for x in r.items if x.end <= i] + [i - 4, 0]), i)
+        elif (it := _measured(r, i)) is not None:  # "students younger than average": their age
+            op, spans = comparator(low, it.start, i)
         else:
             continue
         if op not in ("<", ">", "<=", ">="):
@@ -66,6 +69,21 @@ def overall(r: Reading) -> None:
         r.where_ends.append((it.start, end))
         it.term = term
         r.use(*spans, (it.start, it.end), (i - (lem[i - 1:i] == ["overall"]), max(end, it.end)))
+
+
+def _measured(r: Reading, i: int) -> Item | None:
+    """The asked label's one number property that the word before "than" measures ("younger than average": age,
+    "products that cost more than the average": price; :data:`cues.MEASURES`), as an item over that word."""
+    label = r.query.nodes[r.target]
+    for c in range(i - 2, max(-1, i - 5), -1):
+        words = cues.MEASURES.get(r.lemmas[c], ()) if c not in r.used else ()
+        found = [p for p in r.view.nodes.get(label, {}) if r.view.is_number(label, p)
+                 and any(w in name_words(p) for w in words)]
+        between = [w for w in r.lemmas[c + 1:i] if w != "the"]
+        if len(found) == 1 and between in (["than"], ["more", "than"], ["less", "than"]):
+            term = Term("prop", label, found[0])
+            return Item(c, c + 1, {term}, term)
+    return None
 
 
 def negation(r: Reading) -> None:

@@ -11,7 +11,7 @@ from kgqa.planner.reading import (
     Value,
     parse_number,
 )
-from kgqa.planner.schema_terms import abbreviates
+from kgqa.planner.schema_terms import Term, abbreviates, forms
 from kgqa.text import fold, name_words
 
 
@@ -81,7 +81,7 @@ def schema(r: Reading) -> None:
     words = ["" if t.i in blocked or t.is_punct or _order_word(r, t.i) else t.lower_ for t in r.doc]
     quiet = cues.FILLER - cues.NAMING_FILLER
     r.items = [Item(a, b, terms) for a, b, terms in r.terms.match(words)
-               if not all(w in quiet for w in words[a:b]) or any(t.exact for t in terms)]
+               if not all(w in quiet for w in words[a:b]) or any(t.exact or _spelled(t, words[a:b]) for t in terms)]
     _shared_heads(r, words)
     for it in r.items:
         if it.end < len(words) and words[it.end] in cues.INDIVIDUALS and "label" in it.kinds() and \
@@ -105,6 +105,13 @@ def schema(r: Reading) -> None:
             r.hints[rel] = sorted(set(r.hints.get(rel, [])) | set(said))
             if rel not in r.rels_hinted:
                 r.rels_hinted.append(rel)
+
+
+def _spelled(term: Term, words: list[str]) -> bool:
+    """Whether ``words`` spell a label's own name, in any number ("tables" and a label ``table``): a filler word
+    that a graph uses as a name names it."""
+    own = name_words(term.owner)
+    return term.kind == "label" and len(own) == len(words) and all(n in forms(w) for n, w in zip(own, words))
 
 
 def _order_word(r: Reading, i: int) -> bool:

@@ -56,6 +56,8 @@ def forms(word: str) -> frozenset[str]:
         for upos in ("NOUN", "VERB"):
             out.update(getLemma(w, upos=upos))
         out.add(_singular(w))
+    elif len(w) > 2 and w.endswith("s") and w[-2].isdigit():
+        out.add(w[:-1])  # "VISITS2s", "DROP8s": the plural of a name that ends in a digit
     return frozenset(out)
 
 
@@ -107,6 +109,12 @@ class SchemaTerms:
             variants.append(words[:k])  # "Price_in_euro": the price
         if term.kind == "rel" and len(words) > 1 and (words[0] in PREPOSITIONS or words[-1] in PREPOSITIONS):
             variants.append([w for w in words if w not in PREPOSITIONS] or words)  # "enrolled_in": enrolled
+        if term.kind == "rel" and len(words) > 1:  # "wroteBook" from Author to Book: "wrote"
+            pairs = self.view.rels.get(name, [])
+            ends = {_singular(w) for pair in pairs for lb in pair for w in name_words(lb)}
+            rest = [w for w in words if _singular(w) not in ends]
+            if len(rest) == 1 and len(rest) < len(words) and _past_tense(rest[0]) and all(a != b for a, b in pairs):
+                variants.append(rest)  # not "plays" of Plays_Games, "friend" of PersonFriend: a verb's past alone
         if term.kind == "label" and len(words) > 1:
             # "Hotel_amenity", "Pet_Type": a label named after another label is the rest of its words
             others = {tuple(_singular(w) for w in name_words(lb)) for lb in self.view.nodes if lb != name}
@@ -179,6 +187,13 @@ def abbreviates(short: str, word: str) -> bool:
         return False
     rest = iter(word[1:])
     return all(c in rest for c in short[1:])
+
+
+def _past_tense(word: str) -> bool:
+    """Whether a word is the simple past of a verb ("wrote", "borrowed")."""
+    from lemminflect import getInflection, getLemma
+
+    return any(word in getInflection(lemma, tag="VBD") for lemma in getLemma(word, upos="VERB") if lemma != word)
 
 
 def _singular(word: str) -> str:

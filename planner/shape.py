@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
+from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_word, timed_prop
 from kgqa.planner.joins import edge_of, holder_of, join_label
 from kgqa.planner.query import Column
 from kgqa.planner.reading import Item, Reading, is_timed, item_at, pick, pick_prop
-from kgqa.planner.schema_terms import Term
 
 ROWID = "_rowid"  # the generated key of a table that had none: no name to show
 
@@ -28,11 +28,15 @@ def shape(r: Reading) -> None:
     for i, w in enumerate(lem):
         if any(it.start <= i < it.end for it in r.items):
             continue  # "pages per minute color": a property's own name
-        if w in cues.GROUP_WORDS and i > 0 and lem[i - 1] in ("for", "of", "in", "by") or w == "per":
+        if w in cues.GROUP_WORDS and i > 0 and (doc[i - 1].pos_ == "ADP" or w == "each" and doc[i - 1].pos_ == "VERB") \
+                or w == "per":  # "for each city", "from each country", "how many students play each sport"
             k = i + 1
-            while k < len(lem) and lem[k] in ("of", "the", "these", "those"):
+            while k < len(lem) and (lem[k] in ("of", "the", "these", "those") or lem[k] in cues.DISTINCT_WORDS):
                 k += 1
-            it = item_at(r, k)
+            it = item_at(r, k) if lem[i - 1] in ("for", "of", "in", "by") or w == "per" or doc[i - 1].pos_ == "VERB" \
+                else None
+            if it is None and k < len(lem):  # "the countries and the number of climbers from each country"
+                it = next((x for x in r.asked if lem[x.end - 1] == lem[k]), None)
             nxt = next((x for x in r.items if it is not None and x.start == it.end and "prop" in x.kinds()), None)
             if it is not None and nxt is not None and pick(it, "label", None) is not None and \
                     pick(nxt, "prop", pick(it, "label", None).owner) is not None:
@@ -42,7 +46,7 @@ def shape(r: Reading) -> None:
                 col = column_of(r, it, label)
                 if col is not None:
                     group.append(col)
-                    r.use((i - (w != "per"), k), (it.start, it.end))
+                    r.use((i - (w != "per"), k), (it.start, it.end), (k, k + 1))
     aggs: list[Column] = []
     for it in r.asked:
         i = it.start
@@ -144,7 +148,20 @@ def shape(r: Reading) -> None:
     _order(r, label)
     limits = [v for v in r.values if v.kind == "limit"]
     if q.limit is None and not q.order and limits and not any(c.is_aggregate for c in q.columns):
-        r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 invoices with ...": in which order
+        first = next((t for t in doc[max(0, limits[0].start - 2):limits[0].end + 1] if t.lemma_.lower() in ("first", "last")),
+                     None)  # "the first two books Toni Morrison wrote": by the time they were written
+        named = next((x for x in r.items if x.start >= limits[0].end and x.term is not None and x.term.kind == "label"
+                      and r.vars.get(x.term.owner) == r.target), None)
+        timed = timed_prop(r, named, first.lemma_.lower()) if first is not None and named is not None else None
+        col = column_of(r, timed, label) if timed is not None else None
+        if col is not None:
+            q.order.append((col, first.lemma_.lower() == "last"))
+            q.limit = limits[0].value
+            r.use((first.i, first.i + 1), (limits[0].start, limits[0].end))
+            if col not in q.columns:
+                q.columns.append(col)
+        else:
+            r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 invoices with ...": in which order
     if not any(c.is_aggregate for c in q.columns) and not q.distinct:
         _edge_columns(r)
     node_cols = node_columns(r, r.target)
@@ -193,45 +210,6 @@ def _ranks_asked(r: Reading, limits: list) -> bool:
     nxt = next((x for x in r.items if x.start == v.end), None)
     return nxt is not None and nxt.term is not None and nxt.term.kind == "label" and \
         r.vars.get(nxt.term.owner) == r.target
-
-
-def owned_prop(r: Reading, it: Item) -> Item | None:
-    """The property item written right after a label or relationship item that owns it ("instructor salary",
-    "LIKES2 relationship weight"), its term chosen; else None."""
-    owner = pick(it, "label", None) or pick(it, "rel", None)
-    if owner is None:
-        return None
-    gap = _past_edge_word(r, it)
-    nxt = next((x for x in r.items if x.start == gap and "prop" in x.kinds()), None)
-    term = pick(nxt, "prop", owner.owner) if nxt is not None else None
-    if term is None or term.owner != owner.owner:
-        return None
-    it.term, nxt.term = owner, term
-    r.use((it.start, gap))
-    return nxt
-
-
-def measured_prop(r: Reading, it: Item, adjective: str) -> Item | None:
-    """The one property of a label or relationship item that an adjective measures ("the heaviest LIKES2
-    relationship": its weight), as an item over the item's words; else None."""
-    owner = pick(it, "label", None) or pick(it, "rel", None)
-    words = cues.MEASURES.get(adjective, ())
-    if owner is None or not words:
-        return None
-    props = r.view.rel_props.get(owner.owner, {}) if owner.kind == "rel" else r.view.nodes.get(owner.owner, {})
-    found = [p for p in props if any(w in p.lower() for w in words) and r.view.is_number(owner.owner, p)]
-    if len(found) != 1:
-        return None
-    term = Term("prop", owner.owner, found[0], on_rel=owner.kind == "rel")
-    it.term = owner
-    end = _past_edge_word(r, it)
-    r.use((it.start, end))
-    return Item(it.start, end, {term}, term)
-
-
-def _past_edge_word(r: Reading, it: Item) -> int:
-    """The token after an item, past a word that says "the edge" ("LIKES2 relationship")."""
-    return it.end + (it.end < len(r.doc) and r.lemmas[it.end] in cues.EDGE_WORDS)
 
 
 def _by_what(lem: list[str], at: int) -> int:
@@ -371,6 +349,12 @@ def _order(r: Reading, label: str) -> None:
             while k < len(lem) and (lem[k] in ways or lem[k] == "the"):
                 k += 1
             it = item_at(r, k)
+            counted = next((c for c in q.columns if c.fn == "count"), None) if lem[k:k + 1] in (["count"], ["number"]) \
+                and it is None else None  # "each location ordered by the count": by the count asked for
+            if counted is not None:
+                q.order.append((counted, any(x in cues.DESCENDING for x in lem[i:k + 3])))
+                r.use((i, k + 1))
+                continue
             if it is None:
                 continue
             col = column_of(r, it, label)
@@ -388,16 +372,22 @@ def _order(r: Reading, label: str) -> None:
                   *[(j, j + 1) for j in range(max(0, i - 3), i) if lem[j] in ways | {"in", "an"}])
     if not q.order and any(w in cues.ORDER_ADVERBS for w in low):
         k = next(i for i, w in enumerate(low) if w in cues.ORDER_ADVERBS)
-        col = next((c for c in q.columns if not c.is_aggregate), None)
-        if _alphabetical(lem):  # "in alphabetical order": the first column of words
-            col = next((c for c in q.columns if not c.is_aggregate and _type_of(r, c) == "STRING"), col)
+        asked = {(it.term.owner, it.term.prop) for it in r.asked if it.term is not None}
+        plain = sorted((c for c in q.columns if not c.is_aggregate),  # the columns asked for first
+                       key=lambda c: (q.nodes.get(c.holder) or _rel_of(r, c.holder), c.prop) not in asked)
+        col = plain[0] if plain else None
+        if _alphabetical(lem):  # "in alphabetical order": the first column of words, or none
+            col = next((c for c in plain if _type_of(r, c) == "STRING"), None)
         if col is not None:
             said = {t.lower_ for t in doc} | set(lem)
             q.order.append((col, bool(said & {"descending", "reverse", "decreasing"})))
             end = k
             while end < len(low) and (low[end] in cues.ORDER_ADVERBS or low[end] in ("order", "and", "by")):
                 end += 1
-            r.use((max(0, k - 2) if low[max(0, k - 1)] in ("in", "an") or low[max(0, k - 2)] == "in" else k, end))
+            r.use((max(0, k - 2) if low[max(0, k - 1)] in ("in", "an") or low[max(0, k - 2)] == "in" else
+                   k - 1 if k and lem[k - 1] in cues.ORDER_WORDS else k, end))  # "ordered alphabetically"
+    if q.order:  # "Sort the names ... in ascending order of price": the verb of the order read
+        r.use(*[(t.i, t.i + 1) for t in doc if t.lemma_.lower() in cues.ORDER_WORDS and t.pos_ == "VERB"])
     # "the top 5 suppliers by the number of cities", "the highest number of discontinued products"
     for i, w in enumerate(lem):
         if w == "number" and lem[i + 1:i + 2] == ["of"] and i > 0 and i not in r.used and (
@@ -425,7 +415,7 @@ def _order(r: Reading, label: str) -> None:
                 var = edge_of(r, pick(it, "rel", None).owner)  # "the largest number of FOLLOWS relationships"
                 cnt = Column(var, None, "count", True) if var else None
                 it.term = pick(it, "rel", None)
-                end = _past_edge_word(r, it)
+                end = past_edge_word(r, it)
                 r.use((it.start, end), *[(j, j + 1) for j in range(k, it.start) if lem[j] in cues.EDGE_DIRECTIONS])
             else:
                 col = column_of(r, it, label)
@@ -521,7 +511,7 @@ def _order(r: Reading, label: str) -> None:
                 return
             q.order.append((Column(r.target, ages[0]), desc))
         elif it is not None and "label" in it.kinds() and pick(it, "label", None) is not None \
-                and pick(it, "label", None).owner == label and w in ("most", "fewest", "least"):
+                and pick(it, "label", None).owner == label and w in cues.COUNT_SUPERLATIVES:
             # "the advisor with the most students": the asked property's values ranked by how many have each
             shown = [c for c in q.columns if not c.is_aggregate]
             if not r.asked or not shown:
@@ -533,7 +523,7 @@ def _order(r: Reading, label: str) -> None:
             it.term = pick(it, "label", None)
             r.use((it.start, it.end))
         elif it is not None and "label" in it.kinds() and pick(it, "label", None) is not None \
-                and pick(it, "label", None).owner != label and w in ("most", "fewest", "least"):
+                and pick(it, "label", None).owner != label and w in cues.COUNT_SUPERLATIVES:
             far = pick(it, "label", None).owner
             var = r.vars.get(far) or join_label(r, far)
             if var is None:
@@ -546,7 +536,8 @@ def _order(r: Reading, label: str) -> None:
             r.use((it.start, it.end))
         elif it is not None:
             if "prop" not in it.kinds():
-                it = owned_prop(r, it) or measured_prop(r, it, w)  # "the highest LIKES2 weight", "the heaviest"
+                # "the highest LIKES2 weight", "the heaviest", "the latest book"
+                it = owned_prop(r, it) or measured_prop(r, it, w) or timed_prop(r, it, w)
             if it is None:
                 r.decline(f"the {w} {r.doc[k:k + 3].text}, by what")
                 return

@@ -1,0 +1,68 @@
+"""Which property a superlative ranks by when the question names none: one a label or relationship owns ("the
+highest LIKES2 weight"), the one an adjective measures ("the heaviest": weight), or the time a label's nodes
+were made or joined ("the latest book", "the first two books she borrowed": the loan's date)."""
+
+from __future__ import annotations
+
+from kgqa.planner import cues
+from kgqa.planner.reading import Item, Reading, is_timed, pick
+from kgqa.planner.schema_terms import Term
+
+
+def owned_prop(r: Reading, it: Item) -> Item | None:
+    """The property item written right after a label or relationship item that owns it ("instructor salary",
+    "LIKES2 relationship weight"), its term chosen; else None."""
+    owner = pick(it, "label", None) or pick(it, "rel", None)
+    if owner is None:
+        return None
+    gap = past_edge_word(r, it)
+    nxt = next((x for x in r.items if x.start == gap and "prop" in x.kinds()), None)
+    term = pick(nxt, "prop", owner.owner) if nxt is not None else None
+    if term is None or term.owner != owner.owner:
+        return None
+    it.term, nxt.term = owner, term
+    r.use((it.start, gap))
+    return nxt
+
+
+def measured_prop(r: Reading, it: Item, adjective: str) -> Item | None:
+    """The one property of a label or relationship item that an adjective measures ("the heaviest LIKES2
+    relationship": its weight), as an item over the item's words; else None."""
+    owner = pick(it, "label", None) or pick(it, "rel", None)
+    words = cues.MEASURES.get(adjective, ())
+    if owner is None or not words:
+        return None
+    props = r.view.rel_props.get(owner.owner, {}) if owner.kind == "rel" else r.view.nodes.get(owner.owner, {})
+    found = [p for p in props if any(w in p.lower() for w in words) and r.view.is_number(owner.owner, p)]
+    if len(found) != 1:
+        return None
+    term = Term("prop", owner.owner, found[0], on_rel=owner.kind == "rel")
+    it.term = owner
+    end = past_edge_word(r, it)
+    r.use((it.start, end))
+    return Item(it.start, end, {term}, term)
+
+
+def past_edge_word(r: Reading, it: Item) -> int:
+    """The token after an item, past a word that says "the edge" ("LIKES2 relationship")."""
+    return it.end + (it.end < len(r.doc) and r.lemmas[it.end] in cues.EDGE_WORDS)
+
+
+def timed_prop(r: Reading, it: Item, word: str) -> Item | None:
+    """The time that orders "the latest" or "the first two" of a label item (:data:`cues.TIME_SUPERLATIVES`): the one
+    date or year of the relationship the query joins it by ("the books she borrowed": the loan date), else the
+    label's own one ("published_year"), as an item over the item's words; else None."""
+    owner = pick(it, "label", None) if it is not None and word in cues.TIME_SUPERLATIVES else None
+    if owner is None:
+        return None
+    q = r.query
+    rels = [e.rel for e in q.edges if owner.owner in (q.nodes.get(e.src), q.nodes.get(e.dst))]
+    found = [(rel, p) for rel in rels for p in r.view.rel_props.get(rel, {}) if is_timed(p)]
+    on_rel = bool(found)
+    found = found or [(owner.owner, p) for p in r.view.nodes.get(owner.owner, {}) if is_timed(p)]
+    if len(found) != 1:
+        return None
+    term = Term("prop", found[0][0], found[0][1], on_rel=on_rel)
+    it.term = owner
+    r.use((it.start, it.end))
+    return Item(it.start, it.end, {term}, term)
