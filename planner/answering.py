@@ -58,17 +58,18 @@ class Answering(Fallbacks):
         return columns, rows, None
 
     def _tie_at_cut(self, d: Domain, cypher: str, params: dict[str, Any], columns: list[str],
-                    rows: list[list[Any]]) -> tuple[Any, list[Any], bool] | None:
-        """Returns (the ranked value of the last row, the first column of the rows past the LIMIT that tie with
-        it, whether there may be more of them) when ``cypher`` ranks by one of its columns and its LIMIT cuts
-        through a tie ("the top 3 supplier countries": 2 suppliers each in the 3rd to 9th); None otherwise."""
+                    rows: list[list[Any]]) -> tuple[Any, list[list[Any]], bool] | None:
+        """Returns (the ranked value of the last row, the rows past the LIMIT that tie with it, whether there may
+        be more of them) when ``cypher`` ranks by one of its columns and its LIMIT cuts through a tie ("the top 3
+        supplier countries": 2 suppliers each in the 3rd to 9th); None otherwise."""
         m = _RANKED.search(cypher)
-        if m is None or len(rows) != int(m.group("n")) or m.group("key") not in columns:
+        key = m.group("key").strip("`") if m is not None else None
+        if m is None or len(rows) != int(m.group("n")) or key not in columns:
             return None
-        i, bound = columns.index(m.group("key")), self.settings.k_degree
+        i, bound = columns.index(key), self.settings.k_degree
         _, beyond, error = self._execute(d, f"{cypher[:m.start('limit')]}SKIP {len(rows)} LIMIT {bound}", params)
         tied = list(takewhile(lambda row: values_equal(row[i], rows[-1][i]), beyond if error is None else []))
-        return (rows[-1][i], [row[0] for row in tied], len(tied) == bound) if tied else None
+        return (rows[-1][i], tied, len(tied) == bound) if tied else None
 
     @contextmanager
     def _timed(self, timings: dict[str, float], stage: str):
@@ -150,6 +151,9 @@ class Answering(Fallbacks):
                 cypher, params, frame, origin = pick.written.final, {}, None, "llm"
         if cypher is None:
             r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
+            unread = d.compiler.unread(question, mentions)
+            if unread:
+                r.error = f"the question could not be read: {'; '.join(unread)}"
             return mentions, None
         bound = {"limit": frame.limit} if frame is not None and frame.unranked else {}  # checked on the rows
         left_out = d.compiler.left_out(question, cypher, params | bound, frame)
@@ -200,6 +204,11 @@ class Answering(Fallbacks):
                 r.subgraph = sub.to_dict()
                 r.operators = [op for op, on in (("depth", self.settings.use_depth),
                                                  ("breadth", self.settings.use_breadth)) if on]
+        tie = self._tie_at_cut(d, cypher, params, columns, rows) if rows and error is None else None
+        if tie is not None and len(rows) == 1 and not tie[2]:
+            # "the publisher with the fewest books", four of them tied: each of them, not one picked by the engine
+            rows = r.rows = rows + tie[1]
+            tie = None
         with self._timed(timings, "summarize"):
             subject = (frame.target or "results").lower() + "s" if frame and frame.target else "results"
             # an empty result is an answer ("none") when the plan is grounded: a compiled frame whose
@@ -210,9 +219,8 @@ class Answering(Fallbacks):
                                                   keys=set(d.view.spec.primary_keys.values()),
                                                   parts={p for ps in d.view.spec.key_parts.values() for p in ps},
                                                   cypher=cypher, names=d.view.display_names())
-            tie = self._tie_at_cut(d, cypher, params, columns, rows) if status == "answered" else None
-            if tie is not None:  # "the top 3" that cuts through a tie says so, and who else is tied
-                answer = f"{answer} {summarizer.tie_note(*tie, cut=len(rows))}"
+            if tie is not None and status == "answered":  # "the top 3" that cuts through a tie says so, and who else
+                answer = f"{answer} {summarizer.tie_note(tie[0], [row[0] for row in tie[1]], tie[2], cut=len(rows))}"
             r.answer, r.status = answer, status
             r.evidence = "rows" if rows else ("subgraph" if r.subgraph else "none")
             if error:

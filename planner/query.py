@@ -137,6 +137,10 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
         for col, desc in q.order:
             ref = ident(names[columns.index(col)]) if col in columns else _expr(col)
             keys.append(ref + (" DESC" if desc else ""))
+        ordered = {c for c, _ in q.order}
+        tie = next((n for c, n in zip(columns, names) if not c.is_aggregate and c not in ordered), None)
+        if q.limit is not None and tie is not None:
+            keys.append(ident(tie))  # rows tied at the cut come in one order, whatever the engine
         text += " ORDER BY " + ", ".join(keys)
     if q.limit is not None:
         text += f" LIMIT {int(q.limit)}"

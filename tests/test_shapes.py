@@ -862,4 +862,5 @@ def test_ship_countries_with_the_most_orders_are_ranked_by_their_count(pipe, gra
     # many orders ship to each (the grammar reader's count per value), never listed with the orders
     top = graph("northwind").query("MATCH (o:`Order`) RETURN o.shipCountry, count(*) AS n ORDER BY n DESC LIMIT 1").rows
     r = pipe.ask("Which ship countries have the most orders?", "northwind", use_answer_cache=False)
-    assert r.status == "answered" and r.rows[0][:2] == list(top[0])
+    assert r.status == "answered" and list(top[0]) in [row[:2] for row in r.rows]  # two countries tie: both
+    assert {row[1] for row in r.rows} == {top[0][1]}

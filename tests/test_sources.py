@@ -298,10 +298,10 @@ def test_a_superlative_answers_the_whole_tied_top_group_with_its_figure(graphs):
 
     pipe = Pipeline(Settings(home=graphs.parent, vector_memory=False), domains=["library"])
     r = pipe.ask("Which publisher published the most books?", "library")
-    assert r.status == "answered" and r.rows == [["Knopf", 6]], (r.cypher, r.rows)
+    assert r.status == "answered" and [[row[0], row[-1]] for row in r.rows] == [["Knopf", 6]], (r.cypher, r.rows)
     r = pipe.ask("Which publisher published the fewest books?", "library")  # four publishers tie with 2
-    assert r.status == "answered" and sorted(r.rows) == [["Ace Books", 2], ["Einaudi", 2], ["Faber and Faber", 2],
-                                                         ["Heinemann", 2]], (r.cypher, r.rows)
+    assert r.status == "answered" and sorted([row[0], row[-1]] for row in r.rows) == [
+        ["Ace Books", 2], ["Einaudi", 2], ["Faber and Faber", 2], ["Heinemann", 2]], (r.cypher, r.rows)
 
 
 @pytest.mark.parametrize("question, status, rows", [
@@ -317,7 +317,8 @@ def test_first_and_latest_order_by_the_targets_own_time(graphs, question, status
 
     pipe = Pipeline(Settings(home=graphs.parent, vector_memory=False), domains=["library"])
     r = pipe.ask(question, "library")
-    shown = [[row[0], row[-1]] for row in r.rows]  # title and year; the key between them
+    k = next((i for i, c in enumerate(r.columns) if c in ("published_year", "loan_date")), -1)
+    shown = [[row[0], row[k]] for row in r.rows]  # title and the time that orders them
     assert r.status == status and (shown == rows or status != "answered"), (r.cypher, r.rows)
 
 
