@@ -114,7 +114,7 @@ class SchemaTerms:
             ends = {_singular(w) for pair in pairs for lb in pair for w in name_words(lb)}
             rest = [w for w in words if _singular(w) not in ends]
             if len(rest) == 1 and len(rest) < len(words) and _past_tense(rest[0]) and all(a != b for a, b in pairs):
-                variants.append(rest)  # not "plays" of Plays_Games, "friend" of PersonFriend: a verb's past alone
+                variants.append(rest)  # not "plays" of Plays_Cards, "friend" of a Person-to-Person link: a past tense alone
         if term.kind == "label" and len(words) > 1:
             # "Hotel_amenity", "Pet_Type": a label named after another label is the rest of its words
             others = {tuple(_singular(w) for w in name_words(lb)) for lb in self.view.nodes if lb != name}
