@@ -134,6 +134,8 @@ class SchemaTerms:
             labels = {tuple(name_words(lb)) for lb in self.view.nodes}
             if len(words) > 2 and words[-1] in CODE_WORDS and tuple(words[:-1]) not in labels:
                 variants.append(words[:-1])  # "tool type" of tool_type_code, not "roller coaster" of its id
+            if len(words) == 2 and words[-1] in ("count", "number") and tuple(words[:-1]) not in labels:
+                variants.append(words[:-1])  # "how many pages" of page_count: the number it holds
         for v in variants:
             for key in _keys(v):
                 self.index.setdefault(key, set()).add(term)

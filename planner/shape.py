@@ -13,6 +13,7 @@ from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_w
 from kgqa.planner.joins import edge_of, holder_of, join_label
 from kgqa.planner.query import Column
 from kgqa.planner.reading import Item, Reading, is_timed, item_at, pick, pick_prop
+from kgqa.text import name_words
 
 ROWID = "_rowid"  # the generated key of a table that had none: no name to show
 
@@ -327,6 +328,15 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
                 r.use((counted.start, counted.end))  # "how many movie directors": the directors, each once
                 r.asked = [x for x in r.asked if x is not prop]
                 return prop, True
+            holds = pick(counted, "prop", r.query.nodes[r.target]) if counted is not None and \
+                "label" not in counted.kinds() else None
+            if holds is not None and name_words(holds.prop)[-1:] in (["count"], ["number"]) and \
+                    r.view.is_number(holds.owner, holds.prop):
+                counted.term = holds  # "how many pages does it have": the page_count it holds
+                r.asked.append(counted)
+                r.query.columns.append(Column(r.target, holds.prop))
+                r.use((i, j), (counted.start, counted.end))
+                return None
             amount = w != "how" or lem[i + 1] == "much" or lem[j:j + 1] and lem[j] in cues.AGGREGATES
             if counted is not None and amount and "label" not in counted.kinds():
                 term = pick(counted, "prop", r.query.nodes[r.target]) or pick_prop(counted, r)
@@ -451,6 +461,19 @@ def _order(r: Reading, label: str) -> None:
             continue
         if doc[i].tag_ not in ("JJS", "RBS") and w not in ("top", "maximum", "minimum"):
             continue
+        if w == "most" and lem[i + 1:i + 2] in (["recently"], ["recent"]) and i + 1 not in r.used:
+            target = next((x for x in r.items if x.term is not None and r.vars.get(x.term.owner) == r.target), None)
+            timed = timed_prop(r, Item(target.start, target.end, target.terms, target.term), "recent") if target else None
+            col = column_of(r, timed, label) if timed is not None else None
+            if col is None:
+                r.decline("most recently, by which time")
+                return
+            q.order.append((col, True))  # "the book borrowed most recently": by the loan's date
+            q.limit = 1
+            if col not in q.columns:
+                q.columns.append(col)
+            r.use((i, i + 2))
+            return
         desc = cues.SUPERLATIVES.get(w, cues.AGE_SUPERLATIVES.get(w))
         limit, lspan = 1, (i, i + 1)
         counted = [v for v in r.values if v.kind == "limit"]

@@ -335,7 +335,8 @@ def test_shapes_on_a_graph_with_no_annotations(graphs):
                          "MATCH (m:Member)-[r:borrowedBook]->(b:Book) WHERE r.loan_date = d "
                          "RETURN m.full_name, b.title").rows
         pages = g.query("MATCH (b:Book {title: 'Kafka on the Shore'}) RETURN b.page_count").rows[0][0]
-    assert r.status == "answered" and [row[:2] for row in r.rows] == latest
+    assert r.status == "answered" and [sorted(map(str, latest[0]))] == [sorted(set(map(str, row)) & set(map(str, latest[0])))
+                                                                      for row in r.rows]  # the book and the borrower
     r = pipe.ask("How many pages does Kafka on the Shore have?", "library", use_answer_cache=False)
     assert r.status == "answered" and r.rows[0][-1] == pages
     r = pipe.ask("How many books come from publishers in each country?", "library", use_answer_cache=False)
