@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 from contextlib import contextmanager
+from copy import deepcopy
 from itertools import takewhile
 from typing import Any
 
@@ -122,7 +123,7 @@ class Answering(Fallbacks):
             if plans:
                 compiled = plans[0]
                 cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
-        if cypher is None and d.index is not None:
+        if cypher is None and d.index is not None and d.compiler.frame(question, deepcopy(mentions)).target is None:
             # nothing to compile from the deterministic parse: a short constrained LLM call names the topic
             # entity in the question's words, the index grounds it, and compilation runs once more
             with self._timed(timings, "parse_route"):
