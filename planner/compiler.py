@@ -55,7 +55,8 @@ class Compiler:
     def compile(self, question: str, mentions: list[Mention] | None = None,
                 exemplar_rels: dict[str, float] | None = None) -> list[Compiled]:
         """Returns ``[plan]``, the one plan compiled for the question, or ``[]`` when the question names no
-        label to ask for. Not ranked candidates: where the schema offers several paths, one is chosen while
+        label to ask for (on a graph without annotations: the grammar reader's reading, or ``[]`` when it
+        declines, :meth:`unread` saying why). Not ranked candidates: where the schema offers several paths, one is chosen while
         generating, by the question's words, then ``exemplar_rels`` (relationship types of the verified
         plans of similar questions, from the plan cache), then the chooser. ``mentions`` default to
         :meth:`value_mentions`."""
