@@ -141,7 +141,7 @@ LIGHT_VERBS = frozenset({"be", "have", "has", "contain", "hold", "include", "get
 PROPERTY_HEADS = frozenset({"number", "name", "type", "kind"})
 
 # verbs that say a node exists, made or recorded, and nothing more ("the bookings made", "how many payments were
-# made", "movies made before 2000": made in the year the node records)
+# made", "films made before 2000": made in the year the node records)
 EXISTENCE_VERBS = frozenset({"make", "place", "create", "record", "register", "submit", "file", "issue"})
 
 # words that compare ("before any wine from ...", "outside the state"): left unread, the comparison is lost

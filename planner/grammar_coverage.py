@@ -136,7 +136,7 @@ def _made(r: Reading, verb: Any) -> bool:
     if not any(_names_label(r, d.i) and any(it.start <= d.i < it.end and it.term.owner == label for it in r.items
                                             if it.term is not None) for d in said_of):
         return False
-    rest = [t for t in verb.subtree if t.i != verb.i and t not in said_of and not t.is_punct and not t.is_stop
+    rest = [t for t in verb.subtree if t.i != verb.i and not t.is_punct and not t.is_stop
             and not any(t.i in range(d.left_edge.i, d.right_edge.i + 1) for d in said_of)]
     return all(t.i in r.used for t in rest)
 

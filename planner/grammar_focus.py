@@ -47,8 +47,8 @@ def focus(r: Reading) -> None:
         if nxt < len(r.doc) and r.doc[nxt].lower_ in ("name", "names", "title", "titles") and \
                 not any(x.start <= nxt < x.end for x in r.items):
             r.use((nxt, nxt + 1))  # "the department name": what names a department
-    elif lem and lem[0] == "who" and (_doer(r) or r.view.spec.who):
-        label = _doer(r) or r.view.spec.who  # "Who borrowed Kindred?": the far end of the verb's relationship
+    elif lem and lem[0] == "who" and (doer := _doer(r) or r.view.spec.who):
+        label = doer  # "Who borrowed Kindred?": the far end of the verb's relationship, else the person label
         r.use((0, 1))
     else:
         owners = _common_owners([it for it in r.items if "prop" in it.kinds()])

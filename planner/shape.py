@@ -463,7 +463,7 @@ def _order(r: Reading, label: str) -> None:
             continue
         if w == "most" and lem[i + 1:i + 2] in (["recently"], ["recent"]) and i + 1 not in r.used:
             target = next((x for x in r.items if x.term is not None and r.vars.get(x.term.owner) == r.target), None)
-            timed = timed_prop(r, Item(target.start, target.end, target.terms, target.term), "recent") if target else None
+            timed = timed_prop(r, target, "recent") if target else None
             col = column_of(r, timed, label) if timed is not None else None
             if col is None:
                 r.decline("most recently, by which time")
