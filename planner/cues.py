@@ -151,3 +151,7 @@ COMPARING = frozenset({"before", "after", "than", "above", "below", "over", "und
 MODALS = frozenset({"can", "could", "may", "might"})
 # words of a relationship's name that say only that its ends are linked ("HAS_OWNER", "owner_of_boat")
 LINK_WORDS = frozenset({"has", "have", "of", "to", "in", "for", "by", "with", "rel", "link", "links", "ref"})
+
+# "the full name": the first and the last name properties, by the words of their names (a given name and a family name)
+FULL_NAME = ("full", "complete", "whole")
+NAME_PARTS = (frozenset({"first", "fname", "f", "given", "forename"}), frozenset({"last", "lname", "l", "family", "surname"}))

@@ -229,6 +229,26 @@ def conditions(r: Reading) -> None:
     _conjunctions(r)
 
 
+def _shared_values(r: Reading, path: list | None, holder: str, prop: str, ks: list[int]) -> bool:
+    """"the industries of both companies in USA and companies in China", "directors with a movie in both 1999 and
+    2000": one node holds one value, so each further value is held by another node of the asked label that
+    shows the same asked properties (the values common to both sets). Returns False where nothing is asked of
+    the label's own properties."""
+    q = r.query
+    label = q.nodes[r.target]
+    asked = [it.term.prop for it in r.asked if it.term is not None and it.term.kind == "prop" and not it.term.on_rel
+             and it.term.owner == label and it.term.prop not in (r.view.key(label), ROWID)]
+    if not asked or path is None:
+        return False
+    for n, k in enumerate(ks[1:], start=1):
+        twin = r.var_for(label, f"both{n}:{r.target}")
+        last = copy_path(r, path, f"both{n}", start=twin) if path else twin
+        q.where[k] = Where(last, prop, "=", q.where[k].value)
+        q.where.extend(Where(twin, p, "=", Column(r.target, p)) for p in asked)
+    q.distinct = True
+    return True
+
+
 def _conjunctions(r: Reading) -> None:
     """Two values of one property said with "and": of a node joined many to each asked node, each value on a
     node of its own ("students who play both Chess and Tennis": two activities); of the asked node itself,
@@ -264,8 +284,11 @@ def _conjunctions(r: Reading) -> None:
         path = path_to(q, r.target, holder)
         many = holder != r.target and path is not None and many_along(r.view, q, path, r.target)
         if not many and "both" in r.lemmas[max(0, spans[0][0] - 5):spans[-1][0]]:
-            r.decline("two values of one property at once (both)")  # "industries of both a company in X and ..."
-            return
+            if not _shared_values(r, path, holder, prop, ks):
+                r.decline("two values of one property at once (both)")  # "industries of both a company in X and ..."
+                return
+            r.use(*[(a[1], b[0]) for a, b in zip(spans, spans[1:])])
+            continue
         if not many:
             q.where[ks[0]] = Where(holder, prop, "IN", [q.where[k].value for k in ks])
             gone.update(ks[1:])
@@ -280,7 +303,7 @@ def _conjunctions(r: Reading) -> None:
 def _aggregate_before(r: Reading, it: Item | None, term: Term) -> str | None:
     """The aggregate written just before a numeric property ("whose average salary", "a total amount"), when the
     property is not the asked node's own (one value each: nothing to aggregate), else None."""
-    if it is None or it.start == 0 or term.on_rel or not _is_number(r, term):
+    if it is None or it.start == 0 or not _is_number(r, term):
         return None
     k = it.start - 1
     if any(x.end == it.start and pick(x, "label", None) is not None and pick(x, "label", None).owner == term.owner

@@ -92,6 +92,10 @@ def coverage(r: Reading) -> None:
     left = [w for w in left if w not in restating]  # "wines produced in Sonoma": the verb of the join
     if left:
         r.decline(", ".join(repr(w) for w in dict.fromkeys(left)))
+    shown = {(r.query.nodes.get(c.holder), c.prop) for c in r.query.columns if not c.is_aggregate}
+    for pair in r.paired:
+        if sum((it.term.owner, it.term.prop) in shown for it in pair if it.term is not None) == 1:
+            r.decline(f"'{r.doc[pair[0].start:pair[1].end].text}' as one value")  # "the most common full name"
 
 
 def _asked_of_both(r: Reading, other: str) -> bool:

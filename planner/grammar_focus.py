@@ -115,6 +115,7 @@ def focus(r: Reading) -> None:
             continue  # "the top 3 most expensive products": the order, not a column
         shared = it.end < len(r.doc) and r.doc[it.end].lower_ in ("and", "or", ",") and any(
             x.start == it.end + 1 and x.end - x.start >= 2 for x in r.items)  # "the first and last name"
+        shared = shared or any(it is pair[0] for pair in r.paired)  # "the full names": the first of a pair
         if (head.dep_ == "amod" and not shared) or (head.tag_ in ("JJ", "VBN") and it.end < first_label + 1 and
                                    r.doc[it.end].i == first_label):
             if r.view.prop_type(term.owner, term.prop) == "BOOL":

@@ -3,6 +3,7 @@ texts, numbers, how many rows) and the runs of words that name schema elements (
 
 from __future__ import annotations
 
+from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
 from kgqa.planner.parse import quoted_value
 from kgqa.planner.reading import (
@@ -10,6 +11,7 @@ from kgqa.planner.reading import (
     Reading,
     Value,
     parse_number,
+    pick,
 )
 from kgqa.planner.schema_terms import Term, abbreviates, forms
 from kgqa.text import fold, name_words
@@ -83,6 +85,8 @@ def schema(r: Reading) -> None:
     r.items = [Item(a, b, terms) for a, b, terms in r.terms.match(words)
                if not all(w in quiet for w in words[a:b]) or any(t.exact or _spelled(t, words[a:b]) for t in terms)]
     _shared_heads(r, words)
+    _full_names(r)
+    _owned_compounds(r)
     for it in r.items:
         if it.end < len(words) and words[it.end] in cues.INDIVIDUALS and "label" in it.kinds() and \
                 not any(x.start == it.end for x in r.items):
@@ -105,6 +109,54 @@ def schema(r: Reading) -> None:
             r.hints[rel] = sorted(set(r.hints.get(rel, [])) | set(said))
             if rel not in r.rels_hinted:
                 r.rels_hinted.append(rel)
+
+
+def _full_names(r: Reading) -> None:
+    """"the full names of students": a label's first and its last name properties (Fname and Lname), as two items
+    over "full" and "name(s)"; with "(first and last name)" after it read too."""
+    low = [t.lower_ for t in r.doc]
+    for k in range(len(low) - 1):
+        if low[k] not in cues.FULL_NAME or r.lemmas[k + 1] != "name":
+            continue
+        parts: list[set[Term]] = [set(), set()]
+        for label, props in r.view.nodes.items():
+            found = [[p for p in props if (set(name_words(p)) & part) and
+                      (len(name_words(p)) == 1 or "name" in name_words(p))] for part in cues.NAME_PARTS]
+            if all(len(f) == 1 for f in found):
+                for n in (0, 1):
+                    parts[n].add(Term("prop", label, found[n][0]))
+        if not parts[0]:
+            continue
+        end = low.index(")", k + 2) + 1 if low[k + 2:k + 3] == ["("] and ")" in low[k + 2:k + 9] else k + 2
+        r.items = [it for it in r.items if it.end <= k or it.start >= end]
+        pair = (Item(k, k + 1, parts[0]), Item(k + 1, k + 2, parts[1]))
+        r.items += pair
+        r.paired.append(pair)
+        r.items.sort(key=lambda x: x.start)
+        r.use((k + 2, end))  # "(first and last name)": the same said again
+
+
+def _owned_compounds(r: Reading) -> None:
+    """"school name and driver name", "in order of company name": a label written right before a property word,
+    its modifier in the parse, names that label's own property (its naming property for "name" or "title", when
+    the label has no property of that word): one item of that one property. Not the first label: what is asked
+    about ("the station name with two trains": focus reads the label and its property)."""
+    merged: list[Item] = []
+    first = next((it for it in r.items if "label" in it.kinds()), None)
+    for it in r.items:
+        prev = merged[-1] if merged else None
+        lab = pick(prev, "label", None) if prev is not None and prev is not first and prev.end == it.start and \
+            prev.kinds() == {"label"} and r.doc[prev.end - 1].dep_ == "compound" else None
+        props = {t for t in it.terms if t.kind == "prop"}
+        own = {t for t in props if lab is not None and t.owner == lab.owner}
+        if lab is not None and props and not own and it.end - it.start == 1 and \
+                r.lemmas[it.start] in ("name", "title") and is_name_like(r.view.display(lab.owner)):
+            own = {Term("prop", lab.owner, r.view.display(lab.owner))}
+        if prev is not None and len(own) == 1:
+            merged[-1] = Item(prev.start, it.end, own)
+        else:
+            merged.append(it)
+    r.items = merged
 
 
 def _spelled(term: Term, words: list[str]) -> bool:

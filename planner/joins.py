@@ -145,11 +145,13 @@ def many_along(view: SchemaView, q: Query, path: list[Edge], start: str) -> bool
     return False
 
 
-def copy_path(r: Reading, path: list[Edge], tag: str) -> str:
-    """Adds a second copy of ``path`` from the asked node (new variables for every node after it), returning
-    the variable of the copy's last node ("students who play Chess and (play) Tennis")."""
+def copy_path(r: Reading, path: list[Edge], tag: str, start: str | None = None) -> str:
+    """Adds a second copy of ``path`` from the asked node, or from ``start`` standing in for it (new variables
+    for every node after it), returning the variable of the copy's last node ("students who play Chess and
+    (play) Tennis")."""
     q = r.query
-    cur = old = r.target
+    old = r.target
+    cur = start or r.target
     for e in path:
         far = e.dst if e.src == old else e.src
         new = r.var_for(q.nodes[far], f"{tag}:{far}")

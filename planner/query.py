@@ -28,7 +28,8 @@ class Edge:
 
 @dataclass(frozen=True)
 class Where:
-    """``holder.prop op value`` (``holder`` a node or edge variable); ``IS NULL``/``IS NOT NULL`` take no value;
+    """``holder.prop op value`` (``holder`` a node or edge variable; ``value`` may be another :class:`Column`, a
+    property of the same match); ``IS NULL``/``IS NOT NULL`` take no value;
     the string operators compare case-insensitively; ``BETWEEN`` takes a (low, high) pair, ``IN`` a list and
     ``OR`` a pair of conditions (``prop`` unused)."""
 
@@ -201,6 +202,8 @@ def _condition(w: Where, params: dict[str, Any], overall: list[Overall] = ()) ->
     ref = f"{w.holder}.{ident(w.prop)}"
     if isinstance(w.value, Overall):
         return f"{ref} {w.op} overall{overall.index(w.value)}"
+    if isinstance(w.value, Column):
+        return f"{ref} {w.op} {w.value.holder}.{ident(w.value.prop)}"
     if w.op in ("IS NULL", "IS NOT NULL"):
         return f"{ref} {w.op}"
     if w.op == "BETWEEN":

@@ -13,6 +13,7 @@ from kgqa.planner.frame import Mention
 from kgqa.planner.query import Absent, Column, Query
 from kgqa.planner.schema_terms import SchemaTerms, Term
 from kgqa.planner.schema_view import SchemaView
+from kgqa.text import name_words
 
 MAX_READINGS = 8  # readings tried for one question when the schema leaves choices open
 
@@ -74,6 +75,7 @@ class Reading:
     rels_hinted: list[str] = field(default_factory=list)  # relationships a word shares a stem with ("recipient")
     hints: dict[str, list[int]] = field(default_factory=dict)  # such a relationship -> the tokens that hint it
     unsaid: dict[int, str] = field(default_factory=dict)  # a value's start -> the property it was put on unnamed
+    paired: list[tuple[Item, Item]] = field(default_factory=list)  # items shown together or not at all ("full name")
     choices: dict[Any, Term] = field(default_factory=dict)  # item start (or "path:<label>") -> the term chosen
     open: list[tuple[Any, list[Term]]] = field(default_factory=list)  # choices left open, in the order met
 
@@ -158,9 +160,10 @@ def pick_prop(it: Item, r: Reading) -> Term | None:
     named = [t for t in it.terms if t.kind == "prop" and t.on_rel and t.owner in exact_rels]
     if len(named) == 1:
         return named[0]
-    props = [t for t in it.terms if t.kind == "prop"]
-    if len({t.owner for t in props}) == 1:
-        return props[0]
+    props = sorted((t for t in it.terms if t.kind == "prop"), key=lambda t: (len(name_words(t.prop)), t.prop))
+    if len({t.owner for t in props}) == 1 and (len(props) == 1 or len(name_words(props[0].prop)) <
+                                               len(name_words(props[1].prop))):
+        return props[0]  # "the banks": bank, not bank_id: the property of no more words than said
     if props:
         return r.choose(it.start, props, f"'{r.doc[it.start:it.end].text}' is")
     return None

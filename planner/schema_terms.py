@@ -20,6 +20,7 @@ from kgqa.text import fold, name_words
 MAX_RUN = 5  # tokens in the longest name matched
 PREPOSITIONS = frozenset({"in", "of", "to", "by", "at", "with", "for", "on", "from"})
 ABBREVIATED = frozenset({"first", "last", "middle"})  # words a column name shortens to their first letter
+COUNT_PREFIXES = frozenset({"no", "num", "nbr", "number", "cnt", "count"})  # "no_of_widgets", "num_widgets"
 CODE_WORDS = frozenset({"code", "cd", "id"})  # a property's last word that people leave unsaid ("the product type")
 VALUE_CAP = 5000  # distinct values the schema view indexes per text property (SchemaView._index_values)
 # words of a name that say nothing of what it names: "Ref_Shades" is shades, "HAS_ARENA" an arena
@@ -136,6 +137,10 @@ class SchemaTerms:
                 variants.append(words[:-1])  # "tool type" of tool_type_code, not "roller coaster" of its id
             if len(words) == 2 and words[-1] in ("count", "number") and tuple(words[:-1]) not in labels:
                 variants.append(words[:-1])  # "how many pages" of page_count: the number it holds
+            rest = words[2:] if words[1:2] == ["of"] else words[1:]
+            if len(words) > 1 and words[0] in COUNT_PREFIXES and rest and tuple(rest) not in labels and \
+                    tuple(_singular(w) for w in rest) not in labels:
+                variants.append(["number", *rest])  # "the number of widgets" of no_of_widgets, num_widgets
         for v in variants:
             for key in _keys(v):
                 self.index.setdefault(key, set()).add(term)

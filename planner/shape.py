@@ -29,12 +29,14 @@ def shape(r: Reading) -> None:
     for i, w in enumerate(lem):
         if any(it.start <= i < it.end for it in r.items):
             continue  # "pages per minute color": a property's own name
+        figured = any(x in cues.AGGREGATES or x in ("number", "many", "count") for x in lem)
         if w in cues.GROUP_WORDS and i > 0 and (doc[i - 1].pos_ == "ADP" or w == "each" and doc[i - 1].pos_ == "VERB") \
-                or w == "per":  # "for each city", "from each country", "how many students play each sport"
+                or w == "per" or w in cues.DISTINCT_WORDS and figured and lem[i - 1:i] in (["for"], ["in"], ["across"]):
+            # "for each city", "from each country", "how many students play each sport", "the average for different lots"
             k = i + 1
             while k < len(lem) and (lem[k] in ("of", "the", "these", "those") or lem[k] in cues.DISTINCT_WORDS):
                 k += 1
-            it = item_at(r, k) if lem[i - 1] in ("for", "of", "in", "by") or w == "per" or doc[i - 1].pos_ == "VERB" \
+            it = item_at(r, k) if lem[i - 1] in ("for", "of", "in", "by", "across") or w == "per" or doc[i - 1].pos_ == "VERB" \
                 else None
             if it is None and k < len(lem):  # "the countries and the number of climbers from each country"
                 it = next((x for x in r.asked if lem[x.end - 1] == lem[k]), None)
@@ -86,7 +88,7 @@ def shape(r: Reading) -> None:
         col = column_of(r, it, label)
         if col is None:
             continue
-        if fn is None and sup is not None and len(r.asked) == 1 and not r.query.where and \
+        if fn is None and sup is not None and (len(r.asked) == 1 and not r.query.where or group) and \
                 not any(v.kind == "limit" for v in r.values):
             fn = "max" if cues.SUPERLATIVES[sup[1]] else "min"
             r.use((sup[0], sup[0] + 1))
@@ -163,6 +165,8 @@ def shape(r: Reading) -> None:
                 q.columns.append(col)
         else:
             r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 invoices with ...": in which order
+    if group and q.limit is not None and not any(c.is_aggregate for c, _ in q.order):
+        r.decline(f"the top {label} within each group")  # "the highest salary in every department": one per group
     if not any(c.is_aggregate for c in q.columns) and not q.distinct:
         _edge_columns(r)
     node_cols = node_columns(r, r.target)
@@ -356,7 +360,10 @@ def _order(r: Reading, label: str) -> None:
         if w in cues.ORDER_WORDS | {"list"} and lem[i + 1:i + 2] == ["by"] or \
                 w == "order" and lem[i + 1:i + 2] in (["of"], ["by"]) and i > 0 and (lem[i - 1] in ways | {"in"}):
             k = i + 2
-            while k < len(lem) and (lem[k] in ways or lem[k] == "the"):
+            fn = None
+            while k < len(lem) and (lem[k] in ways or lem[k] == "the" or lem[k] in cues.AGGREGATES and
+                                    not any(x.start <= k < x.end for x in r.items)):
+                fn = cues.AGGREGATES.get(lem[k], fn)  # "in descending order of the total number of stocks"
                 k += 1
             it = item_at(r, k)
             counted = next((c for c in q.columns if c.fn == "count"), None) if lem[k:k + 1] in (["count"], ["number"]) \
@@ -368,8 +375,12 @@ def _order(r: Reading, label: str) -> None:
             if it is None:
                 continue
             col = column_of(r, it, label)
-            if col is None:
+            if col is None or fn is not None and (col.prop is None or col.is_aggregate):
                 continue
+            if fn is not None:
+                col = Column(col.holder, col.prop, fn)
+                if col not in q.columns:
+                    q.columns.append(col)
             tail = lem[it.end:it.end + 6]
             desc = any(x in ("descending", "decreasing", "desc", "reverse", "descend", "decrease")
                        for x in tail + lem[max(0, i - 3):i] + low[max(0, i - 3):it.end + 6])

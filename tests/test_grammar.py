@@ -216,6 +216,21 @@ def test_units_money_genders_groups_and_negated_objects(rows):
         [["Dain-Reed", 15, "Fenn-Ash"]]
 
 
+def test_full_names_label_compounds_shared_values_and_groups(rows, query):
+    """"the full names" as the first and the last name; "in order of dept name" as the dept's own name (a label
+    written before a property word); "both age 19 and age 24" of the asked node's own property as the values the
+    two sets share; "for different city codes" as a group."""
+    assert sorted(rows("What are the full names of students older than 21?")) == sorted(query(
+        "campus", "MATCH (s:student) WHERE s.age > 21 RETURN s.first_name, s.last_name"))
+    ordered = [r[0] for r in rows("List course titles in ascending order of dept name.")]
+    assert [set(ordered[:2]), ordered[2], set(ordered[3:])] == [
+        {"Cell Biology", "Genetics"}, "Ancient Rome", {"Calculus", "Linear Algebra"}]
+    assert rows("Show the last names of students with both age 19 and age 24.") == [["Lind"]]
+    assert rows("Which sexes have both students with city code 'OSL' and students with city code 'BGO'?") == [["M"]]
+    assert sorted(rows("What is the average age of students for different city codes?")) == \
+        [["BGO", 26.0], ["OSL", 21.5], ["TRD", 21.0]]
+
+
 @pytest.mark.parametrize("question,why", [
     ("Which students are the happiest?", "happiest"),
     ("Which courses are in both the 'Mathematics' and 'History' depts?", "both"),
@@ -223,6 +238,8 @@ def test_units_money_genders_groups_and_negated_objects(rows):
     ("Which students are enrolled at most once?", "once"),
     ("Which courses have credits over 5 and credits under 4?", "at once"),
     ("Which students have a city code greater than 3?", "its values are words"),
+    ("Which students have the highest age in every city code?", "within each group"),
+    ("What is the most common full name of students?", "as one value"),
 ])
 def test_what_it_cannot_read_is_declined_with_the_reason(home, question, why):
     from kgqa.kg.registry import graph_spec
