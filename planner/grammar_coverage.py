@@ -38,7 +38,9 @@ def pattern(r: Reading) -> None:
                 touching = [term.owner] if term else []
             if len(touching) == 1:
                 it.term = Term("rel", touching[0])
-                edge_of(r, touching[0])
+                if not any(e.rel == touching[0] for a in r.query.absent for e in a.edges) or any(
+                        t.on_rel and t.owner == touching[0] for x in r.items for t in x.terms):
+                    edge_of(r, touching[0])  # not "shops that have no devices in stock": the absent edge's name
                 r.use((it.start, it.end))
     for it in r.items:
         if it.term is None and "label" in it.kinds() and it not in r.asked:
@@ -92,7 +94,17 @@ def coverage(r: Reading) -> None:
     left = [w for w in left if w not in restating]  # "wines produced in Sonoma": the verb of the join
     if left:
         r.decline(", ".join(repr(w) for w in dict.fromkeys(left)))
-    shown = {(r.query.nodes.get(c.holder), c.prop) for c in r.query.columns if not c.is_aggregate}
+    q = r.query
+    if r.target is None:
+        return
+    label = q.nodes[r.target]
+    named = [w for w in q.where if w.holder == r.target and w.op == "=" and
+             (w.prop in (r.view.display(label), r.view.key(label)) or
+              any(c.holder == r.target and c.prop == w.prop for c in q.columns))]
+    loops = [e for e in q.edges if r.target in (e.src, e.dst) and q.nodes.get(e.src) == q.nodes.get(e.dst)]
+    if named and loops and all(c.holder == r.target for c in q.columns if not c.is_aggregate):
+        r.decline(f"which end of {loops[0].rel} {named[0].value!r} is")  # "the prerequisite of course X": not X
+    shown = {(q.nodes.get(c.holder), c.prop) for c in q.columns if not c.is_aggregate}
     for pair in r.paired:
         if sum((it.term.owner, it.term.prop) in shown for it in pair if it.term is not None) == 1:
             r.decline(f"'{r.doc[pair[0].start:pair[1].end].text}' as one value")  # "the most common full name"

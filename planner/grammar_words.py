@@ -85,6 +85,7 @@ def schema(r: Reading) -> None:
     r.items = [Item(a, b, terms) for a, b, terms in r.terms.match(words)
                if not all(w in quiet for w in words[a:b]) or any(t.exact or _spelled(t, words[a:b]) for t in terms)]
     _shared_heads(r, words)
+    _shortened(r, words)
     _full_names(r)
     _owned_compounds(r)
     for it in r.items:
@@ -109,6 +110,17 @@ def schema(r: Reading) -> None:
             r.hints[rel] = sorted(set(r.hints.get(rel, [])) | set(said))
             if rel not in r.rels_hinted:
                 r.rels_hinted.append(rel)
+
+
+def _shortened(r: Reading, words: list[str]) -> None:
+    """A noun that names nothing but begins with a schema name of one shortened word ("specifications": spec)."""
+    taken = {i for it in r.items for i in range(it.start, it.end)}
+    quiet = cues.FILLER | cues.NAMING_FILLER
+    for t in r.doc:
+        if t.i not in taken and words[t.i] and t.pos_ == "NOUN" and words[t.i] not in quiet and \
+                (terms := r.terms.shortened(words[t.i])):
+            r.items.append(Item(t.i, t.i + 1, terms))
+    r.items.sort(key=lambda x: x.start)
 
 
 def _full_names(r: Reading) -> None:

@@ -20,6 +20,9 @@ from kgqa.text import fold, name_words
 MAX_RUN = 5  # tokens in the longest name matched
 PREPOSITIONS = frozenset({"in", "of", "to", "by", "at", "with", "for", "on", "from"})
 ABBREVIATED = frozenset({"first", "last", "middle"})  # words a column name shortens to their first letter
+# endings that make another word of a name, not a longer form of it ("memberships" is no member)
+SUFFIXES = frozenset({"s", "es", "ship", "ships", "ing", "ings", "ed", "er", "ers", "ment", "ments", "al", "ly", "ness",
+                      "ity", "ation", "ations", "ion", "ions", "ist", "ists", "ism", "ful", "less", "able", "ance"})
 COUNT_PREFIXES = frozenset({"no", "num", "nbr", "number", "cnt", "count"})  # "no_of_widgets", "num_widgets"
 CODE_WORDS = frozenset({"code", "cd", "id"})  # a property's last word that people leave unsaid ("the product type")
 VALUE_CAP = 5000  # distinct values the schema view indexes per text property (SchemaView._index_values)
@@ -121,7 +124,10 @@ class SchemaTerms:
             others = {tuple(_singular(w) for w in name_words(lb)) for lb in self.view.nodes if lb != name}
             for k in range(1, len(words)):
                 if tuple(_singular(w) for w in words[:k]) in others:  # Report_Sections beside Reports
-                    variants.append(words[k:])
+                    rest = words[k + 1:] if words[k] in PREPOSITIONS and k + 1 < len(words) else words[k:]
+                    if tuple(_singular(w) for w in rest) in others:
+                        rest = words[k:]  # not "games" of Players_in_Games beside Games
+                    variants.append(rest)  # "Orders_with_refunds": refunds
         if owner is not None and term.kind == "prop":
             # "PUP_MARK" of PUPIL, "wrk_fname" of WORKER: a leading abbreviation of the owner's name is no word
             own = name_words(owner)
@@ -170,6 +176,28 @@ class SchemaTerms:
                     for k in range(i, i + size):
                         taken[k] = True
         return sorted(found, key=lambda t: t[0])
+
+    def shortened(self, word: str) -> set[Term]:
+        """Returns the terms whose whole name is one word of four letters or more that ``word`` begins with and
+        goes on past ("specifications": ``spec``, "committees": ``committ``), for a word that names nothing."""
+        w = word.lower()
+        return {t for name, t in self._single if len(w) >= len(name) + 2 and w.startswith(name) and
+                w[len(name):] not in SUFFIXES} if w.isalpha() else set()
+
+    @property
+    def _single(self) -> list[tuple[str, Term]]:
+        if not hasattr(self, "_single_names"):
+            out = []
+            for label, props in self.view.nodes.items():
+                out.append((label, Term("label", label)))
+                out += [(p, Term("prop", label, p)) for p in props]
+            for rel in self.view.rels:
+                out.append((rel, Term("rel", rel)))
+                out += [(p, Term("prop", rel, p, on_rel=True)) for p in self.view.rel_props.get(rel, {})]
+            self._single_names = [(words[0], t) for name, t in out
+                                  if len(words := [w for w in name_words(name) if w not in NAME_NOISE]) == 1
+                                  and len(words[0]) >= 4 and words[0].isalpha()]
+        return self._single_names
 
     def lookup(self, run: list[str]) -> set[Term]:
         """Returns the terms a run of words names (the schema name as written first: "VISITS3")."""

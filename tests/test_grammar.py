@@ -276,3 +276,43 @@ def test_two_readings_say_the_same_when_only_a_tie_at_the_cut_differs():
     assert not same_answer(a, [["Ann", 12], ["Di", 7], ["Cy", 5]], ranked=True)
     assert not same_answer(a, [["Ann", 12], ["Bo", 7]], ranked=True)
     assert same_answer([["x"], ["y"]], [["y", 1], ["x", 2]])
+
+
+def test_shortened_names_absent_edges_and_the_ends_of_a_self_relationship(tmp_path):
+    """A noun that begins with a one-word schema name it shortens ("prerequisites": ``prereq``, not "memberships"
+    of ``member``); "courses without prerequisites" as courses with no such edge; a link table named after
+    another label and a preposition ("Courses_with_fees": "fees"); and a value of the asked node's own name along
+    a relationship of the label to itself, declined: "the prerequisite of 'Algebra'" is not 'Algebra'."""
+    from kgqa.kg.registry import graph_spec
+    from kgqa.planner.compiler import Compiler
+    from kgqa.planner.schema_view import SchemaView
+
+    src = tmp_path / "src"
+    (src / "csv").mkdir(parents=True)
+    (src / "schema.cypher").write_text(
+        "CREATE NODE TABLE course(cid INT64, title STRING, PRIMARY KEY(cid));\n"
+        "CREATE NODE TABLE member(mid INT64, name STRING, PRIMARY KEY(mid));\n"
+        "CREATE NODE TABLE Courses_with_fees(fid INT64, amount DOUBLE, PRIMARY KEY(fid));\n"
+        "CREATE REL TABLE prereq(FROM course TO course);\n"
+        "CREATE REL TABLE HAS_COURSE(FROM Courses_with_fees TO course);\n")
+    (src / "csv" / "course.csv").write_text("cid,title\n1,Algebra\n2,Calculus\n3,Topology\n4,Poetry\n")
+    (src / "csv" / "member.csv").write_text("mid,name\n1,Ann\n")
+    (src / "csv" / "Courses_with_fees.csv").write_text("fid,amount\n1,100\n")
+    (src / "csv" / "prereq.csv").write_text("from,to\n2,1\n3,2\n")
+    (src / "csv" / "HAS_COURSE.csv").write_text("from,to\n1,4\n")
+    build_graph("short", csv_source(src / "schema.cypher", src / "csv"), tmp_path / "graphs", progress=False)
+    with Graph(tmp_path / "graphs" / "short", read_only=True) as g:
+        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
+
+        def answer(question):
+            plans = c.grammar(question, c.value_mentions(question))
+            return sorted(list(x) for x in g.query(plans[0].cypher, plans[0].params).rows) if plans else None
+
+        assert ("rel", "prereq", None) in {(t.kind, t.owner, t.prop) for t in c.terms.shortened("prerequisites")}
+        assert not c.terms.shortened("memberships")
+        assert answer("What are the titles of courses without prerequisites?") == [["Algebra"], ["Poetry"]]
+        assert answer("What are the titles of courses that do not have fees?") == \
+            [["Algebra"], ["Calculus"], ["Topology"]]
+        q = "What is the title of the prerequisite of course Calculus?"
+        assert answer(q) is None
+        assert "which end of prereq" in " ".join(c.unread(q, c.value_mentions(q)))
