@@ -143,6 +143,15 @@ class SchemaTerms:
                 variants.append(words[:-1])  # "tool type" of tool_type_code, not "roller coaster" of its id
             if len(words) == 2 and words[-1] in ("count", "number") and tuple(words[:-1]) not in labels:
                 variants.append(words[:-1])  # "how many pages" of page_count: the number it holds
+            if len(words) > 1 and words[-1] in ("id", "no", "num", "nbr") and words[:-1] != own and not any(
+                    name_words(p) == words[:-1] + ["number"] for p in self.view.nodes.get(owner, {})):
+                variants.append(words[:-1] + ["number"])  # "the widget number" of widget_id
+            if words[-1] == "phone":
+                variants.append(words + ["number"])  # "the phone number" of vendor_phone
+            if len(words) == 2 and words[1] == "by" and _past_tense(words[0]):
+                from lemminflect import getLemma
+                for lemma in getLemma(words[0], upos="VERB"):  # "the makers" of Made_by
+                    variants += [[lemma + "or"], [lemma + "er"]] + ([[lemma + "r"]] if lemma.endswith("e") else [])
             rest = words[2:] if words[1:2] == ["of"] else words[1:]
             if len(words) > 1 and words[0] in COUNT_PREFIXES and rest and tuple(rest) not in labels and \
                     tuple(_singular(w) for w in rest) not in labels:
@@ -255,7 +264,9 @@ def _run_keys(run: tuple[str, ...]) -> frozenset[str]:
     if len(run) == 2 and run[0] in ABBREVIATED:  # "first name": fname, "last name": lname
         keys |= {run[0][0] + f for f in forms(run[1])}
     if len(run) == 3 and run[1] == "of":  # "year of joining": join_year; "date of launch": launch_date
-        keys |= {run[0] + f for f in forms(run[2])} | {run[2] + f for f in forms(run[0])}
+        keys |= {run[0] + f for f in forms(run[2])}
+        if run[0] not in ("number", "count", "numbers"):  # "the number of people" is no Person_ID
+            keys |= {run[2] + f for f in forms(run[0])}
     return frozenset(keys | {f + "".join(run[1:]) for f in forms(run[0])})
 
 
