@@ -135,6 +135,8 @@ SCOPE_WORDS = frozenset({"else", "other", "also", "same", "only", "again", "exce
 
 # verbs of being and having that join a noun to its own property ("whose age is", "with a weight of")
 LIGHT_VERBS = frozenset({"be", "have", "has", "contain", "hold", "include", "get", "make", "go", "come"})
+# a verb that says a node holds a property's value, its value "used" by the node ("payment methods used by customers")
+USE_VERBS = frozenset({"use"})
 
 # generic head nouns after a property's own word that add nothing to it ("phone numbers": Phone, "fuel type":
 # FuelType)

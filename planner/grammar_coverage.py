@@ -91,6 +91,10 @@ def coverage(r: Reading) -> None:
     restating -= _naming_other(r, restating)
     restating |= _named_on_path(r)
     restating |= {t.text for t in r.doc if joined and t.lemma_.lower() in cues.PLACE_VERBS and t.i not in r.used}
+    restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.USE_VERBS and t.i not in r.used and t.pos_ == "VERB"
+                  and r.asked and all(c.i in r.used or c.dep_ in ("auxpass", "aux", "advmod", "punct", "agent", "nsubj",
+                                                                  "nsubjpass", "relcl") for c in t.children)
+                  and all(g.i in r.used for c in t.children if c.dep_ == "agent" for g in c.children)}
     left = [w for w in left if w not in restating]  # "wines produced in Sonoma": the verb of the join
     if left:
         r.decline(", ".join(repr(w) for w in dict.fromkeys(left)))
@@ -105,6 +109,10 @@ def coverage(r: Reading) -> None:
     if named and loops and all(c.holder == r.target for c in q.columns if not c.is_aggregate):
         r.decline(f"which end of {loops[0].rel} {named[0].value!r} is")  # "the prerequisite of course X": not X
     shown = {(q.nodes.get(c.holder), c.prop) for c in q.columns if not c.is_aggregate}
+    lost = [it for it in r.asked if it.term is not None and it.term.kind == "prop" and not it.term.on_rel and
+            (it.term.owner, it.term.prop) not in shown and not any(c.prop == it.term.prop for c in q.columns)]
+    if lost and not r.all_props:
+        r.decline(f"the {r.doc[lost[0].start:lost[0].end].text} asked, beside what the question ranks")
     for pair in r.paired:
         if sum((it.term.owner, it.term.prop) in shown for it in pair if it.term is not None) == 1:
             r.decline(f"'{r.doc[pair[0].start:pair[1].end].text}' as one value")  # "the most common full name"

@@ -165,6 +165,9 @@ def shape(r: Reading) -> None:
                 q.columns.append(col)
         else:
             r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 invoices with ...": in which order
+    if not q.edges and not any("label" in it.kinds() for it in r.items) and q.columns and not any(
+            c.is_aggregate or c.prop in (r.view.key(label), r.view.display(label)) for c in q.columns):
+        q.distinct = True  # "Who are all the directors?", "classrooms used by grade 4": each value once
     if group and q.limit is not None and not any(c.is_aggregate for c, _ in q.order):
         r.decline(f"the top {label} within each group")  # "the highest salary in every department": one per group
     if not any(c.is_aggregate for c in q.columns) and not q.distinct:

@@ -219,7 +219,8 @@ def test_units_money_genders_groups_and_negated_objects(rows):
 def test_full_names_label_compounds_shared_values_and_groups(rows, query):
     """"the full names" as the first and the last name; "in order of dept name" as the dept's own name (a label
     written before a property word); "both age 19 and age 24" of the asked node's own property as the values the
-    two sets share; "for different city codes" as a group."""
+    two sets share; "for different city codes" as a group; the values of a property asked with no label named, each
+    once; "used" as the verb of a property's value."""
     assert sorted(rows("What are the full names of students older than 21?")) == sorted(query(
         "campus", "MATCH (s:student) WHERE s.age > 21 RETURN s.first_name, s.last_name"))
     ordered = [r[0] for r in rows("List course titles in ascending order of dept name.")]
@@ -229,6 +230,8 @@ def test_full_names_label_compounds_shared_values_and_groups(rows, query):
     assert rows("Which sexes have both students with city code 'OSL' and students with city code 'BGO'?") == [["M"]]
     assert sorted(rows("What is the average age of students for different city codes?")) == \
         [["BGO", 26.0], ["OSL", 21.5], ["TRD", 21.0]]
+    assert sorted(rows("Show all city codes.")) == [["BGO"], ["OSL"], ["TRD"]]  # no label named: each value once
+    assert rows("Which grade is used most often?") == [["A", 3]]
 
 
 @pytest.mark.parametrize("question,why", [
@@ -240,6 +243,7 @@ def test_full_names_label_compounds_shared_values_and_groups(rows, query):
     ("Which students have a city code greater than 3?", "its values are words"),
     ("Which students have the highest age in every city code?", "within each group"),
     ("What is the most common full name of students?", "as one value"),
+    ("What are the last names of students with the most common city code?", "beside what the question ranks"),
 ])
 def test_what_it_cannot_read_is_declined_with_the_reason(home, question, why):
     from kgqa.kg.registry import graph_spec
