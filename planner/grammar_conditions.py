@@ -42,6 +42,7 @@ def conditions(r: Reading) -> None:
         it.term = term
         r.use((it.start - negated, it.end))
     done: set[int] = set()
+    last: tuple[Term, int] | None = None  # the property of the last number compared, and where its value ends
     ors: dict[tuple[str, str], tuple[int, int]] = {}  # (holder, prop) -> (its equality's index, value end)
     for k, v in enumerate(r.values):
         if k in done or v.kind == "limit":
@@ -77,16 +78,25 @@ def conditions(r: Reading) -> None:
         if op == "BETWEEN_START":
             op = "BETWEEN"
         substring = string_op(lem, prop_item.end if prop_item else max(0, v.start - 3), v.start)
-        aged = [t.lower_ for t in r.doc[max(0, v.start - 3):v.start] if t.lower_ in ("older", "younger")]
-        if aged and v.kind == "number":
-            ages = [p for p in r.view.nodes.get(r.query.nodes[r.target], {}) if p.lower() in cues.AGE_WORDS]
-            if len(ages) != 1:
-                r.decline(f"{aged[0]} by what")
+        aged = [t for t in r.doc[max(0, v.start - 3):v.start] if t.tag_ in ("JJR", "RBR") and
+                t.lemma_.lower() in cues.MEASURES and t.i not in r.used]
+        term = None
+        found: list[str] = []
+        if aged and v.kind == "number" and (prop_item is None or aged[0].lower_ in ("older", "younger")):
+            # "older than 21", "taller than 200", "heavier than 90": what the adjective measures
+            label = r.query.nodes[r.target]
+            words = cues.MEASURES[aged[0].lemma_.lower()]
+            found = [p for p in r.view.nodes.get(label, {}) if r.view.is_number(label, p) and
+                     (p.lower() in words if words == ("age",) else any(w in p.lower() for w in words))]
+            if len(found) != 1 and aged[0].lower_ in ("older", "younger"):
+                r.decline(f"{aged[0].text} by what")
                 continue
+        if aged and len(found) == 1:
             prop_item = None
-            term = Term("prop", r.query.nodes[r.target], ages[0])
-        else:
-            term = None
+            term = Term("prop", label, found[0])
+            op, op_span = comparator(low[:aged[0].i] + ["more"] + low[aged[0].i + 1:], aged[0].i, v.start)
+            op = op if aged[0].lemma_.lower() not in ("young", "short", "light", "cheap", "slow", "small") else \
+                {">": "<", ">=": "<=", "<": ">", "<=": ">="}.get(op, op)
         if term is None and prop_item is not None:
             term = pick(prop_item, "prop", _governor(r, prop_item) or r.query.nodes.get(r.target))
             if term is None:
@@ -134,6 +144,11 @@ def conditions(r: Reading) -> None:
         if term is None and v.kind == "text" and named_before(lem, v.start):
             label = r.query.nodes[r.target]
             term = Term("prop", label, r.view.display(label))
+        if term is None and last is not None and v.kind == "number" and op in ("<", ">", "<=", ">=") and \
+                lem[last[1]:last[1] + 1] in (["or"], ["and"], [","]) and all(
+                    w in ("or", "and", ",", "than", "be", "either") or any(a <= i < b for a, b in op_span)
+                    for i, w in enumerate(lem[last[1]:v.start], start=last[1])):
+            term = last[0]  # "a capacity greater than 300 or less than 100": the same property again
         if term is None:
             r.decline(f"what {r.doc[v.start:v.end].text} is")
             continue
@@ -202,6 +217,7 @@ def conditions(r: Reading) -> None:
             continue
         if (op or "=") == "=":
             ors[(holder, term.prop)] = (len(r.query.where), v.end)
+        last = (term, v.end) if v.kind == "number" else None
         if holder in r.absent_of:
             r.absent_of[holder].where.append(Where(holder, term.prop, op or "=", value))
         else:

@@ -231,6 +231,9 @@ def test_full_names_label_compounds_shared_values_and_groups(rows, query):
     assert sorted(rows("What is the average age of students for different city codes?")) == \
         [["BGO", 26.0], ["OSL", 21.5], ["TRD", 21.0]]
     assert sorted(rows("Show all city codes.")) == [["BGO"], ["OSL"], ["TRD"]]  # no label named: each value once
+    assert sorted(r[0] for r in rows("Which students are older than 21 or younger than 20?")) == ["Ada", "Bo", "Cy", "Ed"]
+    assert sorted(r[0] for r in rows("Which courses have credits greater than 5 or less than 4?")) == \
+        ["Ancient Rome", "Genetics"]  # the second comparison of the same property, its name left unsaid
     assert rows("Which grade is used most often?") == [["A", 3]]
 
 
