@@ -8,13 +8,20 @@ from __future__ import annotations
 
 from kgqa.planner import cues
 from kgqa.planner.reading import Item, Reading, Value
+from kgqa.text import name_words
 
 
 def value_after(r: Reading, it: Item) -> bool:
     """Whether a value follows the item closely (it is a condition's property, not one asked for); not a value
     that modifies the label noun after it ("the unit price of jazz tracks": jazz says which tracks)."""
     return any(it.end <= v.start <= it.end + 4 and not any(x.start < v.start and x.start >= it.end for x in r.items)
-               and not _modifies_label(r, v) for v in r.values)
+               and not _modifies_label(r, v) and not _names_itself(r, it, v) for v in r.values)
+
+
+def _names_itself(r: Reading, it: Item, v: Value) -> bool:
+    """Whether a value after a property item says what it is itself: a name after "named" ("the nickname of the
+    employee named Janessa") or a person's name written whole ("Janessa Sawayn")."""
+    return it.end < v.start - 1 and r.doc[v.start - 1].lower_ in ("named", "called", "titled") or _full_name(r, v)
 
 
 def _modifies_label(r: Reading, v: Value) -> bool:
@@ -38,10 +45,25 @@ def prop_before(r: Reading, v: Value) -> Item | None:
     if not before or _modifies_label(r, v):
         return None
     it = before[-1]
+    if _names_itself(r, it, v):
+        return None  # "the nickname of the employee named Janessa Sawayn": her name, not the nickname
     between = [t for t in r.doc[it.end:v.start]]
     if len(between) > 6 or any(x.start >= it.end and x.end <= v.start for x in r.items if x is not it):
         return None
     return it
+
+
+def _full_name(r: Reading, v: Value) -> bool:
+    """Whether a linked value is one part of a person's name written whole: next to another linked value of the
+    same label, the two held by its first and last name properties."""
+    if v.kind != "linked":
+        return False
+    other = next((x for x in r.values if x.kind == "linked" and x.label == v.label and
+                  (x.start == v.end or x.end == v.start)), None)
+    if other is None:
+        return False
+    first, last = sorted((v, other), key=lambda x: x.start)
+    return bool(set(name_words(first.prop)) & cues.NAME_PARTS[0]) and bool(set(name_words(last.prop)) & cues.NAME_PARTS[1])
 
 
 def comparator(lem: list[str], a: int, b: int) -> tuple[str | None, list[tuple[int, int]]]:

@@ -337,11 +337,18 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
                 return prop, True
             holds = pick(counted, "prop", r.query.nodes[r.target]) if counted is not None and \
                 "label" not in counted.kinds() else None
-            if holds is not None and name_words(holds.prop)[-1:] in (["count"], ["number"]) and \
-                    r.view.is_number(holds.owner, holds.prop):
-                counted.term = holds  # "how many pages does it have": the page_count it holds
-                r.asked.append(counted)
-                r.query.columns.append(Column(r.target, holds.prop))
+            if holds is not None and r.view.is_number(holds.owner, holds.prop) and (
+                    name_words(holds.prop)[-1:] in (["count"], ["number"]) or
+                    counted.start == j and w == "how" and (holds.on_rel or holds.prop != r.view.key(holds.owner)) and
+                    lem[j] not in cues.AGGREGATES):
+                holder = holder_of(r, holds)
+                if holder is None:
+                    return None
+                counted.term = holds  # "how many pages does it have", "how many kids stay": the number it holds
+                if counted not in r.asked:
+                    r.asked.append(counted)
+                if Column(holder, holds.prop) not in r.query.columns:
+                    r.query.columns.append(Column(holder, holds.prop))
                 r.use((i, j), (counted.start, counted.end))
                 return None
             amount = w != "how" or lem[i + 1] == "much" or lem[j:j + 1] and lem[j] in cues.AGGREGATES

@@ -234,6 +234,8 @@ def test_full_names_label_compounds_shared_values_and_groups(rows, query):
     assert sorted(r[0] for r in rows("Which students are older than 21 or younger than 20?")) == ["Ada", "Bo", "Cy", "Ed"]
     assert sorted(r[0] for r in rows("Which courses have credits greater than 5 or less than 4?")) == \
         ["Ancient Rome", "Genetics"]  # the second comparison of the same property, its name left unsaid
+    assert rows("How many credits does the course Calculus have?") == [[5]]  # the number it holds, not a count
+    assert rows("What is the age of the student named Ada Lind?") == [[19]]  # a first and a last name, whole
     assert rows("Which grade is used most often?") == [["A", 3]]
 
 
