@@ -21,7 +21,16 @@ def value_after(r: Reading, it: Item) -> bool:
 def _names_itself(r: Reading, it: Item, v: Value) -> bool:
     """Whether a value after a property item says what it is itself: a name after "named" ("the nickname of the
     employee named Janessa") or a person's name written whole ("Janessa Sawayn")."""
-    return it.end < v.start - 1 and r.doc[v.start - 1].lower_ in ("named", "called", "titled") or _full_name(r, v)
+    return it.end < v.start - 1 and r.doc[v.start - 1].lower_ in ("named", "called", "titled") or \
+        _full_name(r, v) or _counts_label(r, v)
+
+
+def _counts_label(r: Reading, v: Value) -> bool:
+    """Whether a number counts the label named right after it ("more than one publication")."""
+    gap = v.end
+    while gap < len(r.doc) and r.lemmas[gap] in ("or", "more", "less", "fewer", "different", "distinct", "unique"):
+        gap += 1
+    return v.kind == "number" and any(x.start == gap and "label" in x.kinds() for x in r.items)
 
 
 def _modifies_label(r: Reading, v: Value) -> bool:

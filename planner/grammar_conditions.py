@@ -405,7 +405,11 @@ def _year_prop(r: Reading, label: str | None = None) -> Term | None:
 def _count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
     """"students with at least two pets": a bound on how many nodes of that label each row reaches."""
     term = pick(it, "label", None)
-    if term is None or term.owner == r.query.nodes.get(r.target):
+    label = r.query.nodes.get(r.target)
+    grouped = term is not None and term.owner == label and r.asked and all(
+        x.term is not None and x.term.kind == "prop" and x.term.owner == label and not x.term.on_rel and
+        x.term.prop != r.view.key(label) for x in r.asked)  # "the headquarters shared by two companies": values
+    if term is None or term.owner == label and not grouped:
         r.decline(f"{v.value} {r.doc[it.start:it.end].text} of what")
         return
     op, span = comparator(low_ops, max(0, v.start - 4), v.start)
@@ -413,6 +417,14 @@ def _count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
     if trailing:
         op, span = trailing, span + [tspan]
     span.append((v.end, it.start))
+    if grouped and any(w in ("many", "count", "number") for w in r.lemmas[:v.start]):
+        r.decline(f"the count of the values held by {v.value} {r.doc[it.start:it.end].text}")  # a count of groups
+        return
+    if grouped:
+        it.term = term  # each value the asked properties take, held by a bounded number of the label's nodes
+        r.bounds.append((Column(r.target, None, "count", True), op or "=", v.value))
+        r.use((v.start, v.end), (it.start, it.end), *span)
+        return
     var = r.vars.get(term.owner) or join_label(r, term.owner)
     if var is None:
         return

@@ -236,6 +236,7 @@ def test_full_names_label_compounds_shared_values_and_groups(rows, query):
         ["Ancient Rome", "Genetics"]  # the second comparison of the same property, its name left unsaid
     assert rows("How many credits does the course Calculus have?") == [[5]]  # the number it holds, not a count
     assert rows("What is the age of the student named Ada Lind?") == [[19]]  # a first and a last name, whole
+    assert sorted(rows("Which city codes have at least two students?")) == [["BGO", 2], ["OSL", 2]]  # values, counted
     assert rows("Which grade is used most often?") == [["A", 3]]
 
 
@@ -249,6 +250,7 @@ def test_full_names_label_compounds_shared_values_and_groups(rows, query):
     ("Which students have the highest age in every city code?", "within each group"),
     ("What is the most common full name of students?", "as one value"),
     ("What are the last names of students with the most common city code?", "beside what the question ranks"),
+    ("How many city codes have at least two students?", "the count of the values"),
 ])
 def test_what_it_cannot_read_is_declined_with_the_reason(home, question, why):
     from kgqa.kg.registry import graph_spec
