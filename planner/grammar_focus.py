@@ -52,6 +52,7 @@ def focus(r: Reading) -> None:
         r.use((0, 1))
     else:
         owners = _common_owners([it for it in r.items if "prop" in it.kinds()])
+        owners = _referenced(r, owners) or owners
         if len(owners) == 1:
             label = owners[0]
         elif owners:
@@ -159,6 +160,20 @@ def _where_asked(r: Reading, label: str) -> None:
         return
     r.asked.append(Item(0, 1, {Term("prop", label, places[0])}, Term("prop", label, places[0])))
     r.use((0, 1), *[(t.i, t.i + 1) for t in r.doc if t.lemma_.lower() in cues.PLACE_VERBS])
+
+
+def _referenced(r: Reading, owners: list[str]) -> list[str]:
+    """"What document type codes do we have?": of two labels holding the one property named, the one whose key it
+    is lists every value, the one that refers to it the values in use ("the distinct type codes"); else []."""
+    props = {(t.prop) for it in r.items if "prop" in it.kinds() for t in it.terms if t.kind == "prop"}
+    if len(owners) != 2 or len(props) != 1 or r.values:
+        return []  # not "the documents with type code CV": a condition, on the nodes that use the code
+    prop = props.pop()
+    keyed = [o for o in owners if r.view.key(o) == prop]
+    if len(keyed) != 1:
+        return []
+    used = any(w in cues.DISTINCT_WORDS for w in r.lemmas)
+    return [o for o in owners if (o in keyed) != used]
 
 
 def _common_owners(items: list[Item]) -> list[str]:
