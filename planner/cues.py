@@ -157,3 +157,6 @@ LINK_WORDS = frozenset({"has", "have", "of", "to", "in", "for", "by", "with", "r
 # "the full name": the first and the last name properties, by the words of their names (a given name and a family name)
 FULL_NAME = ("full", "complete", "whole")
 NAME_PARTS = (frozenset({"first", "fname", "f", "given", "forename"}), frozenset({"last", "lname", "l", "family", "surname"}))
+
+# words before a quoted text that make it a text searched for, whatever schema name it spells ("contain 'Party'")
+SUBSTRING_WORDS = frozenset({"contain", "include", "like", "substring", "word", "letter", "start", "end", "begin"})

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kgqa.planner import cues
 from kgqa.planner.frame import Mention
 from kgqa.planner.grammar_conditions import conditions
 from kgqa.planner.grammar_coverage import coverage, pattern
@@ -71,8 +72,10 @@ def _literals(question: str, terms: SchemaTerms) -> tuple[tuple[int, int], ...]:
     out = []
     for a, b, text in quoted_spans(question):
         words = [w for w in text.lower().split() if not w.isdigit()]
-        if words and all(terms.lookup([w]) for w in words):
-            continue
+        before = question[:a].lower().replace('"', " ").replace("'", " ").split()[-3:]
+        searched = any(w.rstrip("s").removesuffix("ing") in cues.SUBSTRING_WORDS for w in before)
+        if words and all(terms.lookup([w]) for w in words) and not searched:
+            continue  # not 'Party' in "names that contain 'Party'": a text searched for
         out.append((a, b))
     return tuple(out)
 
