@@ -91,7 +91,7 @@ also please record records row rows entry entries table tables information info 
 value values kind kinds type types different distinct unique respectively corresponding respective total
 overall whole entire existing available known listed recorded stored along well s 's ? . , ; : ! - ( )
 relationship relationships relation relations connection connections link links involve involved connect
-connected exact information
+connected exact information exist exists
 """.split())
 
 # filler words that may still name a property ("the name", "the type", "the count", "the value")
@@ -136,7 +136,7 @@ SCOPE_WORDS = frozenset({"else", "other", "also", "same", "only", "again", "exce
 # verbs of being and having that join a noun to its own property ("whose age is", "with a weight of")
 LIGHT_VERBS = frozenset({"be", "have", "has", "contain", "hold", "include", "get", "make", "go", "come"})
 # a verb that says a node holds a property's value, its value "used" by the node ("payment methods used by customers")
-USE_VERBS = frozenset({"use"})
+USE_VERBS = frozenset({"use", "share", "produce"})
 
 # generic head nouns after a property's own word that add nothing to it ("phone numbers": Phone, "fuel type":
 # FuelType)

@@ -299,7 +299,8 @@ def _conjunctions(r: Reading) -> None:
             return
         path = path_to(q, r.target, holder)
         many = holder != r.target and path is not None and many_along(r.view, q, path, r.target)
-        if not many and "both" in r.lemmas[max(0, spans[0][0] - 5):spans[-1][0]]:
+        if not many and ("both" in r.lemmas[max(0, spans[0][0] - 5):spans[-1][0]] or
+                         "share" in r.lemmas[:spans[0][0]]):  # "the industries shared by companies in X and in Y"
             if not _shared_values(r, path, holder, prop, ks):
                 r.decline("two values of one property at once (both)")  # "industries of both a company in X and ..."
                 return

@@ -90,7 +90,8 @@ def coverage(r: Reading) -> None:
     restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and _made(r, t)}
     restating -= _naming_other(r, restating)
     restating |= _named_on_path(r)
-    restating |= {t.text for t in r.doc if joined and t.lemma_.lower() in cues.PLACE_VERBS and t.i not in r.used}
+    restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.PLACE_VERBS and t.i not in r.used and (joined or any(
+        c.dep_ == "prep" and any(g.i in said for g in c.subtree) for c in t.children))}  # "headquarters located in USA"
     restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.USE_VERBS and t.i not in r.used and t.pos_ == "VERB"
                   and r.asked and all(c.i in r.used or c.dep_ in ("auxpass", "aux", "advmod", "punct", "agent", "nsubj",
                                                                   "nsubjpass", "relcl") for c in t.children)
