@@ -442,6 +442,11 @@ def _order(r: Reading, label: str) -> None:
                 r.use((it.start, it.end))
             elif prop is not None and not prop.on_rel and r.view.is_number(prop.owner, prop.prop):
                 cnt = column_of(r, it, label)  # "the lowest number of days held": the number held
+            elif term is not None and r.asked and all(x.term is not None and x.term.kind == "prop" and
+                                                      x.term.owner == label for x in r.asked):
+                cnt = Column(r.target, None, "count", True)  # "the major with the most number of students": per value
+                it.term = term
+                r.use((it.start, it.end))
             elif it.kinds() == {"rel"} and pick(it, "rel", None) is not None:
                 var = edge_of(r, pick(it, "rel", None).owner)  # "the largest number of FOLLOWS relationships"
                 cnt = Column(var, None, "count", True) if var else None
