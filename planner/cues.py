@@ -25,10 +25,12 @@ AGE_SUPERLATIVES = {"oldest": True, "youngest": False, "old": True, "young": Fal
 AGE_WORDS = frozenset({"age"})
 # what an adjective measures, as words in a property's name ("the heaviest relationship": its weight)
 MEASURES = {"heavy": ("weight",), "light": ("weight",), "tall": ("height",), "high": ("height",),
-            "long": ("length", "duration"), "short": ("length", "duration", "height"), "expensive": ("price", "cost"),
-            "cheap": ("price", "cost"), "fast": ("speed",), "slow": ("speed",), "big": ("size",), "large": ("size",),
+            "long": ("length", "duration"), "short": ("length", "duration", "height"), "expensive": ("price", "cost", "fee"),
+            "cheap": ("price", "cost", "fee"), "fast": ("speed",), "slow": ("speed",), "big": ("size",), "large": ("size",),
             "small": ("size",), "rich": ("wealth", "net_worth"), "popular": ("popularity",), "strong": ("strength",),
             "young": ("age",), "old": ("age",), "cost": ("price", "cost")}
+# the measures' adjectives that say less of it ("the most affordable": the lowest price)
+LOW_MEASURES = frozenset({"light", "short", "cheap", "slow", "small", "young"})
 # nouns that say "the edge" after a relationship's name ("the LIKES2 relationship weight")
 EDGE_WORDS = frozenset({"relationship", "relation", "edge", "link", "connection", "interaction"})
 EDGE_DIRECTIONS = frozenset({"incoming", "outgoing", "inbound", "outbound"})  # said of a relationship's edges

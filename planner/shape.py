@@ -502,6 +502,11 @@ def _order(r: Reading, label: str) -> None:
             return
         desc = cues.SUPERLATIVES.get(w, cues.AGE_SUPERLATIVES.get(w))
         limit, lspan = 1, (i, i + 1)
+        measure = w
+        if w in ("most", "least") and lem[i + 1:i + 2] and lem[i + 1] in cues.MEASURES and i + 1 not in r.used:
+            measure = lem[i + 1]  # "the three most expensive hotels": by what "expensive" measures
+            desc = (w == "most") != (measure in cues.LOW_MEASURES)
+            lspan = (i, i + 2)
         counted = [v for v in r.values if v.kind == "limit"]
         if counted:
             limit = counted[0].value
@@ -520,6 +525,8 @@ def _order(r: Reading, label: str) -> None:
         it = next((x for x in r.items if k <= x.start <= k + 2 and x.term is None or x.start == k), None)
         named = next((x for x in r.items if k <= x.start <= k + 2 and x.term is not None and x.term.kind == "label"
                       and x.term.owner == label), None)
+        if it is None and measure != w:
+            it = named  # "the three most expensive procedures": the procedures, by what "expensive" measures
         by = _by_what(lem, named.end) if named is not None else 0
         ranked_by = False
         if by and w == "top" and fn is None:  # "the top 3 invoices by amount", "... based on the amount"
@@ -560,7 +567,7 @@ def _order(r: Reading, label: str) -> None:
                 return
             q.order.append((Column(r.target, ages[0]), desc))
         elif it is not None and "label" in it.kinds() and pick(it, "label", None) is not None \
-                and pick(it, "label", None).owner == label and w in cues.COUNT_SUPERLATIVES:
+                and pick(it, "label", None).owner == label and w in cues.COUNT_SUPERLATIVES and measure == w:
             # "the advisor with the most students": the asked property's values ranked by how many have each
             shown = [c for c in q.columns if not c.is_aggregate]
             if not r.asked or not shown:
@@ -572,7 +579,7 @@ def _order(r: Reading, label: str) -> None:
             it.term = pick(it, "label", None)
             r.use((it.start, it.end))
         elif it is not None and "label" in it.kinds() and pick(it, "label", None) is not None \
-                and pick(it, "label", None).owner != label and w in cues.COUNT_SUPERLATIVES:
+                and pick(it, "label", None).owner != label and w in cues.COUNT_SUPERLATIVES and measure == w:
             far = pick(it, "label", None).owner
             var = r.vars.get(far) or join_label(r, far)
             if var is None:
@@ -586,7 +593,7 @@ def _order(r: Reading, label: str) -> None:
         elif it is not None:
             if "prop" not in it.kinds():
                 # "the highest LIKES2 weight", "the heaviest", "the latest book"
-                it = owned_prop(r, it) or measured_prop(r, it, w) or timed_prop(r, it, w)
+                it = owned_prop(r, it) or measured_prop(r, it, measure) or timed_prop(r, it, w)
             if it is None:
                 r.decline(f"the {w} {r.doc[k:k + 3].text}, by what")
                 return

@@ -238,6 +238,8 @@ def test_full_names_label_compounds_shared_values_and_groups(rows, query):
     assert rows("What is the age of the student named Ada Lind?") == [[19]]  # a first and a last name, whole
     assert sorted(rows("Which city codes have at least two students?")) == [["BGO", 2], ["OSL", 2]]  # values, counted
     assert rows("Which sex has the largest number of students?") == [["M", 3]]  # the value most nodes hold
+    assert [r[0] for r in rows("Which are the two most expensive courses?")] == ["Genetics", "Calculus"]
+    assert [r[0] for r in rows("What is the title of the cheapest course?")] == ["Ancient Rome"]
     # a code two labels hold: every code of the label whose key it is, or the distinct codes in use
     assert sorted(rows("What dept codes do we have?")) == sorted(rows("Show the distinct dept codes.")) == \
         [["BIO"], ["HIST"], ["MATH"]]
