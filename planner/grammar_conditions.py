@@ -98,7 +98,8 @@ def conditions(r: Reading) -> None:
             op = op if aged[0].lemma_.lower() not in ("young", "short", "light", "cheap", "slow", "small") else \
                 {">": "<", ">=": "<=", "<": ">", "<=": ">="}.get(op, op)
         if term is None and prop_item is not None:
-            term = pick(prop_item, "prop", _governor(r, prop_item) or r.query.nodes.get(r.target))
+            term = pick(prop_item, "prop", _governor(r, prop_item) or _owner_before(r, prop_item) or
+                        r.query.nodes.get(r.target))
             if term is None:
                 term = pick_prop(prop_item, r)
         owned = _possessed(r, prop_item, v) if v.kind == "linked" else None
@@ -330,6 +331,18 @@ def _aggregate_before(r: Reading, it: Item | None, term: Term) -> str | None:
     if word not in cues.AGGREGATES or word == "overall" or term.owner == r.query.nodes.get(r.target):
         return None
     return cues.AGGREGATES[word]
+
+
+def _owner_before(r: Reading, it: Item) -> str | None:
+    """The label named just before a property item, with only "with"/"whose"/"the"/"of" between, that owns the
+    property ("the customer with the first name Ray": the customer's), else None."""
+    k = it.start
+    while k > 0 and r.lemmas[k - 1] in ("with", "whose", "the", "a", "an", "have", "has", "of", "'s", "its", "their"):
+        k -= 1
+    lab = next((pick(x, "label", None) for x in r.items if x.end == k and x is not it), None)
+    if lab is not None and k < it.start and any(t.kind == "prop" and t.owner == lab.owner for t in it.terms):
+        return lab.owner
+    return None
 
 
 def _governor(r: Reading, it: Item) -> str | None:
