@@ -15,12 +15,13 @@ def value_after(r: Reading, it: Item) -> bool:
     """Whether a value follows the item closely (it is a condition's property, not one asked for); not a value
     that modifies the label noun after it ("the unit price of jazz tracks": jazz says which tracks)."""
     return any(it.end <= v.start <= it.end + 4 and not any(x.start < v.start and x.start >= it.end for x in r.items)
-               and not _modifies_label(r, v) and not _names_itself(r, it, v) for v in r.values)
+               and not _modifies_label(r, v) and not _not_its_value(r, it, v) for v in r.values)
 
 
-def _names_itself(r: Reading, it: Item, v: Value) -> bool:
-    """Whether a value after a property item says what it is itself: a name after "named" ("the nickname of the
-    employee named Janessa") or a person's name written whole ("Janessa Sawayn")."""
+def _not_its_value(r: Reading, it: Item, v: Value) -> bool:
+    """Whether a value after a property item is not that property's: a name after "named" ("the nickname of the
+    employee named Janessa"), a person's name written whole ("Janessa Sawayn"), a number that counts the label
+    after it ("more than one publication")."""
     return it.end < v.start - 1 and r.doc[v.start - 1].lower_ in ("named", "called", "titled") or \
         _full_name(r, v) or _counts_label(r, v)
 
@@ -54,7 +55,7 @@ def prop_before(r: Reading, v: Value) -> Item | None:
     if not before or _modifies_label(r, v):
         return None
     it = before[-1]
-    if _names_itself(r, it, v):
+    if _not_its_value(r, it, v):
         return None  # "the nickname of the employee named Janessa Sawayn": her name, not the nickname
     between = [t for t in r.doc[it.end:v.start]]
     if len(between) > 6 or any(x.start >= it.end and x.end <= v.start for x in r.items if x is not it):
@@ -72,7 +73,8 @@ def _full_name(r: Reading, v: Value) -> bool:
     if other is None:
         return False
     first, last = sorted((v, other), key=lambda x: x.start)
-    return bool(set(name_words(first.prop)) & cues.NAME_PARTS[0]) and bool(set(name_words(last.prop)) & cues.NAME_PARTS[1])
+    return bool(set(name_words(first.prop)) & cues.NAME_PARTS[0]) and \
+        bool(set(name_words(last.prop)) & cues.NAME_PARTS[1])
 
 
 def comparator(lem: list[str], a: int, b: int) -> tuple[str | None, list[tuple[int, int]]]:

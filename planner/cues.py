@@ -25,8 +25,9 @@ AGE_SUPERLATIVES = {"oldest": True, "youngest": False, "old": True, "young": Fal
 AGE_WORDS = frozenset({"age"})
 # what an adjective measures, as words in a property's name ("the heaviest relationship": its weight)
 MEASURES = {"heavy": ("weight",), "light": ("weight",), "tall": ("height",), "high": ("height",),
-            "long": ("length", "duration"), "short": ("length", "duration", "height"), "expensive": ("price", "cost", "fee"),
-            "cheap": ("price", "cost", "fee"), "fast": ("speed",), "slow": ("speed",), "big": ("size",), "large": ("size",),
+            "long": ("length", "duration"), "short": ("length", "duration", "height"),
+            "expensive": ("price", "cost", "fee"), "cheap": ("price", "cost", "fee"), "fast": ("speed",),
+            "slow": ("speed",), "big": ("size",), "large": ("size",),
             "small": ("size",), "rich": ("wealth", "net_worth"), "popular": ("popularity",), "strong": ("strength",),
             "young": ("age",), "old": ("age",), "cost": ("price", "cost")}
 # the measures' adjectives that say less of it ("the most affordable": the lowest price)
@@ -158,7 +159,8 @@ LINK_WORDS = frozenset({"has", "have", "of", "to", "in", "for", "by", "with", "r
 
 # "the full name": the first and the last name properties, by the words of their names (a given name and a family name)
 FULL_NAME = ("full", "complete", "whole")
-NAME_PARTS = (frozenset({"first", "fname", "f", "given", "forename"}), frozenset({"last", "lname", "l", "family", "surname"}))
+NAME_PARTS = (frozenset({"first", "fname", "f", "given", "forename"}),
+              frozenset({"last", "lname", "l", "family", "surname"}))
 
 # words before a quoted text that make it a text searched for, whatever schema name it spells ("contain 'Party'")
 SUBSTRING_WORDS = frozenset({"contain", "include", "like", "substring", "word", "letter", "start", "end", "begin"})

@@ -95,8 +95,8 @@ def conditions(r: Reading) -> None:
             prop_item = None
             term = Term("prop", label, found[0])
             op, op_span = comparator(low[:aged[0].i] + ["more"] + low[aged[0].i + 1:], aged[0].i, v.start)
-            op = op if aged[0].lemma_.lower() not in ("young", "short", "light", "cheap", "slow", "small") else \
-                {">": "<", ">=": "<=", "<": ">", "<=": ">="}.get(op, op)
+            op = op if aged[0].lemma_.lower() not in cues.LOW_MEASURES else \
+                {">": "<", ">=": "<=", "<": ">", "<=": ">="}.get(op, op)  # "younger than 20": a lower age
         if term is None and prop_item is not None:
             term = pick(prop_item, "prop", _governor(r, prop_item) or _owner_before(r, prop_item) or
                         r.query.nodes.get(r.target))

@@ -165,7 +165,7 @@ def _where_asked(r: Reading, label: str) -> None:
 def _referenced(r: Reading, owners: list[str]) -> list[str]:
     """"What document type codes do we have?": of two labels holding the one property named, the one whose key it
     is lists every value, the one that refers to it the values in use ("the distinct type codes"); else []."""
-    props = {(t.prop) for it in r.items if "prop" in it.kinds() for t in it.terms if t.kind == "prop"}
+    props = {t.prop for it in r.items if "prop" in it.kinds() for t in it.terms if t.kind == "prop"}
     if len(owners) != 2 or len(props) != 1 or r.values:
         return []  # not "the documents with type code CV": a condition, on the nodes that use the code
     prop = props.pop()

@@ -90,6 +90,7 @@ class SchemaTerms:
         for rel in view.rels:
             if rel not in view.rel_props:
                 self._add(rel, Term("rel", rel))
+        self._single = self._one_word_names()  # for shortened()
         self._counts: dict[tuple[str, str], int] = {}
         for hits in view.values.values():
             for lb, p, _ in hits:
@@ -149,9 +150,7 @@ class SchemaTerms:
             if words[-1] == "phone":
                 variants.append(words + ["number"])  # "the phone number" of vendor_phone
             if len(words) == 2 and words[1] == "by" and _past_tense(words[0]):
-                from lemminflect import getLemma
-                for lemma in getLemma(words[0], upos="VERB"):  # "the makers" of Made_by
-                    variants += [[lemma + "or"], [lemma + "er"]] + ([[lemma + "r"]] if lemma.endswith("e") else [])
+                variants += [[noun] for noun in _agent_nouns(words[0])]  # "the makers" of Made_by
             rest = words[2:] if words[1:2] == ["of"] else words[1:]
             if len(words) > 1 and words[0] in COUNT_PREFIXES and rest and tuple(rest) not in labels and \
                     tuple(_singular(w) for w in rest) not in labels:
@@ -193,20 +192,17 @@ class SchemaTerms:
         return {t for name, t in self._single if len(w) >= len(name) + 2 and w.startswith(name) and
                 w[len(name):] not in SUFFIXES} if w.isalpha() else set()
 
-    @property
-    def _single(self) -> list[tuple[str, Term]]:
-        if not hasattr(self, "_single_names"):
-            out = []
-            for label, props in self.view.nodes.items():
-                out.append((label, Term("label", label)))
-                out += [(p, Term("prop", label, p)) for p in props]
-            for rel in self.view.rels:
-                out.append((rel, Term("rel", rel)))
-                out += [(p, Term("prop", rel, p, on_rel=True)) for p in self.view.rel_props.get(rel, {})]
-            self._single_names = [(words[0], t) for name, t in out
-                                  if len(words := [w for w in name_words(name) if w not in NAME_NOISE]) == 1
-                                  and len(words[0]) >= 4 and words[0].isalpha()]
-        return self._single_names
+    def _one_word_names(self) -> list[tuple[str, Term]]:
+        """Returns (word, term) for every schema name that is one word of four letters or more."""
+        out = []
+        for label, props in self.view.nodes.items():
+            out.append((label, Term("label", label)))
+            out += [(p, Term("prop", label, p)) for p in props]
+        for rel in self.view.rels:
+            out.append((rel, Term("rel", rel)))
+            out += [(p, Term("prop", rel, p, on_rel=True)) for p in self.view.rel_props.get(rel, {})]
+        return [(words[0], t) for name, t in out if len(words := [w for w in name_words(name) if w not in NAME_NOISE])
+                == 1 and len(words[0]) >= 4 and words[0].isalpha()]
 
     def lookup(self, run: list[str]) -> set[Term]:
         """Returns the terms a run of words names (the schema name as written first: "VISITS3")."""
@@ -238,6 +234,14 @@ def _past_tense(word: str) -> bool:
     from lemminflect import getInflection, getLemma
 
     return any(word in getInflection(lemma, tag="VBD") for lemma in getLemma(word, upos="VERB") if lemma != word)
+
+
+def _agent_nouns(participle: str) -> list[str]:
+    """The nouns of who does a verb, from its past participle ("directed": director, directer; "made": maker)."""
+    from lemminflect import getLemma
+
+    return [lemma + end for lemma in getLemma(participle, upos="VERB")
+            for end in (("r", "or", "er") if lemma.endswith("e") else ("or", "er"))]
 
 
 def _singular(word: str) -> str:
