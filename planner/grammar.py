@@ -8,7 +8,7 @@ comparison written between (:mod:`kgqa.planner.cues`). Then :data:`COMPONENTS` r
 what is asked (:mod:`~kgqa.planner.grammar_focus`), negations and comparisons with an overall figure
 (:mod:`~kgqa.planner.grammar_scope`), the conditions (:mod:`~kgqa.planner.grammar_conditions`), the pattern that
 joins every label used (:mod:`~kgqa.planner.grammar_coverage`, :mod:`~kgqa.planner.joins`), and counts,
-aggregates, groups, superlatives and orders (:mod:`~kgqa.planner.shape`). The state they share is
+aggregates and groups (:mod:`~kgqa.planner.shape`), superlatives and orders (:mod:`~kgqa.planner.grammar_order`). The state they share is
 one :class:`~kgqa.planner.reading.Reading`. :func:`coverage` last: a content word nothing explained
 makes the reading decline, listing the words, and so does a choice the schema leaves open (two labels
 that own a property, two paths between labels): nothing is guessed.

@@ -12,6 +12,7 @@ from kgqa.planner.attach import (
     string_op,
     trailing_comparator,
 )
+from kgqa.planner.grammar_columns import ROWID
 from kgqa.planner.joins import copy_path, holder_of, join_label, many_along, other_end, path_to
 from kgqa.planner.query import Column, Where
 from kgqa.planner.reading import (
@@ -25,7 +26,6 @@ from kgqa.planner.reading import (
     typed_value,
 )
 from kgqa.planner.schema_terms import Term
-from kgqa.planner.shape import ROWID
 from kgqa.text import name_words
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kgqa.planner import cues
+from kgqa.planner.grammar_columns import ROWID
 from kgqa.planner.grammar_words import verb_of_rel
 from kgqa.planner.joins import edge_of, join_label
 from kgqa.planner.reading import (
@@ -13,7 +14,6 @@ from kgqa.planner.reading import (
     pick,
 )
 from kgqa.planner.schema_terms import Term
-from kgqa.planner.shape import ROWID
 from kgqa.text import name_words
 
 
