@@ -92,3 +92,22 @@ def spec(graph) -> Callable[[str], DomainSpec]:
         return made[domain]
 
     return spec_of
+
+
+@pytest.fixture
+def small_graph(tmp_path) -> Callable[[Path, str, str, dict[str, str]], Path]:
+    """``small_graph(graphs_dir, name, schema, {table: csv_text})`` -> the folder of a graph built from Kuzu DDL and
+    one CSV text per table, written as a user's own folder holds them (``schema.cypher`` and ``csv/``)."""
+    from kgqa.kg.loader import build_graph
+    from kgqa.kg.sources import csv_source
+
+    def build(graphs_dir: Path, name: str, schema: str, tables: dict[str, str]) -> Path:
+        src = tmp_path / f"src-{name}"
+        (src / "csv").mkdir(parents=True)
+        (src / "schema.cypher").write_text(schema)
+        for table, text in tables.items():
+            (src / "csv" / f"{table}.csv").write_text(text)
+        build_graph(name, csv_source(src / "schema.cypher", src / "csv"), graphs_dir, progress=False)
+        return Path(graphs_dir) / name
+
+    return build

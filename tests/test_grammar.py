@@ -295,30 +295,29 @@ def test_two_readings_say_the_same_when_only_a_tie_at_the_cut_differs():
     assert same_answer([["x"], ["y"]], [["y", 1], ["x", 2]])
 
 
-def test_shortened_names_absent_edges_and_the_ends_of_a_self_relationship(tmp_path):
+def test_shortened_names_absent_edges_and_the_ends_of_a_self_relationship(tmp_path, small_graph):
     """A noun that begins with a one-word schema name it shortens ("prerequisites": ``prereq``, not "memberships"
-    of ``member``); "the managers" of ``Managed_by``, "the club number" (not "the number of clubs") of ``club_id``; "courses without prerequisites" as courses with no such edge; a link table named after
-    another label and a preposition ("Courses_with_fees": "fees"); and a value of the asked node's own name along
+    of ``member``); "the managers" of ``Managed_by``, "the club number" (not "the number of clubs") of ``club_id``;
+    "courses without prerequisites" as courses with no such edge; a link table named after another label and a
+    preposition ("Courses_with_fees": "fees"); and a value of the asked node's own name along
     a relationship of the label to itself, declined: "the prerequisite of 'Algebra'" is not 'Algebra'."""
     from kgqa.kg.registry import graph_spec
     from kgqa.planner.compiler import Compiler
     from kgqa.planner.schema_view import SchemaView
 
-    src = tmp_path / "src"
-    (src / "csv").mkdir(parents=True)
-    (src / "schema.cypher").write_text(
-        "CREATE NODE TABLE course(cid INT64, title STRING, PRIMARY KEY(cid));\n"
-        "CREATE NODE TABLE member(mid INT64, name STRING, Managed_by STRING, club_id INT64, PRIMARY KEY(mid));\n"
-        "CREATE NODE TABLE Courses_with_fees(fid INT64, amount DOUBLE, PRIMARY KEY(fid));\n"
-        "CREATE REL TABLE prereq(FROM course TO course);\n"
-        "CREATE REL TABLE HAS_COURSE(FROM Courses_with_fees TO course);\n")
-    (src / "csv" / "course.csv").write_text("cid,title\n1,Algebra\n2,Calculus\n3,Topology\n4,Poetry\n")
-    (src / "csv" / "member.csv").write_text("mid,name,Managed_by,club_id\n1,Ann,Bo,7\n")
-    (src / "csv" / "Courses_with_fees.csv").write_text("fid,amount\n1,100\n")
-    (src / "csv" / "prereq.csv").write_text("from,to\n2,1\n3,2\n")
-    (src / "csv" / "HAS_COURSE.csv").write_text("from,to\n1,4\n")
-    build_graph("short", csv_source(src / "schema.cypher", src / "csv"), tmp_path / "graphs", progress=False)
-    with Graph(tmp_path / "graphs" / "short", read_only=True) as g:
+    folder = small_graph(tmp_path / "graphs", "short",
+                         "CREATE NODE TABLE course(cid INT64, title STRING, PRIMARY KEY(cid));\n"
+                         "CREATE NODE TABLE member(mid INT64, name STRING, Managed_by STRING, club_id INT64, "
+                         "PRIMARY KEY(mid));\n"
+                         "CREATE NODE TABLE Courses_with_fees(fid INT64, amount DOUBLE, PRIMARY KEY(fid));\n"
+                         "CREATE REL TABLE prereq(FROM course TO course);\n"
+                         "CREATE REL TABLE HAS_COURSE(FROM Courses_with_fees TO course);\n",
+                         {"course": "cid,title\n1,Algebra\n2,Calculus\n3,Topology\n4,Poetry\n",
+                          "member": "mid,name,Managed_by,club_id\n1,Ann,Bo,7\n",
+                          "Courses_with_fees": "fid,amount\n1,100\n",
+                          "prereq": "from,to\n2,1\n3,2\n",
+                          "HAS_COURSE": "from,to\n1,4\n"})
+    with Graph(folder, read_only=True) as g:
         c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
 
         def answer(question):

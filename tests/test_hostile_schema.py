@@ -201,18 +201,15 @@ def test_a_hostile_schema_loads_prewarms_answers_and_stays_read_only(graph_spec)
                 dom.graph.close()
 
 
-def test_a_comment_label_answers_how_many_comments(tmp_path):
+def test_a_comment_label_answers_how_many_comments(tmp_path, small_graph):
     """The issue's own case: a social graph with a ``Comment`` node table."""
-    src = tmp_path / "src"
-    (src / "csv").mkdir(parents=True)
-    (src / "schema.cypher").write_text(
-        "CREATE NODE TABLE Person(id INT64, name STRING, PRIMARY KEY (id));\n"
-        "CREATE NODE TABLE Comment(id INT64, content STRING, length INT64, PRIMARY KEY (id));\n"
-        "CREATE REL TABLE hasCreator(FROM Comment TO Person);\n")
-    (src / "csv" / "Person.csv").write_text("id,name\n1,Alice Moreau\n2,Bruno Lind\n")
-    (src / "csv" / "Comment.csv").write_text("id,content,length\n10,hello there,11\n11,nice post,9\n12,thanks,6\n")
-    (src / "csv" / "hasCreator.csv").write_text("from,to\n10,1\n11,1\n12,2\n")
-    build_graph("social", csv_source(src / "schema.cypher", src / "csv"), tmp_path / "graphs", progress=False)
+    small_graph(tmp_path / "graphs", "social",
+                "CREATE NODE TABLE Person(id INT64, name STRING, PRIMARY KEY (id));\n"
+                "CREATE NODE TABLE Comment(id INT64, content STRING, length INT64, PRIMARY KEY (id));\n"
+                "CREATE REL TABLE hasCreator(FROM Comment TO Person);\n",
+                {"Person": "id,name\n1,Alice Moreau\n2,Bruno Lind\n",
+                 "Comment": "id,content,length\n10,hello there,11\n11,nice post,9\n12,thanks,6\n",
+                 "hasCreator": "from,to\n10,1\n11,1\n12,2\n"})
     conf = Settings(home=tmp_path, vector_memory=False)
     pipe = Pipeline(conf, llm=model(), domains=["social"])
     try:

@@ -343,7 +343,7 @@ def test_shapes_on_a_graph_with_no_annotations(graphs):
     assert r.status == "answered" and sum(row[-1] for row in r.rows) == 24
 
 
-def test_a_whole_name_said_exactly_is_linked_over_a_value_inside_it(tmp_path, monkeypatch):
+def test_a_whole_name_said_exactly_is_linked_over_a_value_inside_it(tmp_path, monkeypatch, small_graph):
     """"Who wrote The Autumn Ocean of Lyon?": the book's exact title, not the member city 'Lyon' inside it, with more
     titles than the value lexicon holds (5,000 a property): the title is linked by the entity index only. (The
     2M-edge scale bench's three such declines, which this small graph does not reproduce, are what
@@ -352,20 +352,17 @@ def test_a_whole_name_said_exactly_is_linked_over_a_value_inside_it(tmp_path, mo
     from kgqa.planner.pipeline import Pipeline
     from kgqa.settings import Settings
 
-    src = tmp_path / "src"
-    (src / "csv").mkdir(parents=True)
-    (src / "schema.cypher").write_text(
-        "CREATE NODE TABLE Author(author_id INT64, full_name STRING, PRIMARY KEY (author_id));\n"
-        "CREATE NODE TABLE Book(book_id INT64, title STRING, PRIMARY KEY (book_id));\n"
-        "CREATE NODE TABLE Member(member_id INT64, full_name STRING, home_city STRING, PRIMARY KEY (member_id));\n"
-        "CREATE REL TABLE wroteBook(FROM Author TO Book);\n")
-    (src / "csv" / "Author.csv").write_text("author_id,full_name\n1,Ada Quill\n2,Bo Lark\n")
     titles = [f"Volume {i} of the Series" for i in range(1, 5201)] + ["The Autumn Ocean of Lyon"]
-    (src / "csv" / "Book.csv").write_text("book_id,title\n" + "".join(f"{i},{t}\n" for i, t in enumerate(titles, 1)))
-    (src / "csv" / "Member.csv").write_text("member_id,full_name,home_city\n1,Cy Moss,Lyon\n2,Di Fern,Porto\n")
-    (src / "csv" / "wroteBook.csv").write_text(f"from,to\n1,{len(titles)}\n2,1\n")
     home = tmp_path / "home"
-    build_graph("shelf", csv_source(src / "schema.cypher", src / "csv"), home / "graphs", progress=False)
+    small_graph(home / "graphs", "shelf",
+                "CREATE NODE TABLE Author(author_id INT64, full_name STRING, PRIMARY KEY (author_id));\n"
+                "CREATE NODE TABLE Book(book_id INT64, title STRING, PRIMARY KEY (book_id));\n"
+                "CREATE NODE TABLE Member(member_id INT64, full_name STRING, home_city STRING, PRIMARY KEY (member_id));\n"
+                "CREATE REL TABLE wroteBook(FROM Author TO Book);\n",
+                {"Author": "author_id,full_name\n1,Ada Quill\n2,Bo Lark\n",
+                 "Book": "book_id,title\n" + "".join(f"{i},{t}\n" for i, t in enumerate(titles, 1)),
+                 "Member": "member_id,full_name,home_city\n1,Cy Moss,Lyon\n2,Di Fern,Porto\n",
+                 "wroteBook": f"from,to\n1,{len(titles)}\n2,1\n"})
     pipe = Pipeline(Settings(home=home, vector_memory=False, describe=False), domains=["shelf"])
     try:
         r = pipe.ask("Who wrote The Autumn Ocean of Lyon?", "shelf", use_answer_cache=False)
