@@ -32,7 +32,7 @@ from kgqa.planner.reading import (
     Reading,
     term_name,
 )
-from kgqa.planner.schema_terms import SchemaTerms, Term
+from kgqa.planner.schema_terms import SchemaTerms, Term, forms
 from kgqa.planner.schema_view import SchemaView
 from kgqa.planner.shape import shape
 
@@ -73,7 +73,7 @@ def _literals(question: str, terms: SchemaTerms) -> tuple[tuple[int, int], ...]:
     for a, b, text in quoted_spans(question):
         words = [w for w in text.lower().split() if not w.isdigit()]
         before = question[:a].lower().replace('"', " ").replace("'", " ").split()[-3:]
-        searched = any(w.rstrip("s").removesuffix("ing") in cues.SUBSTRING_WORDS for w in before)
+        searched = any(forms(w) & cues.SUBSTRING_WORDS for w in before)
         if words and all(terms.lookup([w]) for w in words) and not searched:
             continue  # not 'Party' in "names that contain 'Party'": a text searched for
         out.append((a, b))

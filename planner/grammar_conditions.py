@@ -13,6 +13,7 @@ from kgqa.planner.attach import (
     trailing_comparator,
 )
 from kgqa.planner.grammar_columns import ROWID
+from kgqa.planner.grammar_measures import measured_props
 from kgqa.planner.joins import copy_path, holder_of, join_label, many_along, other_end, path_to
 from kgqa.planner.query import Column, Where
 from kgqa.planner.reading import (
@@ -85,9 +86,7 @@ def conditions(r: Reading) -> None:
         if aged and v.kind == "number" and (prop_item is None or aged[0].lower_ in ("older", "younger")):
             # "older than 21", "taller than 200", "heavier than 90": what the adjective measures
             label = r.query.nodes[r.target]
-            words = cues.MEASURES[aged[0].lemma_.lower()]
-            found = [p for p in r.view.nodes.get(label, {}) if r.view.is_number(label, p) and
-                     (p.lower() in words if words == ("age",) else any(w in p.lower() for w in words))]
+            found = measured_props(r, label, aged[0].lemma_.lower())
             if len(found) != 1 and aged[0].lower_ in ("older", "younger"):
                 r.decline(f"{aged[0].text} by what")
                 continue

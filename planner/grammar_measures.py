@@ -7,6 +7,7 @@ from __future__ import annotations
 from kgqa.planner import cues
 from kgqa.planner.reading import Item, Reading, is_timed, pick
 from kgqa.planner.schema_terms import Term
+from kgqa.text import name_words
 
 
 def owned_prop(r: Reading, it: Item) -> Item | None:
@@ -29,11 +30,9 @@ def measured_prop(r: Reading, it: Item, adjective: str) -> Item | None:
     """The one property of a label or relationship item that an adjective measures ("the heaviest LIKES2
     relationship": its weight), as an item over the item's words; else None."""
     owner = pick(it, "label", None) or pick(it, "rel", None)
-    words = cues.MEASURES.get(adjective, ())
-    if owner is None or not words:
+    if owner is None:
         return None
-    props = r.view.rel_props.get(owner.owner, {}) if owner.kind == "rel" else r.view.nodes.get(owner.owner, {})
-    found = [p for p in props if any(w in p.lower() for w in words) and r.view.is_number(owner.owner, p)]
+    found = measured_props(r, owner.owner, adjective, on_rel=owner.kind == "rel")
     if len(found) != 1:
         return None
     term = Term("prop", owner.owner, found[0], on_rel=owner.kind == "rel")
@@ -41,6 +40,20 @@ def measured_prop(r: Reading, it: Item, adjective: str) -> Item | None:
     end = past_edge_word(r, it)
     r.use((it.start, end))
     return Item(it.start, end, {term}, term)
+
+
+def measured_props(r: Reading, owner: str, adjective: str, on_rel: bool = False) -> list[str]:
+    """Returns the number properties of label (or relationship) ``owner`` that ``adjective`` measures
+    (:data:`cues.MEASURES`): those whose name's words hold one of the measure's ("tall": ``Height_m``; "rich":
+    ``Net_Worth``), not a word that only contains it ("old": not ``page_count``)."""
+    props = r.view.rel_props.get(owner, {}) if on_rel else r.view.nodes.get(owner, {})
+    runs = [name_words(m) for m in cues.MEASURES.get(adjective, ())]
+    return [p for p in props if r.view.is_number(owner, p) and any(
+        _holds_run(name_words(p), run) for run in runs)]
+
+
+def _holds_run(words: list[str], run: list[str]) -> bool:
+    return any(words[k:k + len(run)] == run for k in range(len(words) - len(run) + 1))
 
 
 def past_edge_word(r: Reading, it: Item) -> int:

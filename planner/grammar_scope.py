@@ -7,6 +7,7 @@ from kgqa.planner import cues
 from kgqa.planner.attach import (
     comparator,
 )
+from kgqa.planner.grammar_measures import measured_props
 from kgqa.planner.joins import holder_of, join_label
 from kgqa.planner.query import Absent, Edge, Overall, Where
 from kgqa.planner.reading import (
@@ -16,7 +17,6 @@ from kgqa.planner.reading import (
     pick_prop,
 )
 from kgqa.planner.schema_terms import Term
-from kgqa.text import name_words
 
 
 def overall(r: Reading) -> None:
@@ -76,9 +76,7 @@ def _measured(r: Reading, i: int) -> Item | None:
     "products that cost more than the average": price; :data:`cues.MEASURES`), as an item over that word."""
     label = r.query.nodes[r.target]
     for c in range(i - 2, max(-1, i - 5), -1):
-        words = cues.MEASURES.get(r.lemmas[c], ()) if c not in r.used else ()
-        found = [p for p in r.view.nodes.get(label, {}) if r.view.is_number(label, p)
-                 and any(w in name_words(p) for w in words)]
+        found = measured_props(r, label, r.lemmas[c]) if c not in r.used else []
         between = [w for w in r.lemmas[c + 1:i] if w != "the"]
         if len(found) == 1 and between in (["than"], ["more", "than"], ["less", "than"]):
             term = Term("prop", label, found[0])
