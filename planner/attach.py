@@ -28,10 +28,17 @@ def _not_its_value(r: Reading, it: Item, v: Value) -> bool:
 
 def _counts_label(r: Reading, v: Value) -> bool:
     """Whether a number counts the label named right after it ("more than one publication")."""
+    gap = counted_at(r, v)
+    return v.kind == "number" and any(x.start == gap and "label" in x.kinds() for x in r.items)
+
+
+def counted_at(r: Reading, v: Value) -> int:
+    """Returns the token after a value and the words that bound it ("2 or more", "3 different"): where the thing
+    a number counts is named."""
     gap = v.end
     while gap < len(r.doc) and r.lemmas[gap] in ("or", "more", "less", "fewer", "different", "distinct", "unique"):
         gap += 1
-    return v.kind == "number" and any(x.start == gap and "label" in x.kinds() for x in r.items)
+    return gap
 
 
 def _modifies_label(r: Reading, v: Value) -> bool:

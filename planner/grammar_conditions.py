@@ -7,6 +7,7 @@ from __future__ import annotations
 from kgqa.planner import cues
 from kgqa.planner.attach import (
     comparator,
+    counted_at,
     named_before,
     prop_before,
     string_op,
@@ -48,9 +49,7 @@ def conditions(r: Reading) -> None:
     for k, v in enumerate(r.values):
         if k in done or v.kind == "limit":
             continue
-        gap = v.end
-        while gap < len(lem) and (lem[gap] in ("or", "more", "less", "fewer", "different", "distinct", "unique")):
-            gap += 1
+        gap = counted_at(r, v)
         counted = next((it for it in r.items if it.start == gap and "label" in it.kinds()), None)
         if v.kind == "number" and counted is not None and isinstance(v.value, int):
             _count_bound(r, v, counted, low_ops=[t.lower_ for t in r.doc])
