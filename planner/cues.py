@@ -130,7 +130,7 @@ NAMING_FILLER = frozenset({"name", "names", "count", "type", "types", "value", "
                            "entries", "kind", "kinds", "link", "links", "relation", "relations"})
 
 # filler words that, left unread, leave part of the question unanswered ("the types of games")
-TELLING_FILLER = frozenset({"name", "names", "type", "types", "kind", "kinds"})
+TELLING_FILLER = frozenset({"name", "names", "type", "types", "kind", "kinds", "count"})
 
 # short words that change what is asked ("what else did X direct", "the other films"): read, or declined
 SCOPE_WORDS = frozenset({"else", "other", "also", "same", "only", "again", "except", "besides", "too", "nor", "once",

@@ -25,6 +25,7 @@ from kgqa.planner.grammar_conditions import conditions
 from kgqa.planner.grammar_coverage import coverage, pattern
 from kgqa.planner.grammar_focus import focus
 from kgqa.planner.grammar_scope import negation, overall
+from kgqa.planner.grammar_types import typed
 from kgqa.planner.grammar_words import schema, values
 from kgqa.planner.parse import parse, quoted_spans
 from kgqa.planner.reading import (
@@ -38,7 +39,7 @@ from kgqa.planner.shape import shape
 
 Component = Callable[[Reading], None]
 COMPONENTS: tuple[Component, ...] = (values, schema, focus, negation, overall, conditions, pattern, shape,
-                                     coverage)
+                                     typed, coverage)
 
 
 def read_query(question: str, view: SchemaView, terms: SchemaTerms, mentions: list[Mention]) -> list[Reading]:

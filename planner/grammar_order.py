@@ -8,7 +8,7 @@ from kgqa.planner import cues
 from kgqa.planner.grammar_columns import column_of, node_columns, rel_of, type_of
 from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_word, timed_prop
 from kgqa.planner.joins import edge_of, join_label
-from kgqa.planner.query import Column
+from kgqa.planner.query import Column, Overall, Where
 from kgqa.planner.reading import Reading, item_at, pick, pick_prop
 
 
@@ -38,8 +38,8 @@ def _ordered(r: Reading, label: str) -> None:
             counted = next((c for c in q.columns if c.fn == "count"), None) if lem[k:k + 1] in (["count"], ["number"]) \
                 and it is None else None  # "each location ordered by the count": by the count asked for
             if counted is not None:
-                q.order.append((counted, any(x in cues.DESCENDING for x in lem[i:k + 3])))
-                r.use((i, k + 1))
+                q.order.append((counted, any(x in cues.DESCENDING for x in lem[max(0, i - 3):k + 3])))
+                r.use((i, k + 1), *[(j, j + 1) for j in range(max(0, i - 3), i) if lem[j] in ways | {"in", "an"}])
                 continue
             if it is None:
                 continue
@@ -259,6 +259,12 @@ def _ordered(r: Reading, label: str) -> None:
             col = column_of(r, it, label)
             if col is None:
                 return
+            if col.holder in q.nodes and col.holder != r.target and not counted and _said_of(r, it, q.nodes[col.holder]):
+                # "the students living in the dorm with the largest capacity": that dorm, then its students
+                q.where.append(Where(col.holder, col.prop, "=", Overall("max" if desc else "min", q.nodes[col.holder],
+                                                                        col.prop)))
+                r.use(lspan)
+                return
             if col.holder not in q.nodes and _ranks_asked(r, counted[:1]):
                 if not ranked_by:  # "the 3 characters with the highest weight": of one edge, or of all added up
                     r.decline(f"the {label} with the {w} {col.prop} of one edge, or of their edges added up")
@@ -301,6 +307,19 @@ def _first_by_time(r: Reading, label: str) -> None:
                 q.columns.append(col)
         else:
             r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 invoices with ...": in which order
+
+
+def _said_of(r: Reading, it, label: str) -> bool:
+    """Whether the superlative's property is said of a noun naming ``label`` ("the dorm with the largest
+    capacity", "the dorm that has the largest capacity"), not of the asked nodes."""
+    head = r.doc[it.end - 1].head
+    at = {head.i}
+    if head.pos_ == "ADP":
+        at = {head.head.i, head.i - 1}  # "live in the dorm with the largest ...": "with" read as the verb's
+    elif head.lemma_.lower() in cues.LIGHT_VERBS and head.dep_ == "relcl":
+        at = {head.head.i}
+    return any(x.start <= i < x.end and (t := x.term or pick(x, "label", None)) is not None and
+               t.kind == "label" and t.owner == label for x in r.items for i in at)
 
 
 def _ranks_asked(r: Reading, limits: list) -> bool:

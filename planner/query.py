@@ -88,6 +88,7 @@ class Query:
     having: list[tuple[Column, str, Any]] = field(default_factory=list)  # a bound on an aggregate column
     absent: list[Absent] = field(default_factory=list)  # patterns that must not exist (NOT EXISTS)
     one_per: str | None = None  # a node variable: one row per such node, however many matches it has
+    as_numbers: set[tuple[str, str]] = field(default_factory=set)  # (holder, prop): text read as a number
 
     def label_of(self, var: str) -> str | None:
         return self.nodes.get(var)
@@ -107,11 +108,12 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
     text = "".join(f"MATCH (o{i}:{ident(o.label)}) WITH {_with(overall[:i])}{o.fn}(o{i}.{ident(o.prop)}) AS overall{i} "
                    for i, o in enumerate(overall))
     text += "MATCH " + ", ".join(parts)
-    conds = [_condition(w, params, overall) for w in q.where]
+    num = q.as_numbers
+    conds = [_condition(w, params, overall, num) for w in q.where]
     for a in q.absent:
         sub = "MATCH " + ", ".join(_path(q, a.edges, set(seen)))
         if a.where:
-            sub += " WHERE " + " AND ".join(_condition(w, params, overall) for w in a.where)
+            sub += " WHERE " + " AND ".join(_condition(w, params, overall, num) for w in a.where)
         conds.append(f"NOT EXISTS {{ {sub} }}")
     if conds:
         text += " WHERE " + " AND ".join(conds)
@@ -119,7 +121,7 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
     if q.distinct or q.having:  # a DISTINCT or WITH projection keeps only what it returns: the order's keys too
         columns += [c for c, _ in q.order if c not in columns and not c.is_aggregate]
     names = _names(columns)
-    returned = ", ".join(f"{_expr(c)} AS {ident(n)}" for c, n in zip(columns, names))
+    returned = ", ".join(f"{_expr(c, num)} AS {ident(n)}" for c, n in zip(columns, names))
     if q.having:
         # a bound on an aggregate: computed first, filtered, then returned
         text += f" WITH {'DISTINCT ' if q.distinct else ''}" + returned
@@ -136,7 +138,7 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
     if q.order:
         keys = []
         for col, desc in q.order:
-            ref = ident(names[columns.index(col)]) if col in columns else _expr(col)
+            ref = ident(names[columns.index(col)]) if col in columns else _expr(col, num)
             keys.append(ref + (" DESC" if desc else ""))
         ordered = {c for c, _ in q.order}
         tie = next((n for c, n in zip(columns, names) if not c.is_aggregate and c not in ordered), None)
@@ -160,8 +162,15 @@ def _path(q: Query, edges: list[Edge], seen: set[str]) -> list[str]:
     return parts
 
 
-def _expr(c: Column) -> str:
-    ref = f"{c.holder}.{ident(c.prop)}" if c.prop else (c.holder or "*")
+def _ref(holder: str, prop: str, numbers: set[tuple[str, str]]) -> str:
+    """``holder.prop``, cast to a number where the query reads that text as one."""
+    ref = f"{holder}.{ident(prop)}"
+    return f"CAST({ref} AS DOUBLE)" if (holder, prop) in numbers else ref
+
+
+def _expr(c: Column, numbers: set[tuple[str, str]] = frozenset()) -> str:
+    ref = (_ref(c.holder, c.prop, numbers) if c.fn in ("sum", "avg") else f"{c.holder}.{ident(c.prop)}") if c.prop \
+        else (c.holder or "*")
     if c.fn is None:
         return ref
     if c.fn == "count" and c.prop is None and not c.distinct:
@@ -196,10 +205,11 @@ def _with(done: list[Overall]) -> str:
     return "".join(f"overall{i}, " for i in range(len(done)))
 
 
-def _condition(w: Where, params: dict[str, Any], overall: list[Overall] = ()) -> str:
+def _condition(w: Where, params: dict[str, Any], overall: list[Overall] = (),
+               numbers: set[tuple[str, str]] = frozenset()) -> str:
     if w.op == "OR":
-        return "(" + " OR ".join(_condition(x, params, overall) for x in w.value) + ")"
-    ref = f"{w.holder}.{ident(w.prop)}"
+        return "(" + " OR ".join(_condition(x, params, overall, numbers) for x in w.value) + ")"
+    ref = _ref(w.holder, w.prop, numbers) if w.op not in STRING_OPS + ("NOT CONTAINS",) else f"{w.holder}.{ident(w.prop)}"
     if isinstance(w.value, Overall):
         return f"{ref} {w.op} overall{overall.index(w.value)}"
     if isinstance(w.value, Column):

@@ -34,6 +34,9 @@ UNIT_WORDS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros
                         "m", "km", "mile", "miles", "kg", "kilogram", "kilograms", "lb", "lbs", "pound", "pounds", "cm",
                         "mm", "mb", "mib", "gb", "gib", "kb", "percent", "pct", "sec", "secs", "seconds", "minutes",
                         "mins", "hours", "hrs", "days", "years", "mph", "kmh"})
+# last words too common in names to name one property alone (the "date" of one of two dated properties)
+GENERIC_HEADS = frozenset({"name", "names", "date", "dates", "type", "types", "details", "detail", "description",
+                           "year", "time", "status", "count", "number", "code", "id", "value", "text", "info"})
 NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim"})
 
 
@@ -79,6 +82,7 @@ class SchemaTerms:
         self.view = view
         self.index: dict[str, set[Term]] = {}  # a key (joined forms of a name's words) -> terms
         self.exact: dict[str, set[Term]] = {}  # a schema name as written, lower case -> its terms
+        self._label_words = {_singular(name_words(lb)[-1]) for lb in view.nodes if name_words(lb)}
         for label, props in view.nodes.items():
             self._add(label, Term("label", label))
             for prop in props:
@@ -135,11 +139,19 @@ class SchemaTerms:
             trimmed = words[1:] if len(words) > 1 and own and abbreviates(words[0], own[0]) else None
             if trimmed:
                 variants.append(trimmed)
-            if len(words) > 1 and words[:len(own)] == own:  # "singer_name" of singer: "name" alone is its name
-                variants.append(words[len(own):])
+            if len(words) > len(own) and [_singular(w) for w in words[:len(own)]] == [_singular(w) for w in own]:
+                variants.append(words[len(own):])  # "singer_name" of singer, "settlement_amount" of Settlements
             if prop_is_key(self.view, owner, name) and name.lower().endswith("id") and words != ["id"]:
                 variants.append(["id"])  # "aircraft with id 12": the key "aid"
             labels = {tuple(name_words(lb)) for lb in self.view.nodes}
+            if len(words) == 2 and words[1] not in CODE_WORDS | UNIT_WORDS | GENERIC_HEADS and words[1].isalpha() \
+                    and len(words[1]) > 3 and _singular(words[1]) not in self._label_words \
+                    and not any(name_words(p)[-1:] == words[1:] for p in self.view.nodes.get(owner, {}) if p != name) \
+                    and not any(_singular(name_words(lb)[0]) == _singular(words[0]) and name in props
+                                for lb, props in self.view.nodes.items() if lb != owner):
+                # "the capacity of rooms": guest_capacity, its owner's one capacity (not Item_Price of Offers
+                # beside Items, whose price it is)
+                variants.append(words[1:])
             if len(words) > 2 and words[-1] in CODE_WORDS and tuple(words[:-1]) not in labels:
                 variants.append(words[:-1])  # "tool type" of tool_type_code, not "roller coaster" of its id
             if len(words) == 2 and words[-1] in ("count", "number") and tuple(words[:-1]) not in labels:

@@ -222,6 +222,9 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
             continue  # "the number of hosts" that a property is named ("Number_of_guests")
         if w == "number" and r.doc[i].tag_ == "NNS":
             continue  # "the numbers of all flights": a property, not a count
+        if w == "count" and any(c.dep_ == "compound" and any(it.start <= c.i < it.end for it in r.items)
+                                for c in r.doc[i].children):
+            continue  # "a death count of at least 10": the number a property holds
         if (w == "how" and lem[i + 1:i + 2] in (["many"], ["much"])) or (w in ("number", "count") and lem[i + 1:i + 2]
                                                                          == ["of"] and not ranked) or (w == "count" and i == 0):
             j = i + 2 if w != "count" else i + 1
@@ -263,5 +266,12 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
                 if term is not None and r.view.is_number(term.owner, term.prop):
                     return None  # "the number of hours played": a number the property holds, not a count
             return counted, distinct
+    for t in r.doc:  # "the categories and the count", "each test result and its count": the rows of each
+        if t.lemma_.lower() == "count" and t.pos_ == "NOUN" and lem[t.i + 1:t.i + 2] != ["of"] and r.asked and \
+                not any(it.start <= k < it.end for it in r.items for k in [t.i] + [c.i for c in t.children
+                                                                              if c.dep_ == "compound"]) and \
+                any(c.dep_ in ("det", "poss") for c in t.children):
+            r.use((t.i, t.i + 1))
+            return None, False
     return None
 

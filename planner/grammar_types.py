@@ -1,0 +1,69 @@
+"""Values read against the types the schema stores (:func:`typed`): a number said of a text property that holds
+numbers is compared and added up as a number; a number said of any other text property is the text it spells
+("post code 255"); an average or total of text that holds no numbers is declined."""
+
+from __future__ import annotations
+
+from kgqa.planner.grammar_columns import rel_of
+from kgqa.planner.query import Where
+from kgqa.planner.reading import Reading
+
+NUMERIC_FNS = ("sum", "avg")  # aggregates that only numbers have
+
+
+def typed(r: Reading) -> None:
+    """Settles each condition's value and each aggregate against its property's stored type."""
+    q = r.query
+    q.where = [_typed_where(r, w) for w in q.where]
+    for a in q.absent:
+        a.where = [_typed_where(r, w) for w in a.where]
+    for c in q.columns:
+        if c.fn in NUMERIC_FNS and c.prop is not None and _stored(r, c.holder, c.prop) == "STRING":
+            if _numeric_text(r, c.holder, c.prop):
+                q.as_numbers.add((c.holder, c.prop))
+            else:
+                r.decline(f"the {c.fn} of {c.prop}, which holds text")
+
+
+def _typed_where(r: Reading, w: Where) -> Where:
+    """``w`` with a number spelled as text where its property holds text, or its property read as a number."""
+    if w.op == "OR":
+        return Where(w.holder, w.prop, w.op, tuple(_typed_where(r, x) for x in w.value))
+    if _stored(r, w.holder, w.prop) != "STRING" or not _numbers(w.value):
+        return w
+    if _numeric_text(r, w.holder, w.prop):
+        r.query.as_numbers.add((w.holder, w.prop))
+        return w
+    if w.op in ("=", "<>", "IN"):
+        return Where(w.holder, w.prop, w.op, _spelled(w.value))
+    r.decline(f"{w.prop} {w.op} a number, of text")
+    return w
+
+
+def _stored(r: Reading, holder: str | None, prop: str | None) -> str | None:
+    if holder is None or prop is None:
+        return None
+    if holder in r.query.nodes:
+        return r.view.nodes.get(r.query.nodes[holder], {}).get(prop)
+    return r.view.rel_props.get(rel_of(r, holder), {}).get(prop)  # as stored, not as the questions see it
+
+
+def _numeric_text(r: Reading, holder: str, prop: str) -> bool:
+    owner = r.query.nodes.get(holder) or rel_of(r, holder)
+    return r.view.is_numeric_text(owner, prop)
+
+
+def _numbers(value) -> bool:
+    """Whether a condition's value is a number, or a list or range of numbers."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return True
+    return isinstance(value, (list, tuple)) and bool(value) and all(_numbers(v) for v in value)
+
+
+def _spelled(value):
+    """A number (or list of numbers) as the text it is written as: 255, 3.5, not 255.0."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(_spelled(v) for v in value)
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
