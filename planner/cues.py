@@ -29,7 +29,7 @@ MEASURES = {"heavy": ("weight",), "light": ("weight",), "tall": ("height",), "hi
             "expensive": ("price", "cost", "fee"), "cheap": ("price", "cost", "fee"), "fast": ("speed",),
             "slow": ("speed",), "big": ("size",), "large": ("size",),
             "small": ("size",), "rich": ("wealth", "net_worth"), "popular": ("popularity",), "strong": ("strength",),
-            "young": ("age",), "old": ("age",), "cost": ("price", "cost")}
+            "young": ("age",), "old": ("age",), "cost": ("price", "cost"), "earn": ("salary", "wage", "income", "pay")}
 # the measures' adjectives that say less of it ("the most affordable": the lowest price)
 LOW_MEASURES = frozenset({"light", "short", "cheap", "slow", "small", "young"})
 # nouns that say "the edge" after a relationship's name ("the LIKES2 relationship weight")
@@ -68,6 +68,11 @@ STRING_CUES = {"contain": "CONTAINS", "include": "CONTAINS", "like": "CONTAINS",
 
 # a figure over every node of a label that a property is compared with ("above the average budget")
 OVERALL = {"average": "avg", "mean": "avg"}
+# a figure said after "than": "less than the largest salary", "more than the lowest revenue of any manufacturer"
+EXTREMES = {"maximum": "max", "largest": "max", "highest": "max", "biggest": "max", "greatest": "max",
+            "minimum": "min", "lowest": "min", "smallest": "min"}
+# "than all engineers" (True: every one of them), "than some songs" (False: at least one)
+QUANTIFIERS = {"all": True, "any": True, "every": True, "each": True, "some": False}
 
 ORDER_WORDS = frozenset({"order", "sort", "rank", "arrange"})  # "ordered by", "sorted by", "in order of"
 DESCENDING = frozenset({"descending", "descend", "decreasing", "decrease", "desc", "reverse", "high", "highest", "large", "largest",

@@ -20,55 +20,134 @@ from kgqa.planner.schema_terms import Term
 
 
 def overall(r: Reading) -> None:
-    """"whose height is lower than the average", "budgets above the average budget": the property written before
-    the comparison against its own average over every node of its label. An average of part of them ("the average
-    salary of the instructors in Physics") is declined."""
+    """"whose height is lower than the average", "budgets above the average budget", "salaries less than the
+    largest salary", "greater than that of all instructors in Biology": the property written before the comparison
+    against a figure of that property over the nodes of its label, all of them or those a value of the same label
+    names. "than all/any" compares with the highest (or, for "less", the lowest); "than some", with the lowest."""
     if r.target is None:
         return
     lem, low = r.lemmas, [t.lower_ for t in r.doc]
     for i, w in enumerate(lem):
-        if w not in cues.OVERALL or i in r.used:
+        than = max((k for k in range(max(0, i - 5), i) if low[k] == "than"), default=None)
+        some = low[i] == "one" and low[i - 2:i] == ["at", "least"]  # "more than at least one instructor"
+        if i in r.used or not (w in cues.OVERALL or than is not None and (low[i] in cues.EXTREMES or
+                                                                         low[i] in cues.QUANTIFIERS or some)):
             continue
-        before = [it for it in r.items if it.end <= i and "prop" in it.kinds()]
-        after = next((x for x in r.items if x.start == i + 1 and "prop" in x.kinds()), None)
-        if before and i - before[-1].end <= 6 and not any(x.start >= before[-1].end and x.end <= i for x in r.items):
-            it = before[-1]
-            op, spans = comparator(low, it.end, i)
-        elif after is not None:  # "with greater than average budget"
-            it = after
-            op, spans = comparator(low, max([x.end for x in r.items if x.end <= i] + [i - 4, 0]), i)
-        elif (it := _measured(r, i)) is not None:  # "students younger than average": their age
-            op, spans = comparator(low, it.start, i)
-        else:
+        cut = i if w in cues.OVERALL else than + 1  # "greater than the salary of all ...": the salary before "than"
+        said = [x for x in r.items if cut <= x.start and x.end <= i]
+        if said and not (len(said) == 1 and "prop" in said[0].kinds() and lem[said[0].end:i] in (["of"], ["of", "the"])):
             continue
-        if op not in ("<", ">", "<=", ">="):
+        if not all(lem[k] in ("the", "that", "those", "of", "one", "at", "least") or any(x.start <= k < x.end for x in said)
+                   for k in range(cut, i)):
+            continue  # "than the average price of all products": "all" inside another figure
+        found = next((c for c in _compared(r, i, cut, than) if not said or
+                      (c[0].owner, c[0].prop) in {(t.owner, t.prop) for t in said[0].terms}), None)
+        if found is None:
             continue
-        term = pick(it, "prop", r.query.nodes[r.target]) or pick_prop(it, r)
-        if term is None or term.on_rel or not r.view.is_number(term.owner, term.prop):
-            continue
+        term, it, op, spans = found
+        if said:
+            said[0].term = term  # "than the salary of all instructors": the same property, restated
+        fn = cues.OVERALL.get(w) or cues.EXTREMES.get(low[i])
+        if fn is None:  # "than all engineers", "than some songs in English"
+            every = not some and cues.QUANTIFIERS[low[i]]
+            fn = ("max" if op[0] == ">" else "min") if every else ("min" if op[0] == ">" else "max")
+            if some:
+                spans.append((i - 2, i))
         end = i + 1
         nxt = next((x for x in r.items if x.start == end), None)
         if nxt is not None and any(t.kind == "prop" and (t.owner, t.prop) == (term.owner, term.prop) for t in nxt.terms):
             end = nxt.end  # "the average budget"
-        if lem[end:end + 1] == ["of"]:
-            k = end + 1
-            while k < len(lem) and lem[k] in ("all", "the", "every"):
-                k += 1
-            whole = next((x for x in r.items if x.start == k and any(
-                t.kind == "label" and t.owner == term.owner for t in x.terms)), None)
-            if whole is None or (whole.end < len(lem) and lem[whole.end] in ("in", "of", "from", "with", "who", "that")):
-                r.decline(f"the {w} of which {term.owner} nodes")
+        among: tuple = ()
+        quantified = low[i] in cues.QUANTIFIERS or some
+        of = lem[end:end + 1] in (["of"], ["for"], ["among"])
+        if of or quantified:
+            part = _part(r, end + of, term.owner)
+            if part is None and (quantified or lem[end] == "of") or part is not None and part[1] is None:
+                if quantified:
+                    continue
+                r.decline(f"the {w} of which {term.owner} nodes")  # "the average salary of the instructors who ..."
                 return
-            end = whole.end
+            if part is not None:
+                among, end = part
         holder = holder_of(r, term)
         if holder is None:
             continue
-        r.query.where.append(Where(holder, term.prop, op, Overall(cues.OVERALL[w], term.owner, term.prop)))
+        r.query.where.append(Where(holder, term.prop, op, Overall(fn, term.owner, term.prop, among)))
         first = min(it.start, i)
         r.values = [v for v in r.values if not first <= v.start < end]  # "more" is no value here
         r.where_ends.append((it.start, end))
         it.term = term
-        r.use(*spans, (it.start, it.end), (i - (lem[i - 1:i] == ["overall"]), max(end, it.end)))
+        r.use(*spans, (it.start, it.end), (min(cut, i - (lem[i - 1:i] == ["overall"])), max(end, it.end)))
+
+
+def _compared(r: Reading, i: int, cut: int, than: int | None):
+    """Yields (term, item, operator, spans) for the number property compared with the figure at ``i`` (its
+    comparison written before ``cut``): the property written before the comparison, the one after "average" ("with
+    greater than average budget"), or the one a verb or adjective measures ("younger than", "cost more than")."""
+    lem, low = r.lemmas, [t.lower_ for t in r.doc]
+    ways = []
+    before = [it for it in r.items if it.end <= cut and "prop" in it.kinds()]
+    after = next((x for x in r.items if x.start == i + 1 and "prop" in x.kinds()), None)
+    if before and cut - before[-1].end <= 6 and not any(x.start >= before[-1].end and x.end <= cut for x in r.items):
+        ways.append((before[-1], comparator(low, before[-1].end, cut)))
+    if after is not None and lem[i] in cues.OVERALL:
+        ways.append((after, comparator(low, max([x.end for x in r.items if x.end <= i] + [i - 4, 0]), i)))
+    measured = _measured(r, cut)
+    if measured is not None:
+        op, spans = comparator(low, measured.start, cut)
+        if op is None and measured.start > 0 and low[measured.start - 1] in ("more", "less"):
+            more = (low[measured.start - 1] == "more") != (lem[measured.start] in cues.LOW_MEASURES)
+            op, spans = (">" if more else "<"), [(measured.start - 1, cut)]  # "more expensive than the average"
+        ways.append((measured, (op, spans)))
+    for it, (op, spans) in ways:
+        if op is None and lem[i] not in cues.OVERALL and it.end == than:  # "a higher salary than all": said before
+            op, spans = comparator(low[:it.start] + ["than"], max(0, it.start - 2), it.start + 1)
+            spans = [(a, b) if b <= it.start else (a, it.start) for a, b in spans] + [(than, than + 1)]
+        if op not in ("<", ">", "<=", ">="):
+            continue
+        term = pick(it, "prop", r.query.nodes[r.target]) or pick_prop(it, r)
+        if term is not None and not term.on_rel and r.view.is_number(term.owner, term.prop):
+            yield term, it, op, spans
+
+
+def _value_of(r: Reading, k: int, label: str):
+    """(property, value) of the graph value said at token ``k`` that a property of ``label`` holds, else None."""
+    v = next((v for v in r.values if v.start == k and v.kind == "linked"), None)
+    prop = next((p for lb, p in (v.options or ((v.label, v.prop),)) if lb == label), None) if v is not None else None
+    return (prop, v) if prop is not None else None
+
+
+def _part(r: Reading, k: int, label: str) -> tuple[tuple, int | None] | None:
+    """The nodes of ``label`` a figure is computed over, said from token ``k``: all of them ("of all instructors":
+    ``((), end)``), those a value names ("of the instructors in the Biology department", "for English songs",
+    "any wine from John Anthony winery": ``(((property, value),), end)``), or a part not read (``((), None)``: "of
+    the instructors who teach"). None where no word of ``label`` is there."""
+    lem = r.lemmas
+    while k < len(lem) and lem[k] in ("all", "the", "every", "any") or lem[k:k + 2] == ["of", "the"]:
+        k += 1
+    named = _value_of(r, k, label)  # "the minimum rating for English songs": the value before the label's word
+    whole = next((x for x in r.items if x.start == (named[1].end if named else k) and any(
+        t.kind == "label" and t.owner == label for t in x.terms)), None)
+    if whole is None:
+        return None
+    whole.term = next(t for t in whole.terms if t.kind == "label" and t.owner == label)
+    if named:
+        return ((named[0], named[1].value),), whole.end
+    end = whole.end
+    if lem[end:end + 1] not in (["in"], ["from"], ["of"], ["with"]):
+        return ((), None) if lem[end:end + 1] in (["who"], ["that"]) else ((), end)
+    end += 1
+    while end < len(lem) and lem[end] == "the":
+        end += 1
+    named = _value_of(r, end, label)
+    if named is None:
+        return (), None
+    end = named[1].end
+    kind = next((x for x in r.items if x.start == end and r.doc[end].pos_ in ("NOUN", "PROPN")), None)
+    if kind is not None:
+        r.items.remove(kind)  # "in the Biology department": the value's own kind, restated, no label to join
+        end = kind.end
+    return ((named[0], named[1].value),), end
 
 
 def _measured(r: Reading, i: int) -> Item | None:

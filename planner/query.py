@@ -41,11 +41,14 @@ class Where:
 
 @dataclass(frozen=True)
 class Overall:
-    """A condition's value computed over every node of a label first: ``fn(prop)`` (``height < the average``)."""
+    """A condition's value computed over the nodes of a label first: ``fn(prop)`` over all of them (``height < the
+    average``), or over those whose ``among`` properties equal the values given (``salary > the highest salary of
+    the instructors in Biology``)."""
 
     fn: str
     label: str
     prop: str
+    among: tuple[tuple[str, Any], ...] = ()  # (property, value) pairs the nodes counted must have
 
 
 @dataclass(frozen=True)
@@ -105,8 +108,8 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
             parts.append(f"({var}:{ident(label)})")
             seen.add(var)
     overall = list(dict.fromkeys(_overall([*q.where, *(w for a in q.absent for w in a.where)])))
-    text = "".join(f"MATCH (o{i}:{ident(o.label)}) WITH {_with(overall[:i])}{o.fn}(o{i}.{ident(o.prop)}) AS overall{i} "
-                   for i, o in enumerate(overall))
+    text = "".join(f"MATCH (o{i}:{ident(o.label)}){_among(o, i, params)} WITH {_with(overall[:i])}"
+                   f"{o.fn}(o{i}.{ident(o.prop)}) AS overall{i} " for i, o in enumerate(overall))
     text += "MATCH " + ", ".join(parts)
     num = q.as_numbers
     conds = [_condition(w, params, overall, num) for w in q.where]
@@ -198,6 +201,16 @@ def _overall(where: list[Where]) -> list[Overall]:
         elif isinstance(w.value, Overall):
             out.append(w.value)
     return out
+
+
+def _among(o: Overall, i: int, params: dict[str, Any]) -> str:
+    """The WHERE that keeps the part of a label an overall figure is computed over, its values as parameters."""
+    conds = []
+    for prop, value in o.among:
+        key = f"p{len(params)}"
+        params[key] = value
+        conds.append(f"o{i}.{ident(prop)} = ${key}")
+    return " WHERE " + " AND ".join(conds) if conds else ""
 
 
 def _with(done: list[Overall]) -> str:

@@ -371,3 +371,17 @@ def test_owned_heads_typed_values_counts_and_the_top_node_of_another_label(tmp_p
         assert answer("What is the total nights of all guests?") == [[124.0]]
         assert [r[0] for r in answer("Which guest has badge 255?")] == ["Bo"]
         assert answer("List each home town and its count in descending order of count.") == [["Oslo", 3], ["Bergen", 1]]
+
+
+def test_comparisons_with_a_figure_of_all_or_part_of_a_label(rows):
+    """"than all students from BGO" (the highest, or for "younger" the lowest), "than some students from BGO" (the
+    lowest), "than the highest fee", "more expensive than the average": a figure computed over every node of the
+    label, or over those a value of the same label names, before the comparison."""
+    names = lambda q: sorted(r[0] for r in rows(q))  # noqa: E731
+    assert names("Which students are younger than all students from BGO?") == ["Ada", "Di"]
+    assert names("Which students are older than some students from BGO?") == ["Cy", "Ed"]
+    assert names("Which students are older than at least one student from BGO?") == ["Cy", "Ed"]
+    assert names("Which courses have a fee lower than the highest fee?") == \
+        ["Ancient Rome", "Calculus", "Cell Biology", "Linear Algebra"]
+    assert names("Which courses are more expensive than the average?") == ["Calculus", "Cell Biology", "Genetics"]
+    assert names("Which students have an age greater than the age of all students from OSL?") == ["Ed"]
