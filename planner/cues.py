@@ -121,7 +121,8 @@ CURRENCY_SIGNS = frozenset({"$", "€", "£", "usd", "eur", "gbp", "dollar", "do
 
 # adjectives that name a value of a sex or gender property, in the codes data writes it with ("female": 'F')
 GENDERS = {"female": ("female", "f", "woman", "women"), "male": ("male", "m", "man", "men"),
-           "women": ("female", "f", "woman", "women"), "men": ("male", "m", "man", "men")}
+           "women": ("female", "f", "woman", "women"), "men": ("male", "m", "man", "men"),
+           "females": ("female", "f", "woman", "women"), "males": ("male", "m", "man", "men")}
 GENDER_PROPS = ("sex", "gender")
 
 # currency and units written after an amount ("over 1,000,000 USD"): they restate the number

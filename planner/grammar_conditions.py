@@ -77,7 +77,8 @@ def conditions(r: Reading) -> None:
                 op, op_span = ahead, op_span + ahead_span
         if op == "BETWEEN_START":
             op = "BETWEEN"
-        substring = string_op(lem, prop_item.end if prop_item else max(0, v.start - 3), v.start)
+        substring = string_op(lem, prop_item.end if prop_item else max(0, v.start - 3), v.start) \
+            if op not in ("<", ">", "<=", ">=") else None  # "started working before 1989": no prefix
         aged = [t for t in r.doc[max(0, v.start - 3):v.start] if t.tag_ in ("JJR", "RBR") and
                 t.lemma_.lower() in cues.MEASURES and t.i not in r.used]
         term = None

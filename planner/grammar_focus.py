@@ -64,6 +64,10 @@ def focus(r: Reading) -> None:
         if len(ends) == 1:
             label = ends.pop()
     if label is None:
+        nouns = {v.label for v in r.values if v.noun}
+        if len(nouns) == 1:
+            label = nouns.pop()  # "How many engineers are older than 30": the nodes that hold 'engineer'
+    if label is None:
         r.decline("what is asked about")
         return
     r.target = r.var_for(label)

@@ -55,6 +55,7 @@ def values(r: Reading) -> None:
                     and not (t.lower_ == "one" and t.i > 0 and doc[t.i - 1].lower_ in ("in", "for", "on", "at", "by")):
                 r.values.append(Value(t.i, t.i + 1, number, "number"))
     _genders(r, {i for v in r.values for i in range(v.start, v.end)})
+    _plural_values(r, {i for v in r.values for i in range(v.start, v.end)})
     r.values.sort(key=lambda v: v.start)
     for v in r.values:
         if v.kind == "number" and v.end < len(doc) and doc[v.end].lower_ in cues.MULTIPLIERS:
@@ -214,8 +215,24 @@ def _genders(r: Reading, taken: set[int]) -> None:
             if held and len({v for _, _, v in held}) == 1:
                 held = sorted(held)
                 lb, p, v = held[0]
-                r.values.append(Value(t.i, t.i + 1, v, "linked", lb, p, tuple((x, y) for x, y, _ in held)))
+                r.values.append(Value(t.i, t.i + 1, v, "linked", lb, p, tuple((x, y) for x, y, _ in held),
+                                      noun=t.pos_ == "NOUN"))
                 break
+
+
+def _plural_values(r: Reading, taken: set[int]) -> None:
+    """"How many engineers are older than 30", "female Professors": a plural noun that names no schema element
+    but whose singular is a text value of the graph ('engineer', 'Professor'), as that linked value; not a name
+    (a catalog level named 'Product' is no "products")."""
+    for t in r.doc:
+        if t.i in taken or t.tag_ not in ("NNS", "NNPS") or r.terms.lookup([t.lower_]):
+            continue
+        singular = {f for f in forms(t.text) if f != t.lower_}
+        hits = sorted({h for f in singular for h in r.view.values.get(fold(f), []) if not is_name_like(h[1])})
+        if hits and len({v for _, _, v in hits}) == 1:
+            lb, p, v = hits[0]
+            r.values.append(Value(t.i, t.i + 1, v, "linked", lb, p, tuple(dict.fromkeys((x, y) for x, y, _ in hits)),
+                                  noun=True))
 
 
 def verb_of_rel(r: Reading, it: Item) -> bool:

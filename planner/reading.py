@@ -43,6 +43,7 @@ class Value:
     label: str = ""
     prop: str = ""
     options: tuple[tuple[str, str], ...] = ()  # every (label, prop) holding a linked value
+    noun: bool = False  # a linked value written as a noun for the nodes that hold it ("engineers", "females")
 
 
 @dataclass

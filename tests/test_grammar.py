@@ -341,7 +341,8 @@ def test_owned_heads_typed_values_counts_and_the_top_node_of_another_label(tmp_p
     """A property's last word names it where its owner has no other ("the capacity of halls": ``guest_capacity``);
     a number said of text that holds numbers compares and adds up as numbers, one said of other text is the text
     it spells; "each home town and its count" counts the rows of each; "the guests in the hall with the largest
-    capacity" are all the guests of that hall, not the first row of a ranking."""
+    capacity" are all the guests of that hall, not the first row of a ranking; "visitors" names the guests whose
+    role is 'visitor'."""
     from kgqa.kg.registry import graph_spec
     from kgqa.planner.compiler import Compiler
     from kgqa.planner.schema_view import SchemaView
@@ -350,11 +351,11 @@ def test_owned_heads_typed_values_counts_and_the_top_node_of_another_label(tmp_p
                          "CREATE NODE TABLE hall(hall_id INT64, hall_name STRING, guest_capacity INT64, "
                          "PRIMARY KEY(hall_id));\n"
                          "CREATE NODE TABLE guest(gid INT64, name STRING, home_town STRING, nights STRING, "
-                         "badge STRING, PRIMARY KEY(gid));\n"
+                         "badge STRING, role STRING, PRIMARY KEY(gid));\n"
                          "CREATE REL TABLE stays_in(FROM guest TO hall);\n",
                          {"hall": "hall_id,hall_name,guest_capacity\n1,North,300\n2,South,120\n3,East,80\n",
-                          "guest": "gid,name,home_town,nights,badge\n1,Ann,Oslo,12,B7\n2,Bo,Oslo,3,255\n"
-                                   "3,Cy,Bergen,100,C1\n4,Di,Oslo,9,D4\n",
+                          "guest": "gid,name,home_town,nights,badge,role\n1,Ann,Oslo,12,B7,speaker\n"
+                                   "2,Bo,Oslo,3,255,visitor\n3,Cy,Bergen,100,C1,speaker\n4,Di,Oslo,9,D4,visitor\n",
                           "stays_in": "from,to\n1,1\n2,2\n3,1\n4,3\n"})
     with Graph(folder, read_only=True) as g:
         c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
@@ -371,6 +372,8 @@ def test_owned_heads_typed_values_counts_and_the_top_node_of_another_label(tmp_p
         assert answer("What is the total nights of all guests?") == [[124.0]]
         assert [r[0] for r in answer("Which guest has badge 255?")] == ["Bo"]
         assert answer("List each home town and its count in descending order of count.") == [["Oslo", 3], ["Bergen", 1]]
+        # a plural noun that names a value ('visitor') stands for the nodes that hold it
+        assert answer("How many visitors have fewer than 5 nights?") == [[1]]
 
 
 def test_comparisons_with_a_figure_of_all_or_part_of_a_label(rows):
