@@ -169,4 +169,5 @@ NAME_PARTS = (frozenset({"first", "fname", "f", "given", "forename"}),
               frozenset({"last", "lname", "l", "family", "surname"}))
 
 # words before a quoted text that make it a text searched for, whatever schema name it spells ("contain 'Party'")
+LETTER_WORDS = frozenset({"letter"})  # "the letter M": the text after it, unquoted
 SUBSTRING_WORDS = frozenset({"contain", "include", "like", "substring", "word", "letter", "start", "end", "begin"})

@@ -165,7 +165,7 @@ def conditions(r: Reading) -> None:
         if term.kind == "prop" and not term.on_rel:
             value = typed_value(r.view.prop_type(term.owner, term.prop), value)
         if substring and isinstance(value, str):
-            op = substring[0]
+            op = ("NOT " if op == "<>" else "") + substring[0]  # "whose name does not contain the letter M"
             r.use(substring[1])
         # "between 10 and 20", "between $60 and $120"
         sign = v.start > 0 and r.doc[v.start - 1].lower_ in cues.CURRENCY_SIGNS

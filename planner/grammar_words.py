@@ -47,6 +47,10 @@ def values(r: Reading) -> None:
         if t.i in taken:
             continue
         q = quoted_value(t)
+        letter = t.text.rstrip(".") if t.i > 0 and doc[t.i - 1].lemma_.lower() in cues.LETTER_WORDS and \
+            not r.terms.lookup([doc[t.i - 1].lower_]) else ""
+        if q is None and letter.isalpha() and len(letter) <= 2:
+            q = letter  # "the letter M": a text searched for, unquoted
         if q is not None:
             r.values.append(Value(t.i, t.i + 1, q, "text"))
         elif t.like_num and t.pos_ in ("NUM", "PROPN", "NOUN", "ADJ"):

@@ -222,7 +222,7 @@ def _condition(w: Where, params: dict[str, Any], overall: list[Overall] = (),
                numbers: set[tuple[str, str]] = frozenset()) -> str:
     if w.op == "OR":
         return "(" + " OR ".join(_condition(x, params, overall, numbers) for x in w.value) + ")"
-    ref = _ref(w.holder, w.prop, numbers) if w.op not in STRING_OPS + ("NOT CONTAINS",) else f"{w.holder}.{ident(w.prop)}"
+    ref = _ref(w.holder, w.prop, numbers) if w.op.removeprefix("NOT ") not in STRING_OPS else f"{w.holder}.{ident(w.prop)}"
     if isinstance(w.value, Overall):
         return f"{ref} {w.op} overall{overall.index(w.value)}"
     if isinstance(w.value, Column):
@@ -239,6 +239,6 @@ def _condition(w: Where, params: dict[str, Any], overall: list[Overall] = (),
         return f"lower({ref}) {w.op} lower(${key})"
     if w.op == "IN":
         return f"{ref} IN ${key}"
-    if w.op == "NOT CONTAINS":
-        return f"NOT lower({ref}) CONTAINS lower(${key})"
+    if w.op.startswith("NOT ") and w.op[4:] in STRING_OPS:
+        return f"NOT lower({ref}) {w.op[4:]} lower(${key})"
     return f"{ref} {w.op} ${key}"

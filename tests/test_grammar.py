@@ -388,3 +388,10 @@ def test_comparisons_with_a_figure_of_all_or_part_of_a_label(rows):
         ["Ancient Rome", "Calculus", "Cell Biology", "Linear Algebra"]
     assert names("Which courses are more expensive than the average?") == ["Calculus", "Cell Biology", "Genetics"]
     assert names("Which students have an age greater than the age of all students from OSL?") == ["Ed"]
+
+
+def test_letters_searched_for_and_their_negation(rows):
+    """"the letter M", unquoted, is a text searched for; "does not contain" negates the search."""
+    names = lambda q: sorted(r[0] for r in rows(q))  # noqa: E731
+    assert names("Which students have a first name that does not contain the letter A?") == ["Bo", "Cy", "Di", "Ed"]
+    assert names("Which students have a first name ending with the letter o?") == ["Bo"]
