@@ -5,8 +5,8 @@ relationship properties and relationship types by their forms (:mod:`kgqa.planne
 (linked graph values, quoted literals, numbers) are attached to the property written before them, with the
 comparison written between (:mod:`kgqa.planner.cues`). Then :data:`COMPONENTS` run in order over one
 :class:`Reading`, each filling part of the query: the values and schema words (:mod:`~kgqa.planner.grammar_words`),
-what is asked (:mod:`~kgqa.planner.grammar_focus`), negations and comparisons with an overall figure
-(:mod:`~kgqa.planner.grammar_scope`), the conditions (:mod:`~kgqa.planner.grammar_conditions`), the pattern that
+what is asked (:mod:`~kgqa.planner.grammar_focus`), negations, comparisons with an overall figure and of one
+property with another (:mod:`~kgqa.planner.grammar_scope`), the conditions (:mod:`~kgqa.planner.grammar_conditions`), the pattern that
 joins every label used (:mod:`~kgqa.planner.grammar_coverage`, :mod:`~kgqa.planner.joins`), and counts,
 aggregates and groups (:mod:`~kgqa.planner.shape`), superlatives and orders (:mod:`~kgqa.planner.grammar_order`). The state they share is
 one :class:`~kgqa.planner.reading.Reading`. :func:`coverage` last: a content word nothing explained
@@ -24,7 +24,7 @@ from kgqa.planner.frame import Mention
 from kgqa.planner.grammar_conditions import conditions
 from kgqa.planner.grammar_coverage import coverage, pattern
 from kgqa.planner.grammar_focus import focus
-from kgqa.planner.grammar_scope import negation, overall
+from kgqa.planner.grammar_scope import negation, overall, versus
 from kgqa.planner.grammar_types import typed
 from kgqa.planner.grammar_words import schema, values
 from kgqa.planner.parse import parse, quoted_spans
@@ -38,7 +38,7 @@ from kgqa.planner.schema_view import SchemaView
 from kgqa.planner.shape import shape
 
 Component = Callable[[Reading], None]
-COMPONENTS: tuple[Component, ...] = (values, schema, focus, negation, overall, conditions, pattern, shape,
+COMPONENTS: tuple[Component, ...] = (values, schema, focus, negation, overall, versus, conditions, pattern, shape,
                                      typed, coverage)
 
 

@@ -96,6 +96,13 @@ def conditions(r: Reading) -> None:
             op, op_span = comparator(low[:aged[0].i] + ["more"] + low[aged[0].i + 1:], aged[0].i, v.start)
             op = op if aged[0].lemma_.lower() not in cues.LOW_MEASURES else \
                 {">": "<", ">=": "<=", "<": ">", "<=": ">="}.get(op, op)  # "younger than 20": a lower age
+        measuring = [t for t in r.doc[max(0, v.start - 4):v.start] if t.pos_ == "VERB" and t.i not in r.used and
+                     t.lemma_.lower() in cues.MEASURES]
+        if term is None and prop_item is None and measuring and v.kind == "number" and op in ("<", ">", "<=", ">="):
+            found = measured_props(r, r.query.nodes[r.target], measuring[-1].lemma_.lower())
+            if len(found) == 1:  # "employees who earn below 6000", "rooms that cost more than 200": what the verb measures
+                term = Term("prop", r.query.nodes[r.target], found[0])
+                op_span = op_span + [(measuring[-1].i, measuring[-1].i + 1)]
         if term is None and prop_item is not None:
             term = pick(prop_item, "prop", _governor(r, prop_item) or _owner_before(r, prop_item) or
                         r.query.nodes.get(r.target))

@@ -1,4 +1,5 @@
-"""Comparisons with an overall figure ("above the average budget", :func:`overall`) and negations ("hotels that do
+"""Comparisons with an overall figure ("above the average budget", :func:`overall`), of one property with another
+("a support rate lower than the oppose rate", :func:`versus`) and negations ("hotels that do
 not have a Sauna", :func:`negation`), for the grammar reader."""
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from kgqa.planner.attach import (
 )
 from kgqa.planner.grammar_measures import measured_props
 from kgqa.planner.joins import holder_of, join_label
-from kgqa.planner.query import Absent, Edge, Overall, Where
+from kgqa.planner.query import Absent, Column, Edge, Overall, Where
 from kgqa.planner.reading import (
     Item,
     Reading,
@@ -78,6 +79,40 @@ def overall(r: Reading) -> None:
         r.where_ends.append((it.start, end))
         it.term = term
         r.use(*spans, (it.start, it.end), (min(cut, i - (lem[i - 1:i] == ["overall"])), max(end, it.end)))
+
+
+def versus(r: Reading) -> None:
+    """"whose support rate is lower than their oppose rate", "a higher checking balance than savings balance": one
+    number property compared with another of the same nodes (or of nodes joined), not with a value."""
+    if r.target is None:
+        return
+    low = [t.lower_ for t in r.doc]
+    for k, w in enumerate(low):
+        if w != "than" or k in r.used:
+            continue
+        j = k + 1
+        while j < len(low) and low[j] in ("the", "their", "its", "that", "those", "of", "in"):
+            j += 1
+        right = next((x for x in r.items if x.start == j and "prop" in x.kinds()), None)
+        left = max((x for x in r.items if x.end <= k and k - x.end <= 3 and "prop" in x.kinds()), key=lambda x: x.end,
+                   default=None)
+        if right is None or left is None or any(v.start >= j and v.start <= right.end for v in r.values):
+            continue
+        op, spans = comparator(low, left.end, k + 1)
+        if op is None:  # "a lower support rate than": the comparison before the first property
+            op, spans = comparator(low[:left.start] + ["than"], max(0, left.start - 2), left.start + 1)
+            spans = [(a, min(b, left.start)) for a, b in spans]
+        if op not in ("<", ">", "<=", ">="):
+            continue
+        terms = [pick(x, "prop", r.query.nodes[r.target]) or pick_prop(x, r) for x in (left, right)]
+        if any(t is None or t.on_rel or not r.view.is_number(t.owner, t.prop) for t in terms) or terms[0] == terms[1]:
+            continue
+        holders = [holder_of(r, t) for t in terms]
+        if None in holders:
+            continue
+        left.term, right.term = terms
+        r.query.where.append(Where(holders[0], terms[0].prop, op, Column(holders[1], terms[1].prop)))
+        r.use(*spans, (left.start, left.end), (k, right.end))
 
 
 def _compared(r: Reading, i: int, cut: int, than: int | None):

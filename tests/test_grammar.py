@@ -342,18 +342,19 @@ def test_owned_heads_typed_values_counts_and_the_top_node_of_another_label(tmp_p
     a number said of text that holds numbers compares and adds up as numbers, one said of other text is the text
     it spells; "each home town and its count" counts the rows of each; "the guests in the hall with the largest
     capacity" are all the guests of that hall, not the first row of a ranking; "visitors" names the guests whose
-    role is 'visitor'."""
+    role is 'visitor'; "a seat count lower than their capacity" compares two properties of each hall."""
     from kgqa.kg.registry import graph_spec
     from kgqa.planner.compiler import Compiler
     from kgqa.planner.schema_view import SchemaView
 
     folder = small_graph(tmp_path / "graphs", "halls",
                          "CREATE NODE TABLE hall(hall_id INT64, hall_name STRING, guest_capacity INT64, "
-                         "PRIMARY KEY(hall_id));\n"
+                         "seat_count INT64, PRIMARY KEY(hall_id));\n"
                          "CREATE NODE TABLE guest(gid INT64, name STRING, home_town STRING, nights STRING, "
                          "badge STRING, role STRING, PRIMARY KEY(gid));\n"
                          "CREATE REL TABLE stays_in(FROM guest TO hall);\n",
-                         {"hall": "hall_id,hall_name,guest_capacity\n1,North,300\n2,South,120\n3,East,80\n",
+                         {"hall": "hall_id,hall_name,guest_capacity,seat_count\n1,North,300,250\n2,South,120,150\n"
+                                  "3,East,80,80\n",
                           "guest": "gid,name,home_town,nights,badge,role\n1,Ann,Oslo,12,B7,speaker\n"
                                    "2,Bo,Oslo,3,255,visitor\n3,Cy,Bergen,100,C1,speaker\n4,Di,Oslo,9,D4,visitor\n",
                           "stays_in": "from,to\n1,1\n2,2\n3,1\n4,3\n"})
@@ -372,6 +373,8 @@ def test_owned_heads_typed_values_counts_and_the_top_node_of_another_label(tmp_p
         assert answer("What is the total nights of all guests?") == [[124.0]]
         assert [r[0] for r in answer("Which guest has badge 255?")] == ["Bo"]
         assert answer("List each home town and its count in descending order of count.") == [["Oslo", 3], ["Bergen", 1]]
+        assert [r[0] for r in answer("Which halls have a seat count lower than their capacity?")] == ["North"]
+        assert [r[0] for r in answer("Which halls have a higher seat count than capacity?")] == ["South"]
         # a plural noun that names a value ('visitor') stands for the nodes that hold it
         assert answer("How many visitors have fewer than 5 nights?") == [[1]]
 
