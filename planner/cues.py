@@ -169,5 +169,6 @@ NAME_PARTS = (frozenset({"first", "fname", "f", "given", "forename"}),
               frozenset({"last", "lname", "l", "family", "surname"}))
 
 # words before a quoted text that make it a text searched for, whatever schema name it spells ("contain 'Party'")
+TIMES = {"once": 1, "twice": 2, "thrice": 3}  # "more than once": how many times, as a count
 LETTER_WORDS = frozenset({"letter"})  # "the letter M": the text after it, unquoted
 SUBSTRING_WORDS = frozenset({"contain", "include", "like", "substring", "word", "letter", "start", "end", "begin"})

@@ -43,6 +43,7 @@ def conditions(r: Reading) -> None:
         r.where_ends.append((it.start, it.end))
         it.term = term
         r.use((it.start - negated, it.end))
+    _repeated(r)
     done: set[int] = set()
     last: tuple[Term, int] | None = None  # the property of the last number compared, and where its value ends
     ors: dict[tuple[str, str], tuple[int, int]] = {}  # (holder, prop) -> (its equality's index, value end)
@@ -420,6 +421,41 @@ def _year_prop(r: Reading, label: str | None = None) -> Term | None:
     label = label or r.query.nodes[r.target]
     props = [p for p in r.view.nodes.get(label, {}) if is_timed(p)]
     return Term("prop", label, props[0]) if len(props) == 1 else None
+
+
+def _repeated(r: Reading) -> None:
+    """"users who tweeted more than once", "services used at least 3 times in claims": a lower bound on how many
+    nodes of the label the verb (or the words after it) names each asked node reaches. An upper bound ("at most
+    once") would count the nodes that reach none, which a join cannot; it is left unread."""
+    low = [t.lower_ for t in r.doc]
+    label = r.query.nodes[r.target]
+    for i, w in enumerate(low):
+        number = next((v for v in r.values if v.kind == "number" and v.end == i and isinstance(v.value, int)), None)
+        times = cues.TIMES.get(w) if w in cues.TIMES else number.value if number is not None and \
+            r.lemmas[i] == "time" else None
+        if times is None or i in r.used:
+            continue
+        start = number.start if number is not None else i
+        op, spans = comparator(low, max(0, start - 3), start)
+        trailing, tspan = trailing_comparator(low, i + 1)
+        op, spans = (trailing, [tspan]) if op is None and trailing else (op, spans)
+        if op not in (">", ">="):
+            continue
+        near = [x for x in r.items if x.end <= start and start - x.end <= 3 or x.start > i and x.start - i <= 3]
+        counted = [t for x in near if (t := pick(x, "label", None)) is not None and t.owner != label]
+        if len({t.owner for t in counted}) != 1:
+            continue
+        var = r.vars.get(counted[0].owner) or join_label(r, counted[0].owner)
+        if var is None:
+            return
+        for x in near:
+            if pick(x, "label", None) == counted[0]:
+                x.term = counted[0]
+                r.use((x.start, x.end))
+        r.bounds.append((Column(var, None, "count", True), op, times))
+        r.use(*spans, (start, i + 1))
+        if number is not None:
+            r.values.remove(number)
 
 
 def _count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:

@@ -393,6 +393,12 @@ def test_comparisons_with_a_figure_of_all_or_part_of_a_label(rows):
     assert names("Which students have an age greater than the age of all students from OSL?") == ["Ed"]
 
 
+def test_repeated_more_than_once(rows):
+    """"more than once", "at least 2 times": a lower bound on the courses each student reaches."""
+    assert sorted(r[0] for r in rows("Which students are enrolled in courses more than once?")) == ["Ada", "Bo", "Cy"]
+    assert sorted(r[0] for r in rows("Which students are enrolled in courses at least 2 times?")) == ["Ada", "Bo", "Cy"]
+
+
 def test_letters_searched_for_and_their_negation(rows):
     """"the letter M", unquoted, is a text searched for; "does not contain" negates the search."""
     names = lambda q: sorted(r[0] for r in rows(q))  # noqa: E731
