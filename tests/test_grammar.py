@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import json
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -342,7 +343,8 @@ def test_owned_heads_typed_values_counts_and_the_top_node_of_another_label(tmp_p
     a number said of text that holds numbers compares and adds up as numbers, one said of other text is the text
     it spells; "each home town and its count" counts the rows of each; "the guests in the hall with the largest
     capacity" are all the guests of that hall, not the first row of a ranking; "visitors" names the guests whose
-    role is 'visitor'; "a seat count lower than their capacity" compares two properties of each hall."""
+    role is 'visitor'; "a seat count lower than their capacity" compares two properties of each hall; "the booking
+    date" names ``Date_Booking_Made``, whose head word is written first."""
     from kgqa.kg.registry import graph_spec
     from kgqa.planner.compiler import Compiler
     from kgqa.planner.schema_view import SchemaView
@@ -351,12 +353,13 @@ def test_owned_heads_typed_values_counts_and_the_top_node_of_another_label(tmp_p
                          "CREATE NODE TABLE hall(hall_id INT64, hall_name STRING, guest_capacity INT64, "
                          "seat_count INT64, PRIMARY KEY(hall_id));\n"
                          "CREATE NODE TABLE guest(gid INT64, name STRING, home_town STRING, nights STRING, "
-                         "badge STRING, role STRING, PRIMARY KEY(gid));\n"
+                         "badge STRING, role STRING, Date_Booking_Made DATE, PRIMARY KEY(gid));\n"
                          "CREATE REL TABLE stays_in(FROM guest TO hall);\n",
                          {"hall": "hall_id,hall_name,guest_capacity,seat_count\n1,North,300,250\n2,South,120,150\n"
                                   "3,East,80,80\n",
-                          "guest": "gid,name,home_town,nights,badge,role\n1,Ann,Oslo,12,B7,speaker\n"
-                                   "2,Bo,Oslo,3,255,visitor\n3,Cy,Bergen,100,C1,speaker\n4,Di,Oslo,9,D4,visitor\n",
+                          "guest": "gid,name,home_town,nights,badge,role,Date_Booking_Made\n"
+                                   "1,Ann,Oslo,12,B7,speaker,2024-01-05\n2,Bo,Oslo,3,255,visitor,2024-02-01\n"
+                                   "3,Cy,Bergen,100,C1,speaker,2024-03-09\n4,Di,Oslo,9,D4,visitor,2024-01-20\n",
                           "stays_in": "from,to\n1,1\n2,2\n3,1\n4,3\n"})
     with Graph(folder, read_only=True) as g:
         c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
@@ -374,6 +377,7 @@ def test_owned_heads_typed_values_counts_and_the_top_node_of_another_label(tmp_p
         assert [r[0] for r in answer("Which guest has badge 255?")] == ["Bo"]
         assert answer("List each home town and its count in descending order of count.") == [["Oslo", 3], ["Bergen", 1]]
         assert [r[0] for r in answer("Which halls have a seat count lower than their capacity?")] == ["North"]
+        assert [r[0] for r in answer("What is the booking date of the guest named Bo?")] == [date(2024, 2, 1)]
         assert [r[0] for r in answer("Which halls have a higher seat count than capacity?")] == ["South"]
         # a plural noun that names a value ('visitor') stands for the nodes that hold it
         assert answer("How many visitors have fewer than 5 nights?") == [[1]]
