@@ -37,7 +37,7 @@ UNIT_WORDS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros
 # last words too common in names to name one property alone (the "date" of one of two dated properties)
 GENERIC_HEADS = frozenset({"name", "names", "date", "dates", "type", "types", "details", "detail", "description",
                            "year", "time", "status", "count", "number", "code", "id", "value", "text", "info"})
-HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written first: Date_Claim_Made, Amount_Payment
+HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written first: Date_Booking_Made, Amount_Refund
 NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim"})
 
 
@@ -154,7 +154,7 @@ class SchemaTerms:
                 # beside Items, whose price it is)
                 variants.append(words[1:])
             if len(words) > 1 and words[0] in HEAD_FIRST:
-                # "Date_Claim_Made", "Amount_Payment": "the claim date", "the payment amount"
+                # "Date_Booking_Made", "Amount_Refund": "the booking date", "the refund amount"
                 rest = [w for w in words[1:] if not _past_tense(w) and w not in PREPOSITIONS] or words[1:]
                 variants.append(rest + words[:1])
             if len(words) > 2 and words[-1] in CODE_WORDS and tuple(words[:-1]) not in labels:
