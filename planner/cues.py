@@ -79,7 +79,8 @@ DESCENDING = frozenset({"descending", "descend", "decreasing", "decrease", "desc
                         "most", "big", "biggest", "great", "greatest"})
 ASCENDING = frozenset({"ascending", "ascend", "increasing", "increase", "asc", "alphabetical", "alphabetic", "lexicographical",
                        "low", "lowest", "small", "smallest", "least", "chronological"})
-ORDER_ADVERBS = frozenset({"alphabetical", "alphabetically", "descending", "ascending", "lexicographically"})
+ALPHABETICAL = frozenset({"alphabetical", "alphabetically", "alphabetic", "lexicographical", "lexicographically"})
+ORDER_ADVERBS = ALPHABETICAL | {"descending", "ascending"}
 # words after which the asked properties end ("the maximum enrollment across all schools")
 ENDS_ASKED = frozenset({"of", "for", "across", "among", "in", "by", "per", "with", "from", "at", "on", "to",
                         "who", "that", "which", "whose", "where"})

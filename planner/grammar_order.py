@@ -66,7 +66,10 @@ def _ordered(r: Reading, label: str) -> None:
         plain = sorted((c for c in q.columns if not c.is_aggregate),  # the columns asked for first
                        key=lambda c: (q.nodes.get(c.holder) or rel_of(r, c.holder), c.prop) not in asked)
         col = plain[0] if plain else None
-        if alphabetical(lem):  # "in alphabetical order": the first column of words, or none
+        if any(w in cues.ALPHABETICAL for w in low) or alphabetical(lem) and not (plain and (
+                q.nodes.get(plain[0].holder) or rel_of(r, plain[0].holder), plain[0].prop) in asked):
+            # "in alphabetical order", "details ... in ascending order": the first column of words, or none; not
+            # "the total points in descending order", a number asked for
             col = next((c for c in plain if type_of(r, c) == "STRING"), None)
         if col is not None:
             said = {t.lower_ for t in doc} | set(lem)

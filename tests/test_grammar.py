@@ -403,6 +403,13 @@ def test_repeated_more_than_once(rows):
     assert sorted(r[0] for r in rows("Which students are enrolled in courses at least 2 times?")) == ["Ada", "Bo", "Cy"]
 
 
+def test_orders_said_by_their_direction_alone(rows):
+    """"in descending order" orders by the number asked for; "in alphabetic order" by the first words asked."""
+    assert [r[0] for r in rows("List the ages of students in descending order.")] == [30, 24, 22, 21, 19]
+    assert [r[0] for r in rows("List the titles of courses in alphabetic order.")] == \
+        ["Ancient Rome", "Calculus", "Cell Biology", "Genetics", "Linear Algebra"]
+
+
 def test_letters_searched_for_and_their_negation(rows):
     """"the letter M", unquoted, is a text searched for; "does not contain" negates the search."""
     names = lambda q: sorted(r[0] for r in rows(q))  # noqa: E731
