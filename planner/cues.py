@@ -154,7 +154,7 @@ PROPERTY_HEADS = frozenset({"number", "name", "type", "kind"})
 
 # verbs that say a node exists, made or recorded, and nothing more ("the bookings made", "how many payments were
 # made", "films made before 2000": made in the year the node records)
-EXISTENCE_VERBS = frozenset({"make", "place", "create", "record", "register", "submit", "file", "issue"})
+EXISTENCE_VERBS = frozenset({"make", "place", "create", "record", "register", "submit", "file", "issue", "happen", "occur"})
 
 # words that compare ("before any wine from ...", "outside the state"): left unread, the comparison is lost
 COMPARING = frozenset({"before", "after", "than", "above", "below", "over", "under", "between", "outside", "since",

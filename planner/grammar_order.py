@@ -9,7 +9,7 @@ from kgqa.planner.grammar_columns import column_of, node_columns, rel_of, type_o
 from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_word, timed_prop
 from kgqa.planner.joins import edge_of, join_label
 from kgqa.planner.query import Column, Overall, Where
-from kgqa.planner.reading import Reading, item_at, pick, pick_prop
+from kgqa.planner.reading import Reading, is_timed, item_at, pick, pick_prop
 
 
 def order(r: Reading, label: str) -> None:
@@ -150,11 +150,19 @@ def _ordered(r: Reading, label: str) -> None:
         if doc[i].tag_ not in ("JJS", "RBS") and w not in ("top", "maximum", "minimum"):
             continue
         if w == "most" and lem[i + 1:i + 2] in (["recently"], ["recent"]) and i + 1 not in r.used:
-            target = next((x for x in r.items if x.term is not None and r.vars.get(x.term.owner) == r.target), None)
-            timed = timed_prop(r, target, "recent") if target else None
+            said = next((x for x in r.items if x.start == i + 2 and "prop" in x.kinds()), None)
+            said_term = pick(said, "prop", label) or pick_prop(said, r) if said is not None else None
+            target = next((x for x in r.items if x.start == i + 2 and (t := pick(x, "label", None)) is not None and
+                           r.vars.get(t.owner) == r.target), None) or \
+                next((x for x in r.items if x.term is not None and r.vars.get(x.term.owner) == r.target), None)
+            if said_term is not None and (is_timed(said_term.prop) or r.view.is_date(said_term.owner, said_term.prop)):
+                said.term = said_term  # "in the most recent year": by the year said
+                timed = said
+            else:
+                timed = timed_prop(r, target, "recent") if target else None
             col = column_of(r, timed, label) if timed is not None else None
-            if col is None:
-                r.decline("most recently, by which time")
+            if col is None or any(c.is_aggregate for c in q.columns):
+                r.decline("most recently, by which time")  # nor "the maximum stars for the most recent movie"
                 return
             q.order.append((col, True))  # "the book borrowed most recently": by the loan's date
             q.limit = 1

@@ -378,6 +378,8 @@ def test_owned_heads_typed_values_counts_and_the_top_node_of_another_label(tmp_p
         assert answer("List each home town and its count in descending order of count.") == [["Oslo", 3], ["Bergen", 1]]
         assert [r[0] for r in answer("Which halls have a seat count lower than their capacity?")] == ["North"]
         assert [r[0] for r in answer("What is the booking date of the guest named Bo?")] == [date(2024, 2, 1)]
+        assert answer("Which guest has the most recent booking date?")[0][0] == "Cy"  # by the date said
+        assert answer("What is the name of the most recent guest?")[0][0] == "Cy"  # by the guest's one date
         assert [r[0] for r in answer("Which halls have a higher seat count than capacity?")] == ["South"]
         # a plural noun that names a value ('visitor') stands for the nodes that hold it
         assert answer("How many visitors have fewer than 5 nights?") == [[1]]
