@@ -412,6 +412,12 @@ def test_orders_said_by_their_direction_alone(rows):
         ["Ancient Rome", "Calculus", "Cell Biology", "Genetics", "Linear Algebra"]
 
 
+def test_the_top_few_by_the_one_amount(rows):
+    """"the top 2 courses" with nothing said to rank them: by the one property of a course that says money (its
+    fee); "the first 2 courses" says no order and stays declined."""
+    assert [r[0] for r in rows("List the top 2 courses with credits over 3.")] == ["Genetics", "Calculus"]
+
+
 def test_letters_searched_for_and_their_negation(rows):
     """"the letter M", unquoted, is a text searched for; "does not contain" negates the search."""
     names = lambda q: sorted(r[0] for r in rows(q))  # noqa: E731
