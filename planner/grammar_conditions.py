@@ -86,7 +86,8 @@ def conditions(r: Reading) -> None:
         found: list[str] = []
         if aged and v.kind == "number" and (prop_item is None or aged[0].lower_ in ("older", "younger")):
             # "older than 21", "taller than 200", "heavier than 90": what the adjective measures
-            label = r.query.nodes[r.target]
+            said = next((t for x in r.items if x.end == aged[0].i and (t := pick(x, "label", None)) is not None), None)
+            label = said.owner if said is not None else r.query.nodes[r.target]  # "courses with students older than"
             found = measured_props(r, label, aged[0].lemma_.lower())
             if len(found) != 1 and aged[0].lower_ in ("older", "younger"):
                 r.decline(f"{aged[0].text} by what")
@@ -241,16 +242,30 @@ def conditions(r: Reading) -> None:
                 and r.doc[v.start - 1].tag_ == "VBN":
             r.use((v.start - 1, v.start))  # "the employee called Ines"
     _disjunctions(r)
-    for a in r.query.where:
-        for b in r.query.where:
+    for ka, a in enumerate(r.query.where):
+        for kb, b in enumerate(r.query.where):
             if (a.holder, a.prop) == (b.holder, b.prop) and a.op in (">", ">=") and b.op in ("<", "<=") and \
                     isinstance(a.value, (int, float)) and isinstance(b.value, (int, float)) and a.value >= b.value:
-                r.decline(f"{a.prop} {a.op} {a.value} and {b.op} {b.value} at once (of two nodes?)")
+                if not _two_nodes(r, a.holder, a.prop, sorted((ka, kb))):
+                    r.decline(f"{a.prop} {a.op} {a.value} and {b.op} {b.value} at once (of two nodes?)")
                 return
     for w in r.query.where:
         if w.op == "<>" and w.holder != r.target:
             r.decline(f"not {w.value!r} (none of them, or one that is not)")
     _conjunctions(r)
+
+
+def _two_nodes(r: Reading, holder: str, prop: str, ks: list[int]) -> bool:
+    """"the countries that have both mountains higher than 5600 and lower than 5200": two ranges no one node
+    holds at once, each on a node of its own: another node joined to the asked one, or (of the asked label's own
+    property) another node showing the same asked properties. Returns False where neither reads."""
+    q = r.query
+    path = path_to(q, r.target, holder)
+    if holder != r.target and path is not None and many_along(r.view, q, path, r.target):
+        w = q.where[ks[1]]
+        q.where[ks[1]] = Where(copy_path(r, path, "both1"), prop, w.op, w.value)
+        return True
+    return _shared_values(r, path, holder, prop, ks)
 
 
 def _shared_values(r: Reading, path: list | None, holder: str, prop: str, ks: list[int]) -> bool:
@@ -267,7 +282,7 @@ def _shared_values(r: Reading, path: list | None, holder: str, prop: str, ks: li
     for n, k in enumerate(ks[1:], start=1):
         twin = r.var_for(label, f"both{n}:{r.target}")
         last = copy_path(r, path, f"both{n}", start=twin) if path else twin
-        q.where[k] = Where(last, prop, "=", q.where[k].value)
+        q.where[k] = Where(last, prop, q.where[k].op, q.where[k].value)
         q.where.extend(Where(twin, p, "=", Column(r.target, p)) for p in asked)
     q.distinct = True
     return True

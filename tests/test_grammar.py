@@ -412,6 +412,14 @@ def test_orders_said_by_their_direction_alone(rows):
         ["Ancient Rome", "Calculus", "Cell Biology", "Genetics", "Linear Algebra"]
 
 
+def test_two_ranges_no_one_node_holds_at_once(rows):
+    """"both students older than 23 and students younger than 20": two nodes, one in each range: the city codes
+    both sets show, or the courses each reaches one of; "older" measures the students named before it."""
+    assert rows("Which city codes have both students older than 23 and students younger than 20?") == [["OSL"]]
+    assert [r[0] for r in rows("Which courses have both students older than 23 and students younger than 20?")] == \
+        ["Cell Biology"]
+
+
 def test_the_top_few_by_the_one_amount(rows):
     """"the top 2 courses" with nothing said to rank them: by the one property of a course that says money (its
     fee); "the first 2 courses" says no order and stays declined."""
