@@ -66,6 +66,11 @@ def conditions(r: Reading) -> None:
             r.decline(f"{v.value} {nxt.text}")  # "more than 2 records": a count of what
             continue
         prop_item = prop_before(r, v) if r.doc[v.start].lower_ not in cues.GENDERS else None  # "female students"
+        hi = r.values[k + 1] if k + 1 < len(r.values) else None
+        if prop_item is None and hi is not None and v.kind == hi.kind == "number" and lem[v.start - 1:v.start] == \
+                ["between"] and lem[v.end:v.end + 1] == ["and"] and hi.start == v.end + 1:
+            # "projects that require between 100 and 300 hours": the property named after the range
+            prop_item = next((x for x in r.items if x.start == hi.end and "prop" in x.kinds()), None)
         low = [t.lower_ if t.i not in r.used else "" for t in r.doc]  # words read already compare nothing
         op, op_span = comparator(low, prop_item.end if prop_item and prop_item.end <= v.start else max(0, v.start - 4),
                                  v.start)  # "with at least 100000 salary": the comparison before the value

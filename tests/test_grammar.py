@@ -426,6 +426,12 @@ def test_the_top_few_by_the_one_amount(rows):
     assert [r[0] for r in rows("List the top 2 courses with credits over 3.")] == ["Genetics", "Calculus"]
 
 
+def test_a_range_before_its_property(rows):
+    """"between 4 and 5 credits": the property named after the range."""
+    assert sorted(r[0] for r in rows("Which courses have between 4 and 5 credits?")) == \
+        ["Calculus", "Cell Biology", "Linear Algebra"]
+
+
 def test_letters_searched_for_and_their_negation(rows):
     """"the letter M", unquoted, is a text searched for; "does not contain" negates the search."""
     names = lambda q: sorted(r[0] for r in rows(q))  # noqa: E731
