@@ -37,6 +37,7 @@ UNIT_WORDS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros
 # last words too common in names to name one property alone (the "date" of one of two dated properties)
 GENERIC_HEADS = frozenset({"name", "names", "date", "dates", "type", "types", "details", "detail", "description",
                            "year", "time", "status", "count", "number", "code", "id", "value", "text", "info"})
+SAME_WORDS = {"sex": ("gender",), "gender": ("sex",)}  # name words that say the same thing
 HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written first: Date_Booking_Made, Amount_Refund
 NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim"})
 
@@ -112,6 +113,8 @@ class SchemaTerms:
         variants = [words, [w for w in words if w not in NAME_NOISE] or words]
         if words and words[-1].rstrip("0123456789") != words[-1] and words[-1].rstrip("0123456789").isalpha():
             variants.append(words[:-1] + [words[-1].rstrip("0123456789")])  # VISITS3: one of the "visits"
+        for k, w in enumerate(words):
+            variants += [words[:k] + [other] + words[k + 1:] for other in SAME_WORDS.get(w, ())]  # "gender" of Sex
         if term.kind == "prop" and len(words) > 1 and words[-1] in UNIT_WORDS:
             k = len(words)
             while k > 1 and (words[k - 1] in UNIT_WORDS or words[k - 1] == "in"):

@@ -426,6 +426,11 @@ def test_the_top_few_by_the_one_amount(rows):
     assert [r[0] for r in rows("List the top 2 courses with credits over 3.")] == ["Genetics", "Calculus"]
 
 
+def test_words_that_say_the_same_thing(rows):
+    """"gender" names the property ``sex`` (a small table of such words)."""
+    assert sorted(rows("How many students are there for each gender?")) == [["F", 2], ["M", 3]]
+
+
 def test_a_range_before_its_property(rows):
     """"between 4 and 5 credits": the property named after the range."""
     assert sorted(r[0] for r in rows("Which courses have between 4 and 5 credits?")) == \
