@@ -178,6 +178,10 @@ def conditions(r: Reading) -> None:
         value = v.value
         if term.kind == "prop" and not term.on_rel:
             value = typed_value(r.view.prop_type(term.owner, term.prop), value)
+            if v.kind == "number" and isinstance(value, str) and op in (None, "=", "<>") and \
+                    not r.terms.holds(term.owner, term.prop, value):
+                r.decline(f"no {term.owner} has {term.prop} {value!r}")  # divisions written 'Division 1', not 1
+                continue
         if substring and isinstance(value, str):
             op = ("NOT " if op == "<>" else "") + substring[0]  # "whose name does not contain the letter M"
             r.use(substring[1])

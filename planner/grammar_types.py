@@ -1,6 +1,7 @@
 """Values read against the types the schema stores (:func:`typed`): a number said of a text property that holds
 numbers is compared and added up as a number; a number said of any other text property is the text it spells
-("post code 255"); an average or total of text that holds no numbers is declined."""
+("post code 255"), declined where no node holds that text; an average or total of text that holds no numbers is
+declined."""
 
 from __future__ import annotations
 
@@ -35,7 +36,13 @@ def _typed_where(r: Reading, w: Where) -> Where:
         r.query.as_numbers.add((w.holder, w.prop))
         return w
     if w.op in ("=", "<>", "IN"):
-        return Where(w.holder, w.prop, w.op, _spelled(w.value))
+        spelled = _spelled(w.value)
+        owner = r.query.nodes.get(w.holder) or rel_of(r, w.holder)
+        missing = [v for v in (spelled if isinstance(spelled, (list, tuple)) else [spelled])
+                   if not r.terms.holds(owner, w.prop, v)]
+        if missing:  # "schools whose division is not 1", where divisions are written 'Division 1'
+            r.decline(f"no {owner} has {w.prop} {missing[0]!r}")
+        return Where(w.holder, w.prop, w.op, spelled)
     r.decline(f"{w.prop} {w.op} a number, of text")
     return w
 

@@ -375,6 +375,8 @@ def test_owned_heads_typed_values_counts_and_the_top_node_of_another_label(tmp_p
         assert sorted(r[0] for r in answer("Which guests have more than 10 nights?")) == ["Ann", "Cy"]  # not as text
         assert answer("What is the total nights of all guests?") == [[124.0]]
         assert [r[0] for r in answer("Which guest has badge 255?")] == ["Bo"]
+        assert "no guest has badge '256'" in " ".join(c.unread("Which guest has badge 256?",
+                                                                c.value_mentions("Which guest has badge 256?")))
         assert answer("List each home town and its count in descending order of count.") == [["Oslo", 3], ["Bergen", 1]]
         assert [r[0] for r in answer("Which halls have a seat count lower than their capacity?")] == ["North"]
         assert [r[0] for r in answer("What is the booking date of the guest named Bo?")] == [date(2024, 2, 1)]
