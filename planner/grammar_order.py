@@ -10,7 +10,6 @@ from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_w
 from kgqa.planner.joins import edge_of, join_label
 from kgqa.planner.query import Column, Overall, Where
 from kgqa.planner.reading import Reading, is_timed, item_at, pick, pick_prop
-from kgqa.text import name_words
 
 
 def order(r: Reading, label: str) -> None:
@@ -311,20 +310,12 @@ def _first_by_time(r: Reading, label: str) -> None:
                       and r.vars.get(x.term.owner) == r.target), None)
         timed = timed_prop(r, named, first.lemma_.lower()) if first is not None and named is not None else None
         col = column_of(r, timed, label) if timed is not None else None
-        top = next((t for t in doc[max(0, limits[0].start - 2):limits[0].start] if t.lower_ == "top"), None)
-        money = _one_money(r) if top is not None and named is not None and named.start == limits[0].end else None
         if col is not None:
             q.order.append((col, first.lemma_.lower() == "last"))
             q.limit = limits[0].value
             r.use((first.i, first.i + 1), (limits[0].start, limits[0].end))
             if col not in q.columns:
                 q.columns.append(col)
-        elif money is not None:  # "the top 3 filings where ...": by the one amount a filing holds
-            q.order.append((Column(r.target, money), True))
-            q.limit = limits[0].value
-            r.use((top.i, top.i + 1), (limits[0].start, limits[0].end))
-            if Column(r.target, money) not in q.columns:
-                q.columns.append(Column(r.target, money))
         else:
             r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 invoices with ...": in which order
 
@@ -340,15 +331,6 @@ def _said_of(r: Reading, it, label: str) -> bool:
         at = {head.head.i}
     return any(x.start <= i < x.end and (t := x.term or pick(x, "label", None)) is not None and
                t.kind == "label" and t.owner == label for x in r.items for i in at)
-
-
-def _one_money(r: Reading) -> str | None:
-    """The one number property of the asked label whose name says money ("amount"), for "the top 3 filings"
-    where nothing else says what ranks them; else None."""
-    label = r.query.nodes[r.target]
-    found = [p for p in r.view.nodes.get(label, {}) if r.view.is_number(label, p) and
-             any(w in cues.MONEY_WORDS for w in name_words(p))]
-    return found[0] if len(found) == 1 else None
 
 
 def _ranks_asked(r: Reading, limits: list) -> bool:

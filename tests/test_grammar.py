@@ -422,12 +422,6 @@ def test_two_ranges_no_one_node_holds_at_once(rows):
         ["Cell Biology"]
 
 
-def test_the_top_few_by_the_one_amount(rows):
-    """"the top 2 courses" with nothing said to rank them: by the one property of a course that says money (its
-    fee); "the first 2 courses" says no order and stays declined."""
-    assert [r[0] for r in rows("List the top 2 courses with credits over 3.")] == ["Genetics", "Calculus"]
-
-
 def test_words_that_say_the_same_thing(rows):
     """"gender" names the property ``sex`` (a small table of such words)."""
     assert sorted(rows("How many students are there for each gender?")) == [["F", 2], ["M", 3]]
