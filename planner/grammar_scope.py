@@ -4,6 +4,8 @@ not have a Sauna", :func:`negation`), for the grammar reader."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from kgqa.planner import cues
 from kgqa.planner.attach import (
     comparator,
@@ -14,6 +16,7 @@ from kgqa.planner.query import Absent, Column, Edge, Overall, Where
 from kgqa.planner.reading import (
     Item,
     Reading,
+    Value,
     pick,
     pick_prop,
 )
@@ -115,7 +118,7 @@ def versus(r: Reading) -> None:
         r.use(*spans, (left.start, left.end), (k, right.end))
 
 
-def _compared(r: Reading, i: int, cut: int, than: int | None):
+def _compared(r: Reading, i: int, cut: int, than: int | None) -> Iterator[tuple[Term, Item, str, list]]:
     """Yields (term, item, operator, spans) for the number property compared with the figure at ``i`` (its
     comparison written before ``cut``): the property written before the comparison, the one after "average" ("with
     greater than average budget"), or the one a verb or adjective measures ("younger than", "cost more than")."""
@@ -145,7 +148,7 @@ def _compared(r: Reading, i: int, cut: int, than: int | None):
             yield term, it, op, spans
 
 
-def _value_of(r: Reading, k: int, label: str):
+def _value_of(r: Reading, k: int, label: str) -> tuple[str, Value] | None:
     """(property, value) of the graph value said at token ``k`` that a property of ``label`` holds, else None."""
     v = next((v for v in r.values if v.start == k and v.kind == "linked"), None)
     prop = next((p for lb, p in (v.options or ((v.label, v.prop),)) if lb == label), None) if v is not None else None
