@@ -6,10 +6,8 @@ declined."""
 from __future__ import annotations
 
 from kgqa.planner.grammar_columns import rel_of
-from kgqa.planner.query import Where
+from kgqa.planner.query import NUMERIC_FNS, Where
 from kgqa.planner.reading import Reading
-
-NUMERIC_FNS = ("sum", "avg")  # aggregates that only numbers have
 
 
 def typed(r: Reading) -> None:
@@ -37,27 +35,30 @@ def _typed_where(r: Reading, w: Where) -> Where:
         return w
     if w.op in ("=", "<>", "IN"):
         spelled = _spelled(w.value)
-        owner = r.query.nodes.get(w.holder) or rel_of(r, w.holder)
         missing = [v for v in (spelled if isinstance(spelled, (list, tuple)) else [spelled])
-                   if not r.terms.holds(owner, w.prop, v)]
+                   if not r.terms.holds(_owner(r, w.holder), w.prop, v)]
         if missing:  # "schools whose division is not 1", where divisions are written 'Division 1'
-            r.decline(f"no {owner} has {w.prop} {missing[0]!r}")
+            r.decline(f"no {_owner(r, w.holder)} has {w.prop} {missing[0]!r}")
         return Where(w.holder, w.prop, w.op, spelled)
     r.decline(f"{w.prop} {w.op} a number, of text")
     return w
 
 
+def _owner(r: Reading, holder: str) -> str:
+    """The label of a node variable, or the type of an edge variable."""
+    return r.query.nodes.get(holder) or rel_of(r, holder)
+
+
 def _stored(r: Reading, holder: str | None, prop: str | None) -> str | None:
+    """The type ``holder.prop`` is stored as (not as the questions see it: numeric text is STRING here)."""
     if holder is None or prop is None:
         return None
-    if holder in r.query.nodes:
-        return r.view.nodes.get(r.query.nodes[holder], {}).get(prop)
-    return r.view.rel_props.get(rel_of(r, holder), {}).get(prop)  # as stored, not as the questions see it
+    props = r.view.nodes if holder in r.query.nodes else r.view.rel_props
+    return props.get(_owner(r, holder), {}).get(prop)
 
 
 def _numeric_text(r: Reading, holder: str, prop: str) -> bool:
-    owner = r.query.nodes.get(holder) or rel_of(r, holder)
-    return r.view.is_numeric_text(owner, prop)
+    return r.view.is_numeric_text(_owner(r, holder), prop)
 
 
 def _numbers(value) -> bool:

@@ -14,6 +14,7 @@ from typing import Any
 from kgqa.kg.cypher import ident
 
 STRING_OPS = ("CONTAINS", "STARTS WITH", "ENDS WITH")
+NUMERIC_FNS = ("sum", "avg")  # aggregates only numbers have: text read as a number is cast for them
 
 
 @dataclass(frozen=True)
@@ -172,8 +173,10 @@ def _ref(holder: str, prop: str, numbers: set[tuple[str, str]]) -> str:
 
 
 def _expr(c: Column, numbers: set[tuple[str, str]] = frozenset()) -> str:
-    ref = (_ref(c.holder, c.prop, numbers) if c.fn in ("sum", "avg") else f"{c.holder}.{ident(c.prop)}") if c.prop \
-        else (c.holder or "*")
+    if c.prop is None:
+        ref = c.holder or "*"
+    else:
+        ref = _ref(c.holder, c.prop, numbers if c.fn in NUMERIC_FNS else set())
     if c.fn is None:
         return ref
     if c.fn == "count" and c.prop is None and not c.distinct:

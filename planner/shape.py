@@ -222,8 +222,7 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
             continue  # "the number of hosts" that a property is named ("Number_of_guests")
         if w == "number" and r.doc[i].tag_ == "NNS":
             continue  # "the numbers of all flights": a property, not a count
-        if w == "count" and any(c.dep_ == "compound" and any(it.start <= c.i < it.end for it in r.items)
-                                for c in r.doc[i].children):
+        if w == "count" and _names_a_count(r, r.doc[i]):
             continue  # "a death count of at least 10": the number a property holds
         if (w == "how" and lem[i + 1:i + 2] in (["many"], ["much"])) or (w in ("number", "count") and lem[i + 1:i + 2]
                                                                          == ["of"] and not ranked) or (w == "count" and i == 0):
@@ -268,10 +267,14 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
             return counted, distinct
     for t in r.doc:  # "the categories and the count", "each test result and its count": the rows of each
         if t.lemma_.lower() == "count" and t.pos_ == "NOUN" and lem[t.i + 1:t.i + 2] != ["of"] and r.asked and \
-                not any(it.start <= k < it.end for it in r.items for k in [t.i] + [c.i for c in t.children
-                                                                              if c.dep_ == "compound"]) and \
+                not any(it.start <= t.i < it.end for it in r.items) and not _names_a_count(r, t) and \
                 any(c.dep_ in ("det", "poss") for c in t.children):
             r.use((t.i, t.i + 1))
             return None, False
     return None
 
+
+def _names_a_count(r: Reading, count) -> bool:
+    """Whether the word "count" ends a property's name written before it ("a death count"): a word of an item is
+    its compound."""
+    return any(c.dep_ == "compound" and any(it.start <= c.i < it.end for it in r.items) for c in count.children)
