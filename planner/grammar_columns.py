@@ -1,5 +1,6 @@
 """The columns a grammar reading shows: the column a run of words names (:func:`column_of`), the columns that
-show a node (:func:`node_columns`), and a column's schema type (:func:`type_of`)."""
+show a node (:func:`node_columns`), a column's schema type (:func:`type_of`) and the label or relationship type
+its variable stands for (:func:`owner_of`)."""
 
 from __future__ import annotations
 
@@ -55,3 +56,8 @@ def type_of(r: Reading, col: Column) -> str | None:
 
 def rel_of(r: Reading, var: str | None) -> str:
     return next((e.rel for e in r.query.edges if e.var == var), "")
+
+
+def owner_of(r: Reading, var: str | None) -> str:
+    """The label of a node variable, or the type of an edge variable."""
+    return r.query.nodes.get(var) or rel_of(r, var)

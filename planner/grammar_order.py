@@ -5,7 +5,7 @@ order and limit (:func:`order`)."""
 from __future__ import annotations
 
 from kgqa.planner import cues
-from kgqa.planner.grammar_columns import column_of, node_columns, rel_of, type_of
+from kgqa.planner.grammar_columns import column_of, node_columns, owner_of, type_of
 from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_word, timed_prop
 from kgqa.planner.joins import edge_of, join_label
 from kgqa.planner.query import Column, Overall, Where
@@ -64,10 +64,10 @@ def _ordered(r: Reading, label: str) -> None:
         k = next(i for i, w in enumerate(low) if w in cues.ORDER_ADVERBS)
         asked = {(it.term.owner, it.term.prop) for it in r.asked if it.term is not None}
         plain = sorted((c for c in q.columns if not c.is_aggregate),  # the columns asked for first
-                       key=lambda c: (q.nodes.get(c.holder) or rel_of(r, c.holder), c.prop) not in asked)
+                       key=lambda c: (owner_of(r, c.holder), c.prop) not in asked)
         col = plain[0] if plain else None
         if any(w in cues.ALPHABETICAL for w in low) or alphabetical(lem) and not (plain and (
-                q.nodes.get(plain[0].holder) or rel_of(r, plain[0].holder), plain[0].prop) in asked):
+                owner_of(r, plain[0].holder), plain[0].prop) in asked):
             # "in alphabetical order", "details ... in ascending order": the first column of words, or none; not
             # "the total points in descending order", a number asked for
             col = next((c for c in plain if type_of(r, c) == "STRING"), None)

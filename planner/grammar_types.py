@@ -5,7 +5,7 @@ declined."""
 
 from __future__ import annotations
 
-from kgqa.planner.grammar_columns import rel_of
+from kgqa.planner.grammar_columns import owner_of
 from kgqa.planner.query import NUMERIC_FNS, Where
 from kgqa.planner.reading import Reading
 
@@ -36,17 +36,12 @@ def _typed_where(r: Reading, w: Where) -> Where:
     if w.op in ("=", "<>", "IN"):
         spelled = _spelled(w.value)
         missing = [v for v in (spelled if isinstance(spelled, (list, tuple)) else [spelled])
-                   if not r.terms.holds(_owner(r, w.holder), w.prop, v)]
+                   if not r.terms.holds(owner_of(r, w.holder), w.prop, v)]
         if missing:  # "schools whose division is not 1", where divisions are written 'Division 1'
-            r.decline(f"no {_owner(r, w.holder)} has {w.prop} {missing[0]!r}")
+            r.decline(f"no {owner_of(r, w.holder)} has {w.prop} {missing[0]!r}")
         return Where(w.holder, w.prop, w.op, spelled)
     r.decline(f"{w.prop} {w.op} a number, of text")
     return w
-
-
-def _owner(r: Reading, holder: str) -> str:
-    """The label of a node variable, or the type of an edge variable."""
-    return r.query.nodes.get(holder) or rel_of(r, holder)
 
 
 def _stored(r: Reading, holder: str | None, prop: str | None) -> str | None:
@@ -54,11 +49,11 @@ def _stored(r: Reading, holder: str | None, prop: str | None) -> str | None:
     if holder is None or prop is None:
         return None
     props = r.view.nodes if holder in r.query.nodes else r.view.rel_props
-    return props.get(_owner(r, holder), {}).get(prop)
+    return props.get(owner_of(r, holder), {}).get(prop)
 
 
 def _numeric_text(r: Reading, holder: str, prop: str) -> bool:
-    return r.view.is_numeric_text(_owner(r, holder), prop)
+    return r.view.is_numeric_text(owner_of(r, holder), prop)
 
 
 def _numbers(value) -> bool:

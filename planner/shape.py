@@ -7,7 +7,7 @@ cannot have, and answers named only by a generated key, are declined.
 from __future__ import annotations
 
 from kgqa.planner import cues
-from kgqa.planner.grammar_columns import ROWID, column_of, node_columns, rel_of, type_of
+from kgqa.planner.grammar_columns import ROWID, column_of, node_columns, owner_of, type_of
 from kgqa.planner.grammar_order import alphabetical, order
 from kgqa.planner.joins import holder_of, join_label
 from kgqa.planner.query import Column
@@ -183,7 +183,7 @@ def shape(r: Reading) -> None:
     for col, _desc in q.order:
         typ = type_of(r, col)
         if col.fn is None and typ == "STRING" and not is_timed(col.prop or "") and not r.view.is_numeric_text(
-                q.nodes.get(col.holder) or rel_of(r, col.holder), col.prop) and not alphabetical(lem):
+                owner_of(r, col.holder), col.prop) and not alphabetical(lem):
             r.decline(f"an order on the text {col.prop}")  # "the highest quantity per unit": words have none
     for col in shown if grouped else []:
         if (type_of(r, col) or "").endswith("[]"):
