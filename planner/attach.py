@@ -98,8 +98,12 @@ def comparator(lem: list[str], a: int, b: int) -> tuple[str | None, list[tuple[i
 
 
 def trailing_comparator(lem: list[str], end: int) -> tuple[str | None, tuple[int, int]]:
+    """The comparison written right after a value ending at ``end`` ("100 or more", "2005 or after"), with its
+    span; not one that opens the next condition ("before 2000 or after the year 2010")."""
     for phrase, op in cues.TRAILING_COMPARATORS:
-        if tuple(lem[end:end + len(phrase)]) == phrase and lem[end + len(phrase):end + len(phrase) + 1] != ["than"]:
+        nxt = lem[end + len(phrase):end + len(phrase) + 1]
+        if tuple(lem[end:end + len(phrase)]) == phrase and nxt != ["than"] and not (
+                phrase[-1] in cues.PREPOSED and nxt and nxt[0].isalnum() and nxt[0] not in ("and", "or")):
             return op, (end, end + len(phrase))
     return None, (end, end)
 

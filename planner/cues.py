@@ -52,14 +52,20 @@ COMPARATORS = [
     (("in", "or", "after"), ">="), (("in", "or", "before"), "<="), (("on", "or", "after"), ">="),
     (("on", "or", "before"), "<="), (("earlier", "than"), "<"), (("lighter", "than"), "<"), (("above",), ">"), (("over",), ">"),
     (("exceeding",), ">"), (("exceed",), ">"), (("below",), "<"), (("under",), "<"), (("after",), ">"),
-    (("before",), "<"), (("since",), ">="), (("exactly",), "="), (("equal", "to"), "="), (("equals",), "="),
+    (("before",), "<"), (("prior", "to"), "<"), (("since",), ">="), (("exactly",), "="), (("equal", "to"), "="), (("equals",), "="),
     (("not",), "<>"), (("other", "than"), "<>"), (("except",), "<>"), (("outside",), "<>"),
 ]
 # a comparison written after the number: "100 or higher"
 TRAILING_COMPARATORS = [(("or", "more"), ">="), (("or", "higher"), ">="), (("or", "greater"), ">="),
                         (("or", "above"), ">="), (("or", "over"), ">="), (("or", "less"), "<="),
                         (("or", "fewer"), "<="), (("or", "lower"), "<="), (("or", "below"), "<="),
-                        (("or", "under"), "<="), (("or", "older"), ">="), (("or", "younger"), "<=")]
+                        (("or", "under"), "<="), (("or", "older"), ">="), (("or", "younger"), "<="),
+                        (("or", "after"), ">="), (("or", "later"), ">="), (("or", "before"), "<="),
+                        (("or", "earlier"), "<="), (("or", "prior"), "<=")]
+
+# trailing comparisons that are also prepositions: they close the clause ("2005 or after"), else they open the
+# next condition ("before 2000 or after the year 2010")
+PREPOSED = frozenset({"after", "before", "prior"})
 
 # string matches: the lemma before a quoted value and the operator it asks for
 STRING_CUES = {"contain": "CONTAINS", "include": "CONTAINS", "like": "CONTAINS", "substring": "CONTAINS",

@@ -126,21 +126,34 @@ def conditions(r: Reading) -> None:
             if term is None:
                 continue
         year = v.kind == "number" and isinstance(v.value, int) and 1800 <= v.value <= 2100
-        if year and term is not None and not term.on_rel and not is_timed(term.prop) and \
+        said_year = v.start - 1 - (lem[v.start - 1:v.start] == ["of"])  # "before the year (of) 1850": its unit
+        if year and lem[said_year:said_year + 1] == ["year"] and not any(x.start <= said_year < x.end for x in r.items):
+            r.use((said_year, v.start))
+        if year and term is not None and not term.on_rel and not is_timed(term.prop) and not _dated(r, term) and \
                 r.view.prop_type(term.owner, term.prop) not in ("INT16", "INT32") and \
                 any(w in ("after", "before", "since", "in", "during") for w in low[max(0, v.start - 3):v.start]):
-            term = _year_prop(r, term.owner)  # "a host city after 2010": the year the hosting holds
-            prop_item = None
-            if term is not None:
-                r.unsaid[v.start] = term.prop
+            timed = _year_prop(r, term.owner) or _date_prop(r, term.owner)  # "a host city after 2010": the hosting's year
+            if timed is not None or not _is_number(r, term):  # "founded before 1850": a number of years itself
+                term, prop_item = timed, None
+            if timed is not None:
+                r.unsaid[v.start] = timed.prop
         if term is None and year:
             # "opened between 2000 and 2005", "wines made before 2000"; "an exhibition in 2004": the label's named
             named = next((x for x in reversed(r.items) if x.end <= v.start and v.start - x.end <= 2 and
                           pick(x, "label", None) is not None), None)
-            term = _year_prop(r, pick(named, "label", None).owner) if named is not None else None
-            term = term or _year_prop(r)
+            owner = pick(named, "label", None).owner if named is not None else None
+            term = (_year_prop(r, owner) or _date_prop(r, owner)) if owner else None
+            term = term or _year_prop(r) or _date_prop(r)
             if term is not None:
                 r.unsaid[v.start] = term.prop  # which time: the verb must say it, or nothing else may
+        if v.kind == "date" and (term is None or not _dated(r, term)):
+            # "orders placed between 2009-01-01 and 2010-01-01": the date of the label named before, else the asked
+            named = next((x for x in reversed(r.items) if x.end <= v.start and v.start - x.end <= 3 and
+                          pick(x, "label", None) is not None), None)
+            term = _date_prop(r, pick(named, "label", None).owner if named is not None else None)
+            prop_item = None
+            if term is not None:
+                r.unsaid[v.start] = term.prop
         if term is None and v.kind == "number":
             term = _key_named(r, v)  # "student 1004", "department 520": the key of the label named just before
         if term is None and v.kind == "number" and _money(r, v):
@@ -160,7 +173,8 @@ def conditions(r: Reading) -> None:
             term = Term("prop", label, r.view.display(label))
         if term is None and last is not None and v.kind == "number" and op in ("<", ">", "<=", ">=") and \
                 lem[last[1]:last[1] + 1] in (["or"], ["and"], [","]) and all(
-                    w in ("or", "and", ",", "than", "be", "either") or any(a <= i < b for a, b in op_span)
+                    w in ("or", "and", ",", "than", "be", "either") or year and w in ("the", "year", "of") or
+                    any(a <= i < b for a, b in op_span)
                     for i, w in enumerate(lem[last[1]:v.start], start=last[1])):
             term = last[0]  # "a capacity greater than 300 or less than 100": the same property again
         if term is None:
@@ -176,7 +190,7 @@ def conditions(r: Reading) -> None:
                 continue
             term, prop_item = Term("prop", v.label, v.prop), None
         value = v.value
-        if term.kind == "prop" and not term.on_rel:
+        if term.kind == "prop" and not term.on_rel and not (year and _dated(r, term)):  # a year of a date: typed later
             value = typed_value(r.view.prop_type(term.owner, term.prop), value)
             if v.kind == "number" and isinstance(value, str) and op in (None, "=", "<>") and \
                     not r.terms.holds(term.owner, term.prop, value):
@@ -438,6 +452,28 @@ def _money_prop(r: Reading) -> Term | None:
     found = [Term("prop", lb, p) for lb in sorted(labels) for p in r.view.nodes.get(lb, {})
              if r.view.is_number(lb, p) and any(w in p.lower() for w in cues.MONEY_WORDS)]
     return found[0] if len(found) == 1 else None
+
+
+def _dated(r: Reading, term: Term) -> bool:
+    """Whether a property term holds dates (a date type, or ISO date text)."""
+    return term.kind == "prop" and not term.on_rel and r.view.is_date(term.owner, term.prop)
+
+
+def _date_prop(r: Reading, label: str | None = None) -> Term | None:
+    """The property of ``label`` (default: the asked one) that holds dates: the only one, else the only one whose
+    name shares a stem with a word of the question ("began": a begin time), a typed date before date text; else the
+    one it names a year or date by (:func:`_year_prop`). None where that leaves several or none."""
+    label = label or r.query.nodes[r.target]
+    props = [p for p in r.view.nodes.get(label, {}) if r.view.is_date(label, p)]
+    if len(props) > 1:
+        stems = {t.lemma_.lower()[:4] for t in r.doc if len(t.lemma_) >= 4 and not t.is_stop}
+        props = [p for p in props if any(w[:4] in stems for w in name_words(p) if len(w) >= 4)] or props
+    if len(props) > 1:
+        typed = [p for p in props if r.view.prop_type(label, p) != "STRING"]
+        props = typed if len(typed) == 1 else props
+    if len(props) == 1:
+        return Term("prop", label, props[0])
+    return _year_prop(r, label) if not props else None
 
 
 def _year_prop(r: Reading, label: str | None = None) -> Term | None:

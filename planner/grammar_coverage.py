@@ -231,6 +231,7 @@ def _naming_other(r: Reading, verbs: set[str]) -> set[str]:
         set(q.nodes.values())
     names = [n for n in [*r.view.nodes, *r.view.rels, *(p for props in r.view.nodes.values() for p in props)]
              if n not in used]
-    stems = {w[:5] for n in names for w in name_words(n) if len(w) >= 5}
+    stems = {w[:5] for n in names for w in name_words(n) if len(w) >= 5} - \
+        {w[:5] for n in used if n for w in name_words(n) if len(w) >= 5}  # "began": begin, used, and begin_text
     lemma = {t.text: t.lemma_.lower() for t in r.doc}
     return {v for v in verbs if len(lemma[v]) >= 5 and (lemma[v][:5] in stems or v.lower()[:5] in stems)}

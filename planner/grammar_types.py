@@ -1,5 +1,5 @@
-"""Values read against the types the schema stores (:func:`typed`): a number said of a text property that holds
-numbers is compared and added up as a number; a number said of any other text property is the text it spells
+"""Values read against the types the schema stores (:func:`typed`): a year said of a date is the range of that
+year's dates; a number said of a text property that holds numbers is compared and added up as a number; a number said of any other text property is the text it spells
 ("post code 255"), declined where no node holds that text; an average or total of text that holds no numbers is
 declined."""
 
@@ -28,6 +28,8 @@ def _typed_where(r: Reading, w: Where) -> Where:
     """``w`` with a number spelled as text where its property holds text, or its property read as a number."""
     if w.op == "OR":
         return Where(w.holder, w.prop, w.op, tuple(_typed_where(r, x) for x in w.value))
+    if _years(w.value) and r.view.is_date(owner_of(r, w.holder), w.prop):
+        return _of_years(w)
     if _stored(r, w.holder, w.prop) != "STRING" or not _numbers(w.value):
         return w
     if _numeric_text(r, w.holder, w.prop):
@@ -42,6 +44,32 @@ def _typed_where(r: Reading, w: Where) -> Where:
         return Where(w.holder, w.prop, w.op, spelled)
     r.decline(f"{w.prop} {w.op} a number, of text")
     return w
+
+
+def _of_years(w: Where) -> Where:
+    """A year (or range or list of years) said of a date: the dates from that year's first day, up to the next
+    year's ("in 2015": 2015-01-01 <= date < 2016-01-01). ISO date text and typed dates compare alike so."""
+    def first(year: int) -> str:
+        return f"{year:04d}-01-01"
+    v = w.value
+    if w.op == "BETWEEN":
+        return Where(w.holder, w.prop, "RANGE", (first(v[0]), first(v[1] + 1)))
+    if w.op == "IN":
+        return Where(w.holder, w.prop, "OR", tuple(Where(w.holder, w.prop, "RANGE", (first(y), first(y + 1)))
+                                                   for y in v))
+    op, year = {">": (">=", v + 1), "<=": ("<", v + 1), "=": ("RANGE", v)}.get(w.op, (w.op, v))
+    if op == "RANGE":
+        return Where(w.holder, w.prop, op, (first(year), first(year + 1)))
+    if op == "<>":
+        return Where(w.holder, w.prop, "NOT RANGE", (first(year), first(year + 1)))
+    return Where(w.holder, w.prop, op, first(year))
+
+
+def _years(value) -> bool:
+    """Whether a condition's value is a year (1000-2999), or a list or range of years."""
+    if isinstance(value, (list, tuple)):
+        return bool(value) and all(_years(v) for v in value)
+    return isinstance(value, int) and not isinstance(value, bool) and 1000 <= value <= 2999
 
 
 def _stored(r: Reading, holder: str | None, prop: str | None) -> str | None:

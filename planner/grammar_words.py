@@ -3,6 +3,8 @@ texts, numbers, how many rows) and the runs of words that name schema elements (
 
 from __future__ import annotations
 
+import re
+
 from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
 from kgqa.planner.parse import quoted_value
@@ -14,6 +16,7 @@ from kgqa.planner.reading import (
     pick,
 )
 from kgqa.planner.schema_terms import Term, abbreviates, forms
+from kgqa.planner.schema_view import ISO_DATE
 from kgqa.text import fold, name_words
 
 
@@ -42,6 +45,7 @@ def values(r: Reading) -> None:
                 b.label, b.prop = next(o for o in b.options if o[0] == a.label)
                 a.options = (common[0],)
                 b.options = ((b.label, b.prop),)
+    _dates(r)
     taken = {i for v in r.values for i in range(v.start, v.end)}
     for t in doc:
         if t.i in taken:
@@ -80,6 +84,19 @@ def values(r: Reading) -> None:
                 and v.start > 0 and doc[v.start - 1].pos_ in ("DET", "VERB", "AUX", "PRON", "PUNCT") \
                 or (v.kind == "number" and v.start == 1 and doc[0].lower_ in ("list", "show", "find", "name", "give")):
             v.kind = "limit"  # "Which three countries have the most ...", "List 5 invoices ..."
+
+
+def _dates(r: Reading) -> None:
+    """ISO dates, quoted or not ("before 1989-09-03", "after '2005-08-23 02:06:01'"), become values of kind "date":
+    one value, not the numbers the tokenizer splits them into."""
+    for v in r.values:
+        if v.kind == "text" and isinstance(v.value, str) and ISO_DATE.fullmatch(v.value.strip()):
+            v.kind = "date"
+    taken = {i for v in r.values for i in range(v.start, v.end)}
+    for m in re.finditer(r"(?<![\w-])" + ISO_DATE.pattern + r"(?![\w-])", r.doc.text):
+        span = r.doc.char_span(m.start(), m.end(), alignment_mode="expand")
+        if span is not None and not any(i in taken for i in range(span.start, span.end)):
+            r.values.append(Value(span.start, span.end, m.group(), "date"))
 
 
 def schema(r: Reading) -> None:

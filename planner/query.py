@@ -31,7 +31,8 @@ class Edge:
 class Where:
     """``holder.prop op value`` (``holder`` a node or edge variable; ``value`` may be another :class:`Column`, a
     property of the same match); ``IS NULL``/``IS NOT NULL`` take no value;
-    the string operators compare case-insensitively; ``BETWEEN`` takes a (low, high) pair, ``IN`` a list and
+    the string operators compare case-insensitively; ``BETWEEN`` takes a (low, high) pair, ``RANGE`` (and ``NOT
+    RANGE``) one from low up to, not including, high, ``IN`` a list and
     ``OR`` a pair of conditions (``prop`` unused)."""
 
     holder: str
@@ -232,10 +233,13 @@ def _condition(w: Where, params: dict[str, Any], overall: list[Overall] = (),
         return f"{ref} {w.op} {w.value.holder}.{ident(w.value.prop)}"
     if w.op in ("IS NULL", "IS NOT NULL"):
         return f"{ref} {w.op}"
-    if w.op == "BETWEEN":
+    if w.op in ("BETWEEN", "RANGE", "NOT RANGE"):
         lo, hi = f"p{len(params)}", f"p{len(params) + 1}"
         params[lo], params[hi] = w.value
-        return f"{ref} >= ${lo} AND {ref} <= ${hi}"
+        if w.op == "BETWEEN":
+            return f"{ref} >= ${lo} AND {ref} <= ${hi}"
+        inside = f"{ref} >= ${lo} AND {ref} < ${hi}"
+        return inside if w.op == "RANGE" else f"NOT ({inside})"
     key = f"p{len(params)}"
     params[key] = w.value
     if w.op in STRING_OPS:

@@ -39,7 +39,7 @@ class Value:
     start: int
     end: int
     value: Any
-    kind: str  # "number" | "text" | "linked" | "limit"
+    kind: str  # "number" | "text" | "linked" | "limit" | "date" (ISO date text)
     label: str = ""
     prop: str = ""
     options: tuple[tuple[str, str], ...] = ()  # every (label, prop) holding a linked value

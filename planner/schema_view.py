@@ -19,7 +19,8 @@ from kgqa.text import fold, name_words
 _ENDS_COUNTED = 200_000  # relationships up to this many edges are checked for nodes with several; larger: assumed
 _LONG_TEXT = 60  # values longer than this are prose (taglines, motivations), not lookup values
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T][\d:.]+)?")  # ISO date text, with a time of day or not
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
+# ISO date text, with a time of day (and zone) or not
 MISSING_TEXT = ("", "NULL")  # how text data writes "no value" besides null (CSV exports)
 DATE_TYPES = ("DATE", "TIMESTAMP")
 NUMERIC_TYPES = ("INT", "DOUBLE", "FLOAT", "DECIMAL", "UINT", "SERIAL")  # type-name prefixes of numbers
@@ -114,7 +115,7 @@ class SchemaView:
         if values and all(isinstance(v, str) and _NUMBER.fullmatch(v.strip()) for v in values):
             self.numeric_text.add((owner, prop))
         given = [v for v in values if v not in MISSING_TEXT]
-        if given and all(isinstance(v, str) and _DATE.fullmatch(v.strip()) for v in given):
+        if given and all(isinstance(v, str) and ISO_DATE.fullmatch(v.strip()) for v in given):
             self.date_text.add((owner, prop))
 
     def is_number(self, owner: str, prop: str) -> bool:

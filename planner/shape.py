@@ -238,6 +238,7 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
             counted = next((it for it in r.items if it.start >= j), None)
             prop = next((x for x in r.items if counted is not None and x.start == counted.end and "prop" in x.kinds()), None)
             if prop is not None and counted.end - counted.start == 1 and pick(counted, "label", None) is not None and \
+                    r.doc[prop.end - 1].pos_ != "VERB" and \
                     pick(prop, "prop", pick(counted, "label", None).owner) is not None and \
                     pick(counted, "label", None).owner == r.query.nodes[r.target]:
                 r.use((counted.start, counted.end))  # "how many movie directors": the directors, each once

@@ -438,3 +438,42 @@ def test_letters_searched_for_and_their_negation(rows):
     names = lambda q: sorted(r[0] for r in rows(q))  # noqa: E731
     assert names("Which students have a first name that does not contain the letter A?") == ["Bo", "Cy", "Di", "Ed"]
     assert names("Which students have a first name ending with the letter o?") == ["Bo"]
+
+
+def test_dates_years_of_dates_and_time_comparisons(tmp_path, small_graph):
+    """An ISO date is one value, compared with the date the label holds ("placed between 2009-01-01 and
+    2010-01-01"); a year said of a date is that year's dates, on ISO text and typed timestamps alike; "2010 or
+    later" closes its clause, "before 1800 or after the year 1900" are two; a number of years itself ("founded
+    before 1850") is compared as it is."""
+    from kgqa.kg.registry import graph_spec
+    from kgqa.planner.compiler import Compiler
+    from kgqa.planner.schema_view import SchemaView
+
+    folder = small_graph(tmp_path / "graphs", "shops",
+                         "CREATE NODE TABLE store(sid INT64, store_name STRING, founded DOUBLE, PRIMARY KEY(sid));\n"
+                         "CREATE NODE TABLE purchase(pid INT64, total DOUBLE, date_placed STRING, shipped TIMESTAMP, "
+                         "PRIMARY KEY(pid));\n"
+                         "CREATE REL TABLE sold_at(FROM purchase TO store);\n",
+                         {"store": "sid,store_name,founded\n1,Old Mill,1790\n2,Corner,1875\n3,Arcade,1910\n",
+                          "purchase": "pid,total,date_placed,shipped\n1,10,2009-03-02 10:00:00,2009-03-05 09:00:00\n"
+                                      "2,20,2009-12-31 18:30:00,2010-01-04 08:00:00\n"
+                                      "3,30,2010-06-01 08:00:00,2010-06-02 08:00:00\n"
+                                      "4,40,2011-02-11 12:00:00,2011-02-20 12:00:00\n",
+                          "sold_at": "from,to\n1,1\n2,1\n3,2\n4,3\n"})
+    with Graph(folder, read_only=True) as g:
+        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
+
+        def answer(question):
+            plans = c.grammar(question, c.value_mentions(question))
+            assert plans, (question, c.unread(question, c.value_mentions(question)))
+            return sorted(list(x) for x in g.query(plans[0].cypher, plans[0].params).rows)
+
+        assert answer("What are the totals of purchases placed between 2009-01-01 and 2010-01-01?") == [[10], [20]]
+        assert answer("What are the totals of purchases placed before '2009-06-01 00:00:00'?") == [[10]]
+        assert answer("What are the totals of purchases placed in 2009?") == [[10], [20]]  # the last day's too
+        assert answer("How many purchases were shipped in 2010?") == [[2]]  # a typed timestamp
+        assert answer("How many purchases were shipped after 2010?") == [[1]]
+        assert answer("How many purchases were placed in 2010 or later?") == [[2]]
+        assert [r[0] for r in answer("Which stores were founded before 1850?")] == ["Old Mill"]
+        assert [r[0] for r in answer("Which stores were founded before the year 1800 or after the year 1900?")] == \
+            ["Arcade", "Old Mill"]
