@@ -180,7 +180,8 @@ def _said_by_label(r: Reading, verb: Any) -> bool:
     its subject, or the noun its relative clause describes (a verb between two joined labels says the join)."""
     if any(c.dep_ == "aux" and c.lemma_.lower() in cues.MODALS for c in verb.children):
         return False  # "dorms that can accommodate 300 students": a capacity
-    if not r.query.edges or not all(_generic(r, e) for e in r.query.edges):
+    edges = r.query.edges + [e for a in r.query.absent for e in a.edges]  # "items that did not receive any review"
+    if not edges or not all(_generic(r, e) for e in edges):
         return False  # "laureates who shared 3 prizes" is not what WON says
     doers = [c for c in verb.children if c.dep_ == "nsubj"]
     if verb.dep_ == "relcl" or any(c.lower_ in ("who", "that", "which") for c in doers):

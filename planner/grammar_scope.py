@@ -212,7 +212,9 @@ def negation(r: Reading) -> None:
         if t.lower_ not in cues.NEGATIONS:
             continue
         value_at = next((v.start for v in r.values if v.start > i and v.kind != "limit"), len(r.doc))
-        found = [x for x in r.items if i < x.start <= i + 5 and x.start < value_at and x.kinds() & {"label", "rel"}]
+        scope = {g.i for g in t.head.subtree} if t.dep_ == "neg" else set()  # "did not serve as a host of any party"
+        found = [x for x in r.items if i < x.start < value_at and x.kinds() & {"label", "rel"} and
+                 (x.start <= i + 5 or x.start in scope)]
         if found and r.negated:
             r.decline("two negations")
             return
