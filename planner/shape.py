@@ -27,13 +27,15 @@ def shape(r: Reading) -> None:
         if any(it.start <= i < it.end for it in r.items):
             continue  # "pages per minute color": a property's own name
         figured = any(x in cues.AGGREGATES or x in ("number", "many", "count") for x in lem)
-        if w in cues.GROUP_WORDS and i > 0 and (doc[i - 1].pos_ == "ADP" or w == "each" and doc[i - 1].pos_ == "VERB") \
+        if w in cues.GROUP_WORDS and i > 0 and (doc[i - 1].pos_ == "ADP" or w == "each" and (
+                doc[i - 1].pos_ == "VERB" or figured and doc[i - 1].pos_ == "AUX")) \
                 or w == "per" or w in cues.DISTINCT_WORDS and figured and lem[i - 1:i] in (["for"], ["in"], ["across"]):
             # "for each city", "from each country", "how many students play each sport", "the average for different lots"
             k = i + 1
             while k < len(lem) and (lem[k] in ("of", "the", "these", "those") or lem[k] in cues.DISTINCT_WORDS):
                 k += 1
-            it = item_at(r, k) if lem[i - 1] in ("for", "of", "in", "by", "across") or w == "per" or doc[i - 1].pos_ == "VERB" \
+            it = item_at(r, k) if lem[i - 1] in ("for", "of", "in", "by", "across") or w == "per" or \
+                doc[i - 1].pos_ in ("VERB", "AUX") \
                 else None
             if it is None and k < len(lem):  # "the countries and the number of climbers from each country"
                 it = next((x for x in r.asked if lem[x.end - 1] == lem[k]), None)
