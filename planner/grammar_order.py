@@ -7,7 +7,7 @@ from __future__ import annotations
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import column_of, node_columns, owner_of, type_of
 from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_word, timed_prop
-from kgqa.planner.joins import edge_of, join_label
+from kgqa.planner.joins import edge_of, join_label, many_along, path_to
 from kgqa.planner.query import Column, Overall, Where
 from kgqa.planner.reading import Reading, is_timed, item_at, pick, pick_prop
 
@@ -261,7 +261,8 @@ def _ordered(r: Reading, label: str) -> None:
             q.order.append((cnt, desc))
             r.use((it.start, it.end))
         elif it is not None:
-            if "prop" not in it.kinds():
+            of_node = "prop" not in it.kinds()  # "the highest roller coaster": one node's measure
+            if of_node:
                 # "the highest LIKES2 weight", "the heaviest", "the latest book"
                 it = owned_prop(r, it) or measured_prop(r, it, measure) or timed_prop(r, it, w)
             if it is None:
@@ -276,6 +277,16 @@ def _ordered(r: Reading, label: str) -> None:
                                                                         col.prop)))
                 r.use(lspan)
                 return
+            path = path_to(q, r.target, col.holder) if col.holder in q.nodes and col.holder != r.target else None
+            if path and not of_node and many_along(r.view, q, path, r.target) and not ranked_by and \
+                    r.view.is_number(q.nodes[col.holder], col.prop):
+                if w not in cues.COUNT_SUPERLATIVES:  # "the department with the highest credits": of one course?
+                    r.decline(f"the {label} with the {w} {col.prop} of one {q.nodes[col.holder]}, or of all added up")
+                    return
+                # "the department with the most credits": its courses' credits, added up
+                col = Column(col.holder, col.prop, "sum")
+                q.columns = [c for c in q.columns if not c.is_aggregate and c.holder == r.target] or \
+                    node_columns(r, r.target)
             if col.holder not in q.nodes and _ranks_asked(r, counted[:1]):
                 if not ranked_by:  # "the 3 characters with the highest weight": of one edge, or of all added up
                     r.decline(f"the {label} with the {w} {col.prop} of one edge, or of their edges added up")

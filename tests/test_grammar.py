@@ -258,6 +258,7 @@ def test_full_names_label_compounds_shared_values_and_groups(rows, query):
     ("What is the most common full name of students?", "as one value"),
     ("What are the last names of students with the most common city code?", "beside what the question ranks"),
     ("How many city codes have at least two students?", "the count of the values"),
+    ("What is the name of the dept with the highest credits?", "of one course, or of all added up"),
 ])
 def test_what_it_cannot_read_is_declined_with_the_reason(home, question, why):
     from kgqa.kg.registry import graph_spec
@@ -406,6 +407,12 @@ def test_repeated_more_than_once(rows):
     """"more than once", "at least 2 times": a lower bound on the courses each student reaches."""
     assert sorted(r[0] for r in rows("Which students are enrolled in courses more than once?")) == ["Ada", "Bo", "Cy"]
     assert sorted(r[0] for r in rows("Which students are enrolled in courses at least 2 times?")) == ["Ada", "Bo", "Cy"]
+
+
+def test_the_most_of_a_number_many_nodes_hold(rows):
+    """"the dept with the most credits": the credits of its courses, added up (not the dept of the one course with
+    the most)."""
+    assert [r[0] for r in rows("What is the name of the dept with the most credits?")] == ["Biology"]
 
 
 def test_orders_said_by_their_direction_alone(rows):
