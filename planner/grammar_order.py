@@ -251,6 +251,11 @@ def _ordered(r: Reading, label: str) -> None:
         elif it is not None and "label" in it.kinds() and pick(it, "label", None) is not None \
                 and pick(it, "label", None).owner != label and w in cues.COUNT_SUPERLATIVES and measure == w:
             far = pick(it, "label", None).owner
+            between = next((lb for v, lb in q.nodes.items() if v != r.target and lb not in (far, label) and
+                            _said_of(r, it, lb)), None)
+            if between is not None:  # "students who live in the dorm with the most amenities": that dorm first
+                r.decline(f"the {between} with the {w} {far} first, then its {label}")
+                return
             var = r.vars.get(far) or join_label(r, far)
             if var is None:
                 return

@@ -259,6 +259,7 @@ def test_full_names_label_compounds_shared_values_and_groups(rows, query):
     ("What are the last names of students with the most common city code?", "beside what the question ranks"),
     ("How many city codes have at least two students?", "the count of the values"),
     ("What is the name of the dept with the highest credits?", "of one course, or of all added up"),
+    ("Which students are enrolled in courses in the dept with the most courses?", "the dept with the most course first"),
 ])
 def test_what_it_cannot_read_is_declined_with_the_reason(home, question, why):
     from kgqa.kg.registry import graph_spec
