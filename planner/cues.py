@@ -67,6 +67,9 @@ TRAILING_COMPARATORS = [(("or", "more"), ">="), (("or", "higher"), ">="), (("or"
 # next condition ("before 2000 or after the year 2010")
 PREPOSED = frozenset({"after", "before", "prior"})
 
+# words that ask for what names a node (its display property), whatever property names end in them
+NAMING_WORDS = frozenset({"name", "title", "number", "id", "count"})
+
 # string matches: the lemma before a quoted value and the operator it asks for
 STRING_CUES = {"contain": "CONTAINS", "include": "CONTAINS", "like": "CONTAINS", "substring": "CONTAINS",
                "start": "STARTS WITH", "begin": "STARTS WITH", "end": "ENDS WITH", "finish": "ENDS WITH",

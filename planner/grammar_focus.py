@@ -16,6 +16,7 @@ from kgqa.planner.reading import (
     term_name,
 )
 from kgqa.planner.schema_terms import Term
+from kgqa.text import name_words
 
 
 def _doer(r: Reading) -> str | None:
@@ -109,7 +110,7 @@ def focus(r: Reading) -> None:
         if last is not None and any(lem[k] in cues.ENDS_ASKED and not (lem[k] == "of" and lem[k - 1] in (
                 "number", "amount", *cues.AGGREGATES)) for k in range(last.end, it.start)):
             break  # "the maximum enrollment across all schools": what follows the preposition is no column
-        term = _of_label(r, it) or pick(it, "prop", label)
+        term = _of_label(r, it) or _head_of(r, it, label) or pick(it, "prop", label)
         if term is None or value_after(r, it) or bound_prop(r, it):
             continue
         if it.end - it.start == 1 and lem[it.start] in ("number", "count", "amount") and \
@@ -153,6 +154,18 @@ def _of_label(r: Reading, it: Item) -> Term | None:
             and is_name_like(shown):
         return Term("prop", owner.owner, shown)
     return None
+
+
+def _head_of(r: Reading, it: Item, label: str) -> Term | None:
+    """"the names and details of the hosts", where other labels' details matched the word: the asked label's one
+    property whose name ends in that word ("host_details"), else None."""
+    if it.end - it.start != 1 or any(t.owner == label for t in it.terms):
+        return None
+    word = r.lemmas[it.start]
+    if word in cues.NAMING_WORDS:
+        return None  # "the name of the courses": what names a course, not the name of its department
+    own = [p for p in r.view.nodes.get(label, {}) if name_words(p)[-1:] in ([word], [r.doc[it.start].lower_])]
+    return Term("prop", label, own[0]) if len(own) == 1 else None
 
 
 def _where_asked(r: Reading, label: str) -> None:

@@ -222,8 +222,8 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
                             r.doc[i - 1].tag_ in ("JJS", "RBS") or lem[max(0, i - 2):i] == ["by", "the"])
         if any(it.start <= i < it.end and (it.end - it.start > 1 or any(t.exact for t in it.terms)) for it in r.items):
             continue  # "the number of hosts" that a property is named ("Number_of_guests")
-        if w == "number" and r.doc[i].tag_ == "NNS":
-            continue  # "the numbers of all flights": a property, not a count
+        if w == "number" and (r.doc[i].tag_ == "NNS" or any(c.dep_ == "compound" for c in r.doc[i].children)):
+            continue  # "the numbers of all flights", "the phone number of X": a property, not a count
         if w == "count" and _names_a_count(r, r.doc[i]):
             continue  # "a death count of at least 10": the number a property holds
         if (w == "how" and lem[i + 1:i + 2] in (["many"], ["much"])) or (w in ("number", "count") and lem[i + 1:i + 2]

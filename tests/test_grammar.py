@@ -491,7 +491,7 @@ def test_dates_years_of_dates_and_time_comparisons(tmp_path, small_graph):
 def test_a_verb_says_the_join_a_negation_denies(tmp_path, small_graph):
     """"items that did not receive any review": the verb between two labels joined only by a link says that link,
     denied as it is affirmed; a negation covers the label its verb's clause names, however far ("hosts who did not
-    serve as a host of any party")."""
+    serve as a host of any party"); "details" of hosts is their one property whose name ends so."""
     from kgqa.kg.registry import graph_spec
     from kgqa.planner.compiler import Compiler
     from kgqa.planner.schema_view import SchemaView
@@ -499,13 +499,15 @@ def test_a_verb_says_the_join_a_negation_denies(tmp_path, small_graph):
     folder = small_graph(tmp_path / "graphs", "reviews",
                          "CREATE NODE TABLE item(i_id INT64, title STRING, PRIMARY KEY(i_id));\n"
                          "CREATE NODE TABLE review(r_id INT64, score INT64, PRIMARY KEY(r_id));\n"
-                         "CREATE NODE TABLE host(host_id INT64, name STRING, PRIMARY KEY(host_id));\n"
-                         "CREATE NODE TABLE party(party_id INT64, theme STRING, PRIMARY KEY(party_id));\n"
+                         "CREATE NODE TABLE host(host_id INT64, name STRING, other_details STRING, "
+                         "PRIMARY KEY(host_id));\n"
+                         "CREATE NODE TABLE party(party_id INT64, theme STRING, party_details STRING, "
+                         "PRIMARY KEY(party_id));\n"
                          "CREATE REL TABLE HAS_ITEM(FROM review TO item);\n"
                          "CREATE REL TABLE party_host(FROM party TO host);\n",
                          {"item": "i_id,title\n1,Lamp\n2,Desk\n3,Chair\n", "review": "r_id,score\n1,4\n2,5\n",
-                          "HAS_ITEM": "from,to\n1,1\n2,1\n", "host": "host_id,name\n1,Ana\n2,Ben\n",
-                          "party": "party_id,theme\n1,Spring\n", "party_host": "from,to\n1,2\n"})
+                          "HAS_ITEM": "from,to\n1,1\n2,1\n", "host": "host_id,name,other_details\n1,Ana,chef\n2,Ben,DJ\n",
+                          "party": "party_id,theme,party_details\n1,Spring,garden\n", "party_host": "from,to\n1,2\n"})
     with Graph(folder, read_only=True) as g:
         c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
 
@@ -518,3 +520,5 @@ def test_a_verb_says_the_join_a_negation_denies(tmp_path, small_graph):
             ["Chair", "Desk"]
         assert answer("How many items have never received a review?") == [[2]]
         assert [r[0] for r in answer("List the names of hosts who did not serve as a host of any party.")] == ["Ana"]
+        # "details" also names the party's party_details: of hosts, their one property named so
+        assert answer("Show the names and details of all hosts.") == [["Ana", "chef"], ["Ben", "DJ"]]
