@@ -548,6 +548,10 @@ def _count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
     if (op, v.value) in ((">=", 1), (">", 0)):  # "at least one entity": there is one, the join says it
         r.use((v.start, v.end), (it.start, it.end), *span)
         return
+    if any(c.holder != var and c.fn == "count" for c, _, _ in r.bounds) and \
+            "or" in r.lemmas[max(0, v.start - 4):v.start]:
+        r.decline("one count or another (either bound)")  # "two bridges or one mill": not both at once
+        return
     r.bounds.append((Column(var, None, "count", True), op or "=", v.value))
     r.use((v.start, v.end), (it.start, it.end), *span)
 

@@ -11,6 +11,7 @@ from kgqa.planner.grammar_words import verb_of_rel
 from kgqa.planner.joins import edge_of, join_label
 from kgqa.planner.reading import (
     Reading,
+    is_timed,
     pick,
 )
 from kgqa.planner.schema_terms import Term
@@ -230,8 +231,9 @@ def _naming_other(r: Reading, verbs: set[str]) -> set[str]:
     q = r.query
     used = {e.rel for e in q.edges} | {w.prop for w in q.where} | {c.prop for c in q.columns if c.prop} | \
         set(q.nodes.values())
-    names = [n for n in [*r.view.nodes, *r.view.rels, *(p for props in r.view.nodes.values() for p in props)]
-             if n not in used]
+    names = [n for n in [*r.view.nodes, *r.view.rels, *(p for props in r.view.nodes.values() for p in props
+                                                        if not is_timed(p))]
+             if n not in used]  # a time ("hosted_year") dates the verb's event; it names no other link
     stems = {w[:5] for n in names for w in name_words(n) if len(w) >= 5} - \
         {w[:5] for n in used if n for w in name_words(n) if len(w) >= 5}  # "began": begin, used, and begin_text
     lemma = {t.text: t.lemma_.lower() for t in r.doc}
