@@ -133,10 +133,16 @@ def conditions(r: Reading) -> None:
                 r.view.prop_type(term.owner, term.prop) not in ("INT16", "INT32") and \
                 any(w in ("after", "before", "since", "in", "during") for w in low[max(0, v.start - 3):v.start]):
             timed = _year_prop(r, term.owner) or _date_prop(r, term.owner)  # "a host city after 2010": the hosting's year
-            if timed is not None or not _is_number(r, term):  # "founded before 1850": a number of years itself
-                term, prop_item = timed, None
-            if timed is not None:
-                r.unsaid[v.start] = timed.prop
+            if not _is_number(r, term) or _refers(r, term) or timed is not None and op not in ("<", ">", "<=", ">="):
+                term, prop_item = timed, None  # not "founded before 1850": a number of years itself
+                if timed is not None:
+                    r.unsaid[v.start] = timed.prop
+        if term is None and last is not None and v.kind == "number" and op in ("<", ">", "<=", ">=") and \
+                lem[last[1]:last[1] + 1] in (["or"], ["and"], [","]) and all(
+                    w in ("or", "and", ",", "than", "be", "either") or year and w in ("the", "year", "of") or
+                    any(a <= i < b for a, b in op_span)
+                    for i, w in enumerate(lem[last[1]:v.start], start=last[1])):
+            term = last[0]  # "a capacity greater than 300 or less than 100": the same property again
         if term is None and year:
             # "opened between 2000 and 2005", "wines made before 2000"; "an exhibition in 2004": the label's named
             named = next((x for x in reversed(r.items) if x.end <= v.start and v.start - x.end <= 2 and
@@ -171,12 +177,6 @@ def conditions(r: Reading) -> None:
         if term is None and v.kind == "text" and named_before(lem, v.start):
             label = r.query.nodes[r.target]
             term = Term("prop", label, r.view.display(label))
-        if term is None and last is not None and v.kind == "number" and op in ("<", ">", "<=", ">=") and \
-                lem[last[1]:last[1] + 1] in (["or"], ["and"], [","]) and all(
-                    w in ("or", "and", ",", "than", "be", "either") or year and w in ("the", "year", "of") or
-                    any(a <= i < b for a, b in op_span)
-                    for i, w in enumerate(lem[last[1]:v.start], start=last[1])):
-            term = last[0]  # "a capacity greater than 300 or less than 100": the same property again
         if term is None:
             r.decline(f"what {r.doc[v.start:v.end].text} is")
             continue
@@ -418,6 +418,14 @@ def _disjunctions(r: Reading) -> None:
             w[k - 1:k + 1] = [either]
             ends[k - 1:k + 1] = [(ends[k - 1][0], ends[k][1])]
             r.use((a_end, b_start))
+
+
+def _refers(r: Reading, term: Term) -> bool:
+    """Whether a property's name says it refers to a node (a key or code, or another label's name: host_city),
+    not a quantity."""
+    words = name_words(term.prop)
+    labels = {w for lb in r.view.nodes if lb != term.owner for w in name_words(lb)}
+    return bool(words) and (words[-1] in ("id", "code", "key") or words[-1] in labels)
 
 
 def _is_number(r: Reading, term: Term) -> bool:

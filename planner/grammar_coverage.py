@@ -100,6 +100,7 @@ def coverage(r: Reading) -> None:
                                                                   "nsubjpass", "relcl") for c in t.children)
                   and all(g.i in r.used for c in t.children if c.dep_ == "agent" for g in c.children)}
     left = [w for w in left if w not in restating]  # "wines produced in Sonoma": the verb of the join
+    left += _other_times(r)
     if left:
         r.decline(", ".join(repr(w) for w in dict.fromkeys(left)))
     q = r.query
@@ -207,6 +208,21 @@ def _names_unsaid(r: Reading, verb: Any, prep: Any) -> bool:
     stem = verb.lemma_.lower()[:4]
     return all(len(stem) == 4 and any(w[:4] == stem for w in name_words(r.unsaid[g.i]))
                for g in prep.subtree if g.i in r.unsaid)
+
+
+def _other_times(r: Reading) -> list[str]:
+    """The verbs that name another time than the one a value was put on unnamed ("customers who rented films after
+    2005": the rental's date, not the film's last update): a time property of the graph shares the verb's stem, and
+    the one chosen does not."""
+    times = {p for props in r.view.nodes.values() for p in props if is_timed(p)}
+    out = []
+    for i, prop in r.unsaid.items():
+        verb = next((t for t in r.doc[i].ancestors if t.pos_ == "VERB"), None)
+        stem = verb.lemma_.lower()[:4] if verb is not None else ""
+        if len(stem) == 4 and not any(w[:4] == stem for w in name_words(prop)) and any(
+                w[:4] == stem for p in times for w in name_words(p) if len(w) >= 4):
+            out.append(f"{verb.text} (which time)")
+    return out
 
 
 def _names_label(r: Reading, i: int) -> bool:

@@ -454,17 +454,19 @@ def test_dates_years_of_dates_and_time_comparisons(tmp_path, small_graph):
     """An ISO date is one value, compared with the date the label holds ("placed between 2009-01-01 and
     2010-01-01"); a year said of a date is that year's dates, on ISO text and typed timestamps alike; "2010 or
     later" closes its clause, "before 1800 or after the year 1900" are two; a number of years itself ("founded
-    before 1850") is compared as it is."""
+    before 1850") is compared as it is; a verb that names another time than the one chosen is declined."""
     from kgqa.kg.registry import graph_spec
     from kgqa.planner.compiler import Compiler
     from kgqa.planner.schema_view import SchemaView
 
     folder = small_graph(tmp_path / "graphs", "shops",
-                         "CREATE NODE TABLE store(sid INT64, store_name STRING, founded DOUBLE, PRIMARY KEY(sid));\n"
+                         "CREATE NODE TABLE store(sid INT64, store_name STRING, founded DOUBLE, opened_date DATE, "
+                         "PRIMARY KEY(sid));\n"
                          "CREATE NODE TABLE purchase(pid INT64, total DOUBLE, date_placed STRING, shipped TIMESTAMP, "
                          "PRIMARY KEY(pid));\n"
                          "CREATE REL TABLE sold_at(FROM purchase TO store);\n",
-                         {"store": "sid,store_name,founded\n1,Old Mill,1790\n2,Corner,1875\n3,Arcade,1910\n",
+                         {"store": "sid,store_name,founded,opened_date\n1,Old Mill,1790,2001-05-01\n2,Corner,1875,2003-01-09\n"
+                                   "3,Arcade,1910,2010-10-10\n",
                           "purchase": "pid,total,date_placed,shipped\n1,10,2009-03-02 10:00:00,2009-03-05 09:00:00\n"
                                       "2,20,2009-12-31 18:30:00,2010-01-04 08:00:00\n"
                                       "3,30,2010-06-01 08:00:00,2010-06-02 08:00:00\n"
@@ -485,6 +487,9 @@ def test_dates_years_of_dates_and_time_comparisons(tmp_path, small_graph):
         assert answer("How many purchases were shipped after 2010?") == [[1]]
         assert answer("How many purchases were placed in 2010 or later?") == [[2]]
         assert [r[0] for r in answer("Which stores were founded before 1850?")] == ["Old Mill"]
+        # the year goes to the purchases' one typed date, but "opened" says another time (the store's opened_date)
+        q = "Which stores opened purchases after 2010?"
+        assert not c.grammar(q, c.value_mentions(q)) and "which time" in " ".join(c.unread(q, c.value_mentions(q)))
         assert [r[0] for r in answer("Which stores were founded before the year 1800 or after the year 1900?")] == \
             ["Arcade", "Old Mill"]
 
