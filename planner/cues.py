@@ -60,6 +60,7 @@ TRAILING_COMPARATORS = [(("or", "more"), ">="), (("or", "higher"), ">="), (("or"
                         (("or", "above"), ">="), (("or", "over"), ">="), (("or", "less"), "<="),
                         (("or", "fewer"), "<="), (("or", "lower"), "<="), (("or", "below"), "<="),
                         (("or", "under"), "<="), (("or", "older"), ">="), (("or", "younger"), "<="),
+                        (("or", "old"), ">="), (("or", "young"), "<="),
                         (("or", "after"), ">="), (("or", "later"), ">="), (("or", "before"), "<="),
                         (("or", "earlier"), "<="), (("or", "prior"), "<=")]
 

@@ -60,8 +60,10 @@ def conditions(r: Reading) -> None:
                 _is_number(r, t) or r.view.is_numeric_text(t.owner, t.prop) for t in named.terms if t.kind == "prop"):
             r.decline(f"{v.value} {r.doc[named.start:named.end].text}")  # "more than one region": a count of text
             continue
+        old = v.kind == "number" and lem[v.end:v.end + 2] in (["year", "old"], ["year", "of"]) and \
+            lem[v.end + 1:v.end + 3] != ["of", "service"]  # "under 20 years old", "25 years of age"
         nxt = r.doc[gap] if gap < len(r.doc) else None
-        if v.kind == "number" and nxt is not None and nxt.tag_ == "NNS" and not any(
+        if v.kind == "number" and nxt is not None and nxt.tag_ == "NNS" and not old and not any(
                 it.start <= gap < it.end for it in r.items):
             r.decline(f"{v.value} {nxt.text}")  # "more than 2 records": a count of what
             continue
@@ -103,6 +105,19 @@ def conditions(r: Reading) -> None:
             op, op_span = comparator(low[:aged[0].i] + ["more"] + low[aged[0].i + 1:], aged[0].i, v.start)
             op = op if aged[0].lemma_.lower() not in cues.LOW_MEASURES else \
                 {">": "<", ">=": "<=", "<": ">", "<=": ">="}.get(op, op)  # "younger than 20": a lower age
+        if old and term is None and (lem[v.end + 1] == "old" or lem[v.end + 2:v.end + 3] == ["age"]):
+            said = next((t for x in r.items if x.end <= v.start and v.start - x.end <= 4 and
+                         (t := pick(x, "label", None)) is not None), None)  # "students under 20 years old"
+            label = said.owner if said is not None else r.query.nodes[r.target]
+            found = measured_props(r, label, "old")
+            if len(found) != 1:
+                r.decline(f"{v.value} years old, by what")
+                continue
+            term, prop_item = Term("prop", label, found[0]), None
+            trailing, tspan = trailing_comparator(low, v.end + 2 + (lem[v.end + 1] == "of"))
+            if op is None and trailing:
+                op, op_span = trailing, [tspan]
+            op_span = op_span + [(v.end, v.end + 2 + (lem[v.end + 1] == "of"))]
         measuring = [t for t in r.doc[max(0, v.start - 4):v.start] if t.pos_ == "VERB" and t.i not in r.used and
                      t.lemma_.lower() in cues.MEASURES]
         if term is None and prop_item is None and measuring and v.kind == "number" and op in ("<", ">", "<=", ">="):

@@ -417,6 +417,13 @@ def test_the_most_of_a_number_many_nodes_hold(rows):
     assert [r[0] for r in rows("What is the name of the dept with the most credits?")] == ["Biology"]
 
 
+def test_years_old_is_an_age(rows):
+    """"under 22 years old", "30 years old or younger", "18 years of age": the age the asked label holds."""
+    assert sorted(r[0] for r in rows("Which students are under 22 years old?")) == ["Ada", "Di"]
+    assert rows("How many students are 30 years old or younger?") == [[5]]
+    assert rows("How many students are 22 years of age?") == [[1]]
+
+
 def test_orders_said_by_their_direction_alone(rows):
     """"in descending order" orders by the number asked for; "in alphabetic order" by the first words asked."""
     assert [r[0] for r in rows("List the ages of students in descending order.")] == [30, 24, 22, 21, 19]
