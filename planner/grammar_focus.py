@@ -130,6 +130,8 @@ def focus(r: Reading) -> None:
         it.term = term
         r.asked.append(it)
         last = it
+    if not r.asked and labels:
+        _generic_of(r, labels[0], label)
     if lem[:1] == ["where"] and not r.asked:
         _where_asked(r, label)
 
@@ -166,6 +168,28 @@ def _head_of(r: Reading, it: Item, label: str) -> Term | None:
         return None  # "the name of the courses": what names a course, not the name of its department
     own = [p for p in r.view.nodes.get(label, {}) if name_words(p)[-1:] in ([word], [r.doc[it.start].lower_])]
     return Term("prop", label, own[0]) if len(own) == 1 else None
+
+
+def _generic_of(r: Reading, first: Item, label: str) -> None:
+    """"the dates of the diary entries": a noun no schema name matched, written as "the <noun> of" the asked
+    label, asks for the label's one property whose name starts or ends with it (date_of_entry)."""
+    k = first.start
+    while k > 0 and r.lemmas[k - 1] in ("the", "all", "a", "an", "each", "every"):
+        k -= 1
+    i = k - 2
+    if i < 0 or r.lemmas[k - 1] != "of" or r.doc[i].pos_ != "NOUN" or any(x.start <= i < x.end for x in r.items):
+        return
+    word = r.lemmas[i]
+    if word in cues.NAMING_WORDS or word in cues.AGGREGATES or any(c.dep_ == "compound"
+                                                                   for c in r.doc[i].children):
+        return  # not "the mail date of the document": which date the word before says
+    own = [p for p in r.view.nodes.get(label, {}) if (w := name_words(p)) and word in (w[0], w[-1])]
+    if len(own) == 1:
+        term = Term("prop", label, own[0])
+        it = Item(i, i + 1, {term}, term)
+        r.items = sorted([*r.items, it], key=lambda x: x.start)
+        r.asked.append(it)
+        r.use((i, i + 1), (k - 1, k))
 
 
 def _where_asked(r: Reading, label: str) -> None:

@@ -533,6 +533,8 @@ def test_a_verb_says_the_join_a_negation_denies(tmp_path, small_graph):
             ["Chair", "Desk"]
         assert answer("How many items have never received a review?") == [[2]]
         assert [r[0] for r in answer("List the names of hosts who did not serve as a host of any party.")] == ["Ana"]
+        # "the years of the parties": a word no name matched, "of" the asked label, names its one property with it
+        assert answer("What are the years of the parties?") == [[2020]]
         # a time the verb's event has (hosted_year) names no other link than the one the verb says
         assert [r[0] for r in answer("Which hosts hosted a party?")] == ["Ben"]
         # "details" also names the party's party_details: of hosts, their one property named so
