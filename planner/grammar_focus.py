@@ -48,6 +48,7 @@ def focus(r: Reading) -> None:
         if nxt < len(r.doc) and r.doc[nxt].lower_ in ("name", "names", "title", "titles") and \
                 not any(x.start <= nxt < x.end for x in r.items):
             r.use((nxt, nxt + 1))  # "the department name": what names a department
+            r.name_asked = True
     elif lem and lem[0] == "who" and (doer := _doer(r) or r.view.spec.who):
         label = doer  # "Who borrowed Kindred?": the far end of the verb's relationship, else the person label
         r.use((0, 1))
@@ -132,6 +133,7 @@ def focus(r: Reading) -> None:
         last = it
     if not r.asked and labels:
         _generic_of(r, labels[0], label)
+    _theirs(r, label)
     if lem[:1] == ["where"] and not r.asked:
         _where_asked(r, label)
 
@@ -170,6 +172,27 @@ def _head_of(r: Reading, it: Item, label: str) -> Term | None:
     return Term("prop", label, own[0]) if len(own) == 1 else None
 
 
+def _theirs(r: Reading, label: str) -> None:
+    """"the video games and their types": a noun no schema name matched, after "their"/"its", asks for the asked
+    label's one property whose name starts or ends with it."""
+    for t in r.doc:
+        if t.i == 0 or r.lemmas[t.i - 1] not in ("their", "its") or t.pos_ != "NOUN" or t.i in r.used or \
+                any(x.start <= t.i < x.end for x in r.items) or t.lemma_.lower() in cues.NAMING_WORDS:
+            continue
+        term = _named_by(r, label, t.lemma_.lower())
+        if term is not None:
+            it = Item(t.i, t.i + 1, {term}, term)
+            r.items = sorted([*r.items, it], key=lambda x: x.start)
+            r.asked.append(it)
+            r.use((t.i - 1, t.i + 1))
+
+
+def _named_by(r: Reading, label: str, word: str) -> Term | None:
+    """The one property of ``label`` whose name starts or ends with ``word`` (date_of_entry, GType), else None."""
+    own = [p for p in r.view.nodes.get(label, {}) if (w := name_words(p)) and word in (w[0], w[-1])]
+    return Term("prop", label, own[0]) if len(own) == 1 else None
+
+
 def _generic_of(r: Reading, first: Item, label: str) -> None:
     """"the dates of the diary entries": a noun no schema name matched, written as "the <noun> of" the asked
     label, asks for the label's one property whose name starts or ends with it (date_of_entry)."""
@@ -183,9 +206,8 @@ def _generic_of(r: Reading, first: Item, label: str) -> None:
     if word in cues.NAMING_WORDS or word in cues.AGGREGATES or any(c.dep_ == "compound"
                                                                    for c in r.doc[i].children):
         return  # not "the mail date of the document": which date the word before says
-    own = [p for p in r.view.nodes.get(label, {}) if (w := name_words(p)) and word in (w[0], w[-1])]
-    if len(own) == 1:
-        term = Term("prop", label, own[0])
+    term = _named_by(r, label, word)
+    if term is not None:
         it = Item(i, i + 1, {term}, term)
         r.items = sorted([*r.items, it], key=lambda x: x.start)
         r.asked.append(it)

@@ -53,8 +53,9 @@ def _ordered(r: Reading, label: str) -> None:
             tail = lem[it.end:it.end + 6]
             desc = any(x in ("descending", "decreasing", "desc", "reverse", "descend", "decrease")
                        for x in tail + lem[max(0, i - 3):i] + low[max(0, i - 3):it.end + 6])
-            if "from" in tail and tail.index("from") + 1 < len(tail):
-                desc = desc or tail[tail.index("from") + 1] in cues.DESCENDING
+            start = [w for w in tail[tail.index("from") + 1:] if w != "the"] if "from" in tail else []
+            if start:  # "from the highest to the lowest"
+                desc = desc or start[0] in cues.DESCENDING
             desc = desc or any(x in cues.DESCENDING for x in lem[i + 2:k])
             q.order.append((col, desc))
             r.use((i, k), *[(k, k + 1) for k in range(it.end, min(len(lem), it.end + 6))

@@ -66,6 +66,7 @@ class Reading:
     rels_named: list[str] = field(default_factory=list)
     declined: list[str] = field(default_factory=list)
     show_target: bool = False  # a later sentence names the asked label among what to show
+    name_asked: bool = False  # "the company name": what names the asked label is asked for
     all_props: bool = False  # "all the information about": every property of the asked node
     shown: list[str] = field(default_factory=list)  # variables of other labels shown beside the asked one
     flags: list[tuple[Item, Term]] = field(default_factory=list)  # boolean properties said as adjectives

@@ -131,6 +131,8 @@ def shape(r: Reading) -> None:
             if col not in aggs:
                 aggs.append(col)
             q.having.append((col, op, value))
+    if r.name_asked and not q.columns and any(c.holder not in (None, r.target) for c in aggs):
+        q.columns.extend(node_columns(r, r.target))  # "the company name with the number of gas stations"
     if r.show_target and not aggs:  # "... ? Return the city and its GDP."
         q.columns[:0] = [c for c in node_columns(r, r.target) if c not in q.columns]
     if r.all_props and not aggs:

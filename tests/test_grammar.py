@@ -417,6 +417,12 @@ def test_the_most_of_a_number_many_nodes_hold(rows):
     assert [r[0] for r in rows("What is the name of the dept with the most credits?")] == ["Biology"]
 
 
+def test_an_order_said_from_one_end_to_the_other(rows):
+    """"sorted by the credits from the highest to the lowest": descending."""
+    assert [r[1] for r in rows("List the titles and credits of courses sorted by the credits from the highest to "
+                               "the lowest.")] == [6, 5, 4, 4, 3]
+
+
 def test_years_old_is_an_age(rows):
     """"under 22 years old", "30 years old or younger", "18 years of age": the age the asked label holds."""
     assert sorted(r[0] for r in rows("Which students are under 22 years old?")) == ["Ada", "Di"]
@@ -533,6 +539,9 @@ def test_a_verb_says_the_join_a_negation_denies(tmp_path, small_graph):
             ["Chair", "Desk"]
         assert answer("How many items have never received a review?") == [[2]]
         assert [r[0] for r in answer("List the names of hosts who did not serve as a host of any party.")] == ["Ana"]
+        assert answer("List the themes of parties and their years.") == [["Spring", 2020]]  # their one year
+        got = answer("Show the item title with the number of reviews.")  # what names each item, beside its count
+        assert [(r[0], r[-1]) for r in got] == [("Lamp", 2)]
         # "the years of the parties": a word no name matched, "of" the asked label, names its one property with it
         assert answer("What are the years of the parties?") == [[2020]]
         # a time the verb's event has (hosted_year) names no other link than the one the verb says
