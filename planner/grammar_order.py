@@ -57,6 +57,9 @@ def _ordered(r: Reading, label: str) -> None:
             if start:  # "from the highest to the lowest"
                 desc = desc or start[0] in cues.DESCENDING
             desc = desc or any(x in cues.DESCENDING for x in lem[i + 2:k])
+            if any(w in cues.ALPHABETICAL for w in lem[max(0, i - 3):k]) and type_of(r, col) != "STRING":
+                r.decline(f"an alphabetical order of {col.prop}, which is no text")  # the addresses' numeric ids
+                return
             q.order.append((col, desc))
             r.use((i, k), *[(k, k + 1) for k in range(it.end, min(len(lem), it.end + 6))
                             if lem[k] in ways | {"order", "in", "of", "from", "to"}],

@@ -261,6 +261,7 @@ def test_full_names_label_compounds_shared_values_and_groups(rows, query):
     ("What is the name of the dept with the highest credits?", "of one course, or of all added up"),
     ("Which students are enrolled in courses in the dept with the most courses?", "the dept with the most course first"),
     ("Which depts have two courses or three students?", "one count or another"),
+    ("List the students in alphabetical order of their stu id.", "an alphabetical order of stu_id"),
 ])
 def test_what_it_cannot_read_is_declined_with_the_reason(home, question, why):
     from kgqa.kg.registry import graph_spec
