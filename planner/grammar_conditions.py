@@ -171,7 +171,8 @@ def conditions(r: Reading) -> None:
             # "orders placed between 2009-01-01 and 2010-01-01": the date of the label named before, else the asked
             named = next((x for x in reversed(r.items) if x.end <= v.start and v.start - x.end <= 3 and
                           pick(x, "label", None) is not None), None)
-            term = _date_prop(r, pick(named, "label", None).owner if named is not None else None)
+            owner = pick(named, "label", None).owner if named is not None else None
+            term = _date_prop(r, owner) or _year_prop(r, owner)  # a date named as such ("invoice_date", no ISO text)
             prop_item = None
             if term is not None:
                 r.unsaid[v.start] = term.prop
@@ -484,8 +485,8 @@ def _dated(r: Reading, term: Term) -> bool:
 
 def _date_prop(r: Reading, label: str | None = None) -> Term | None:
     """The property of ``label`` (default: the asked one) that holds dates: the only one, else the only one whose
-    name shares a stem with a word of the question ("began": a begin time), a typed date before date text; else the
-    one it names a year or date by (:func:`_year_prop`). None where that leaves several or none."""
+    name shares a stem with a word of the question ("began": a begin time), a typed date before date text. None
+    where that leaves several or none."""
     label = label or r.query.nodes[r.target]
     props = [p for p in r.view.nodes.get(label, {}) if r.view.is_date(label, p)]
     if len(props) > 1:
@@ -494,9 +495,7 @@ def _date_prop(r: Reading, label: str | None = None) -> Term | None:
     if len(props) > 1:
         typed = [p for p in props if r.view.prop_type(label, p) != "STRING"]
         props = typed if len(typed) == 1 else props
-    if len(props) == 1:
-        return Term("prop", label, props[0])
-    return _year_prop(r, label) if not props else None
+    return Term("prop", label, props[0]) if len(props) == 1 else None
 
 
 def _year_prop(r: Reading, label: str | None = None) -> Term | None:

@@ -165,11 +165,9 @@ def _head_of(r: Reading, it: Item, label: str) -> Term | None:
     property whose name ends in that word ("host_details"), else None."""
     if it.end - it.start != 1 or any(t.owner == label for t in it.terms):
         return None
-    word = r.lemmas[it.start]
-    if word in cues.NAMING_WORDS:
+    if r.lemmas[it.start] in cues.NAMING_WORDS:
         return None  # "the name of the courses": what names a course, not the name of its department
-    own = [p for p in r.view.nodes.get(label, {}) if name_words(p)[-1:] in ([word], [r.doc[it.start].lower_])]
-    return Term("prop", label, own[0]) if len(own) == 1 else None
+    return _named_by(r, label, it.start, last_only=True)
 
 
 def _theirs(r: Reading, label: str) -> None:
@@ -179,18 +177,27 @@ def _theirs(r: Reading, label: str) -> None:
         if t.i == 0 or r.lemmas[t.i - 1] not in ("their", "its") or t.pos_ != "NOUN" or t.i in r.used or \
                 any(x.start <= t.i < x.end for x in r.items) or t.lemma_.lower() in cues.NAMING_WORDS:
             continue
-        term = _named_by(r, label, t.lemma_.lower())
+        term = _named_by(r, label, t.i)
         if term is not None:
-            it = Item(t.i, t.i + 1, {term}, term)
-            r.items = sorted([*r.items, it], key=lambda x: x.start)
-            r.asked.append(it)
-            r.use((t.i - 1, t.i + 1))
+            _ask(r, t.i, term)
+            r.use((t.i - 1, t.i))
 
 
-def _named_by(r: Reading, label: str, word: str) -> Term | None:
-    """The one property of ``label`` whose name starts or ends with ``word`` (date_of_entry, GType), else None."""
-    own = [p for p in r.view.nodes.get(label, {}) if (w := name_words(p)) and word in (w[0], w[-1])]
+def _named_by(r: Reading, label: str, i: int, last_only: bool = False) -> Term | None:
+    """The one property of ``label`` whose name starts or ends (``last_only``: ends) with token ``i``'s word, as
+    written or as its lemma (date_of_entry, GType, host_details), else None."""
+    said = {r.lemmas[i], r.doc[i].lower_}
+    own = [p for p in r.view.nodes.get(label, {}) if (w := name_words(p)) and
+           (w[-1] in said or not last_only and w[0] in said)]
     return Term("prop", label, own[0]) if len(own) == 1 else None
+
+
+def _ask(r: Reading, i: int, term: Term) -> None:
+    """Asks for ``term``, named by token ``i`` alone."""
+    it = Item(i, i + 1, {term}, term)
+    r.items = sorted([*r.items, it], key=lambda x: x.start)
+    r.asked.append(it)
+    r.use((i, i + 1))
 
 
 def _generic_of(r: Reading, first: Item, label: str) -> None:
@@ -206,12 +213,10 @@ def _generic_of(r: Reading, first: Item, label: str) -> None:
     if word in cues.NAMING_WORDS or word in cues.AGGREGATES or any(c.dep_ == "compound"
                                                                    for c in r.doc[i].children):
         return  # not "the mail date of the document": which date the word before says
-    term = _named_by(r, label, word)
+    term = _named_by(r, label, i)
     if term is not None:
-        it = Item(i, i + 1, {term}, term)
-        r.items = sorted([*r.items, it], key=lambda x: x.start)
-        r.asked.append(it)
-        r.use((i, i + 1), (k - 1, k))
+        _ask(r, i, term)
+        r.use((k - 1, k))
 
 
 def _where_asked(r: Reading, label: str) -> None:

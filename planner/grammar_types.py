@@ -1,7 +1,7 @@
 """Values read against the types the schema stores (:func:`typed`): a year said of a date is the range of that
-year's dates; a number said of a text property that holds numbers is compared and added up as a number; a number said of any other text property is the text it spells
-("post code 255"), declined where no node holds that text; an average or total of text that holds no numbers is
-declined."""
+year's dates; a number said of a text property that holds numbers is compared and added up as a number; a number
+said of any other text property is the text it spells ("post code 255"), declined where no node holds that text;
+an average or total of text that holds no numbers is declined."""
 
 from __future__ import annotations
 
