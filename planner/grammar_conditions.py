@@ -172,7 +172,7 @@ def conditions(r: Reading) -> None:
             named = next((x for x in reversed(r.items) if x.end <= v.start and v.start - x.end <= 3 and
                           pick(x, "label", None) is not None), None)
             owner = pick(named, "label", None).owner if named is not None else None
-            term = _date_prop(r, owner) or _year_prop(r, owner)  # a date named as such ("invoice_date", no ISO text)
+            term = _date_prop(r, owner) or _year_prop(r, owner)  # a date named as such, not held as ISO text
             prop_item = None
             if term is not None:
                 r.unsaid[v.start] = term.prop
