@@ -21,6 +21,24 @@ from kgqa.settings import Settings
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
+def first_plan_rows(g: Graph, ordered: bool = False):
+    """Returns ``(compiler, answer)`` for graph ``g``: ``answer(question)`` is the rows of the grammar reader's first
+    plan (sorted unless ``ordered``); a question it declines fails the test with what was not read."""
+    from kgqa.kg.registry import graph_spec
+    from kgqa.planner.compiler import Compiler
+    from kgqa.planner.schema_view import SchemaView
+
+    c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
+
+    def answer(question):
+        plans = c.grammar(question, c.value_mentions(question))
+        assert plans, (question, c.unread(question, c.value_mentions(question)))
+        got = [list(x) for x in g.query(plans[0].cypher, plans[0].params).rows]
+        return got if ordered else sorted(got)
+
+    return c, answer
+
+
 @pytest.fixture(scope="module")
 def home(tmp_path_factory) -> Path:
     home = tmp_path_factory.mktemp("grammar-home")
@@ -349,9 +367,6 @@ def test_owned_heads_typed_values_counts_and_the_top_node_of_another_label(tmp_p
     capacity" are all the guests of that hall, not the first row of a ranking; "visitors" names the guests whose
     role is 'visitor'; "a seat count lower than their capacity" compares two properties of each hall; "the booking
     date" names ``Date_Booking_Made``, whose head word is written first."""
-    from kgqa.kg.registry import graph_spec
-    from kgqa.planner.compiler import Compiler
-    from kgqa.planner.schema_view import SchemaView
 
     folder = small_graph(tmp_path / "graphs", "halls",
                          "CREATE NODE TABLE hall(hall_id INT64, hall_name STRING, guest_capacity INT64, "
@@ -366,12 +381,7 @@ def test_owned_heads_typed_values_counts_and_the_top_node_of_another_label(tmp_p
                                    "3,Cy,Bergen,100,C1,speaker,2024-03-09\n4,Di,Oslo,9,D4,visitor,2024-01-20\n",
                           "stays_in": "from,to\n1,1\n2,2\n3,1\n4,3\n"})
     with Graph(folder, read_only=True) as g:
-        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
-
-        def answer(question):
-            plans = c.grammar(question, c.value_mentions(question))
-            assert plans, (question, c.unread(question, c.value_mentions(question)))
-            return [list(x) for x in g.query(plans[0].cypher, plans[0].params).rows]
+        c, answer = first_plan_rows(g, ordered=True)
 
         assert answer("What is the average and total capacity of halls?") == [[500 / 3, 500]]
         assert sorted(r[0] for r in answer("Which guests stay in the hall with the largest capacity?")) == ["Ann", "Cy"]
@@ -469,9 +479,6 @@ def test_dates_years_of_dates_and_time_comparisons(tmp_path, small_graph):
     2010-01-01"); a year said of a date is that year's dates, on ISO text and typed timestamps alike; "2010 or
     later" closes its clause, "before 1800 or after the year 1900" are two; a number of years itself ("founded
     before 1850") is compared as it is; a verb that names another time than the one chosen is declined."""
-    from kgqa.kg.registry import graph_spec
-    from kgqa.planner.compiler import Compiler
-    from kgqa.planner.schema_view import SchemaView
 
     folder = small_graph(tmp_path / "graphs", "shops",
                          "CREATE NODE TABLE store(sid INT64, store_name STRING, founded DOUBLE, opened_date DATE, "
@@ -487,12 +494,7 @@ def test_dates_years_of_dates_and_time_comparisons(tmp_path, small_graph):
                                       "4,40,2011-02-11 12:00:00,2011-02-20 12:00:00\n",
                           "sold_at": "from,to\n1,1\n2,1\n3,2\n4,3\n"})
     with Graph(folder, read_only=True) as g:
-        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
-
-        def answer(question):
-            plans = c.grammar(question, c.value_mentions(question))
-            assert plans, (question, c.unread(question, c.value_mentions(question)))
-            return sorted(list(x) for x in g.query(plans[0].cypher, plans[0].params).rows)
+        c, answer = first_plan_rows(g)
 
         assert answer("What are the totals of purchases placed between 2009-01-01 and 2010-01-01?") == [[10], [20]]
         assert answer("What are the totals of purchases placed before '2009-06-01 00:00:00'?") == [[10]]
@@ -512,9 +514,6 @@ def test_a_verb_says_the_join_a_negation_denies(tmp_path, small_graph):
     """"items that did not receive any review": the verb between two labels joined only by a link says that link,
     denied as it is affirmed; a negation covers the label its verb's clause names, however far ("hosts who did not
     serve as a host of any party"); "details" of hosts is their one property whose name ends so."""
-    from kgqa.kg.registry import graph_spec
-    from kgqa.planner.compiler import Compiler
-    from kgqa.planner.schema_view import SchemaView
 
     folder = small_graph(tmp_path / "graphs", "reviews",
                          "CREATE NODE TABLE item(i_id INT64, title STRING, PRIMARY KEY(i_id));\n"
@@ -529,12 +528,7 @@ def test_a_verb_says_the_join_a_negation_denies(tmp_path, small_graph):
                           "HAS_ITEM": "from,to\n1,1\n2,1\n", "host": "host_id,name,other_details\n1,Ana,chef\n2,Ben,DJ\n",
                           "party": "party_id,theme,party_details,hosted_year\n1,Spring,garden,2020\n", "party_host": "from,to\n1,2\n"})
     with Graph(folder, read_only=True) as g:
-        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
-
-        def answer(question):
-            plans = c.grammar(question, c.value_mentions(question))
-            assert plans, (question, c.unread(question, c.value_mentions(question)))
-            return sorted(list(x) for x in g.query(plans[0].cypher, plans[0].params).rows)
+        c, answer = first_plan_rows(g)
 
         assert [r[0] for r in answer("Find the titles of the items that did not receive any review.")] == \
             ["Chair", "Desk"]
