@@ -15,6 +15,7 @@ from kgqa.planner.attach import (
 )
 from kgqa.planner.grammar_columns import ROWID
 from kgqa.planner.grammar_measures import measured_props
+from kgqa.planner.grammar_times import date_prop, dated, year_prop
 from kgqa.planner.joins import copy_path, holder_of, join_label, many_along, other_end, path_to
 from kgqa.planner.query import Column, Where
 from kgqa.planner.reading import (
@@ -144,10 +145,10 @@ def conditions(r: Reading) -> None:
         said_year = v.start - 1 - (lem[v.start - 1:v.start] == ["of"])  # "before the year (of) 1850": its unit
         if year and lem[said_year:said_year + 1] == ["year"] and not any(x.start <= said_year < x.end for x in r.items):
             r.use((said_year, v.start))
-        if year and term is not None and not term.on_rel and not is_timed(term.prop) and not _dated(r, term) and \
+        if year and term is not None and not term.on_rel and not is_timed(term.prop) and not dated(r, term) and \
                 r.view.prop_type(term.owner, term.prop) not in ("INT16", "INT32") and \
                 any(w in ("after", "before", "since", "in", "during") for w in low[max(0, v.start - 3):v.start]):
-            timed = _year_prop(r, term.owner) or _date_prop(r, term.owner)  # "a host city after 2010": the hosting's year
+            timed = year_prop(r, term.owner) or date_prop(r, term.owner)  # "a host city after 2010": the hosting's year
             if not _is_number(r, term) or _refers(r, term) or timed is not None and op not in ("<", ">", "<=", ">="):
                 term, prop_item = timed, None  # not "founded before 1850": a number of years itself
                 if timed is not None:
@@ -163,16 +164,16 @@ def conditions(r: Reading) -> None:
             named = next((x for x in reversed(r.items) if x.end <= v.start and v.start - x.end <= 2 and
                           pick(x, "label", None) is not None), None)
             owner = pick(named, "label", None).owner if named is not None else None
-            term = (_year_prop(r, owner) or _date_prop(r, owner)) if owner else None
-            term = term or _year_prop(r) or _date_prop(r)
+            term = (year_prop(r, owner) or date_prop(r, owner)) if owner else None
+            term = term or year_prop(r) or date_prop(r)
             if term is not None:
                 r.unsaid[v.start] = term.prop  # which time: the verb must say it, or nothing else may
-        if v.kind == "date" and (term is None or not _dated(r, term)):
+        if v.kind == "date" and (term is None or not dated(r, term)):
             # "orders placed between 2009-01-01 and 2010-01-01": the date of the label named before, else the asked
             named = next((x for x in reversed(r.items) if x.end <= v.start and v.start - x.end <= 3 and
                           pick(x, "label", None) is not None), None)
             owner = pick(named, "label", None).owner if named is not None else None
-            term = _date_prop(r, owner) or _year_prop(r, owner)  # a date named as such, not held as ISO text
+            term = date_prop(r, owner) or year_prop(r, owner)  # a date named as such, not held as ISO text
             prop_item = None
             if term is not None:
                 r.unsaid[v.start] = term.prop
@@ -206,7 +207,7 @@ def conditions(r: Reading) -> None:
                 continue
             term, prop_item = Term("prop", v.label, v.prop), None
         value = v.value
-        if term.kind == "prop" and not term.on_rel and not (year and _dated(r, term)):  # a year of a date: typed later
+        if term.kind == "prop" and not term.on_rel and not (year and dated(r, term)):  # a year of a date: typed later
             value = typed_value(r.view.prop_type(term.owner, term.prop), value)
             if v.kind == "number" and isinstance(value, str) and op in (None, "=", "<>") and \
                     not r.terms.holds(term.owner, term.prop, value):
@@ -478,31 +479,10 @@ def _money_prop(r: Reading) -> Term | None:
     return found[0] if len(found) == 1 else None
 
 
-def _dated(r: Reading, term: Term) -> bool:
-    """Whether a property term holds dates (a date type, or ISO date text)."""
-    return term.kind == "prop" and not term.on_rel and r.view.is_date(term.owner, term.prop)
 
 
-def _date_prop(r: Reading, label: str | None = None) -> Term | None:
-    """The property of ``label`` (default: the asked one) that holds dates: the only one, else the only one whose
-    name shares a stem with a word of the question ("began": a begin time), a typed date before date text. None
-    where that leaves several or none."""
-    label = label or r.query.nodes[r.target]
-    props = [p for p in r.view.nodes.get(label, {}) if r.view.is_date(label, p)]
-    if len(props) > 1:
-        stems = {t.lemma_.lower()[:4] for t in r.doc if len(t.lemma_) >= 4 and not t.is_stop}
-        props = [p for p in props if any(w[:4] in stems for w in name_words(p) if len(w) >= 4)] or props
-    if len(props) > 1:
-        typed = [p for p in props if r.view.prop_type(label, p) != "STRING"]
-        props = typed if len(typed) == 1 else props
-    return Term("prop", label, props[0]) if len(props) == 1 else None
 
 
-def _year_prop(r: Reading, label: str | None = None) -> Term | None:
-    """The one property of ``label`` (default: the asked one) that holds years or dates, by its name."""
-    label = label or r.query.nodes[r.target]
-    props = [p for p in r.view.nodes.get(label, {}) if is_timed(p)]
-    return Term("prop", label, props[0]) if len(props) == 1 else None
 
 
 def _repeated(r: Reading) -> None:
