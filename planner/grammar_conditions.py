@@ -4,6 +4,7 @@ aggregates per asked node."""
 
 from __future__ import annotations
 
+from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
 from kgqa.planner.attach import (
     comparator,
@@ -13,10 +14,11 @@ from kgqa.planner.attach import (
     string_op,
     trailing_comparator,
 )
+from kgqa.planner.grammar_both import conjunctions, two_nodes
 from kgqa.planner.grammar_columns import ROWID
 from kgqa.planner.grammar_measures import measured_props
 from kgqa.planner.grammar_times import date_prop, dated, year_prop
-from kgqa.planner.joins import copy_path, holder_of, join_label, many_along, other_end, path_to
+from kgqa.planner.joins import holder_of, join_label, other_end
 from kgqa.planner.query import Column, Where
 from kgqa.planner.reading import (
     Item,
@@ -191,6 +193,15 @@ def conditions(r: Reading) -> None:
                 asked if v.kind == "linked" and [lb for lb, _ in v.options].count(asked) == 1 else v.label
             term = Term("prop", owner, next(p for lb, p in v.options if lb == owner) if owner != v.label else v.prop)
             # "the album 'Blue Hours'": the value of the label named just before it
+        if term is None and v.kind == "text" and substring and not any(
+                v.start - 4 <= x.start < v.start and "prop" in x.kinds() for x in r.items):
+            # "the tracks that contain the word 'you'": searched for in what names the asked nodes
+            label = r.query.nodes[r.target]
+            term = Term("prop", label, r.view.display(label))
+            if term.prop == r.view.key(label) or not is_name_like(term.prop):
+                term = None
+            elif lem[v.start - 1:v.start] in (["word"], ["string"], ["phrase"]):
+                r.use((v.start - 1, v.start))
         if term is None and v.kind == "text" and named_before(lem, v.start):
             label = r.query.nodes[r.target]
             term = Term("prop", label, r.view.display(label))
@@ -216,14 +227,15 @@ def conditions(r: Reading) -> None:
         if substring and isinstance(value, str):
             op = ("NOT " if op == "<>" else "") + substring[0]  # "whose name does not contain the letter M"
             r.use(substring[1])
-        # "between 10 and 20", "between $60 and $120"
+        # "between 10 and 20", "between $60 and $120", "in the range of 8000 and 12000", "from 2000 to 2005"
         sign = v.start > 0 and r.doc[v.start - 1].lower_ in cues.CURRENCY_SIGNS
-        if k + 1 < len(r.values) and lem[v.start - 1 - sign:v.start - sign] == ["between"] and \
-                lem[v.end:v.end + 1] == ["and"] and r.values[k + 1].start in (v.end + 1, v.end + 2):
+        opener = _range_opener(lem[:v.start - sign], v.kind in ("number", "date"))
+        if k + 1 < len(r.values) and opener and lem[v.end:v.end + 1] in opener[1] and \
+                r.values[k + 1].start in (v.end + 1, v.end + 2) and r.values[k + 1].kind == v.kind:
             hi = r.values[k + 1]
             done.add(k + 1)
             op, value = "BETWEEN", (value, typed_value(r.view.prop_type(term.owner, term.prop), hi.value))
-            r.use((v.start - 1 - sign, hi.end))
+            r.use((v.start - opener[0] - sign, hi.end))
         holder = holder_of(r, term)
         if holder is None:
             continue
@@ -286,98 +298,17 @@ def conditions(r: Reading) -> None:
         for kb, b in enumerate(r.query.where):
             if (a.holder, a.prop) == (b.holder, b.prop) and a.op in (">", ">=") and b.op in ("<", "<=") and \
                     isinstance(a.value, (int, float)) and isinstance(b.value, (int, float)) and a.value >= b.value:
-                if not _two_nodes(r, a.holder, a.prop, sorted((ka, kb))):
+                if not two_nodes(r, a.holder, a.prop, sorted((ka, kb))):
                     r.decline(f"{a.prop} {a.op} {a.value} and {b.op} {b.value} at once (of two nodes?)")
                 return
     for w in r.query.where:
         if w.op == "<>" and w.holder != r.target:
             r.decline(f"not {w.value!r} (none of them, or one that is not)")
-    _conjunctions(r)
+    conjunctions(r)
 
 
-def _two_nodes(r: Reading, holder: str, prop: str, ks: list[int]) -> bool:
-    """"the countries that have both mountains higher than 5600 and lower than 5200": two ranges no one node
-    holds at once, each on a node of its own: another node joined to the asked one, or (of the asked label's own
-    property) another node showing the same asked properties. Returns False where neither reads."""
-    q = r.query
-    path = path_to(q, r.target, holder)
-    if holder != r.target and path is not None and many_along(r.view, q, path, r.target):
-        w = q.where[ks[1]]
-        q.where[ks[1]] = Where(copy_path(r, path, "both1"), prop, w.op, w.value)
-        return True
-    return _shared_values(r, path, holder, prop, ks)
 
 
-def _shared_values(r: Reading, path: list | None, holder: str, prop: str, ks: list[int]) -> bool:
-    """"the industries of both companies in USA and companies in China", "directors with a movie in both 1999 and
-    2000": one node holds one value, so each further value is held by another node of the asked label that
-    shows the same asked properties (the values common to both sets). Returns False where nothing is asked of
-    the label's own properties."""
-    q = r.query
-    label = q.nodes[r.target]
-    asked = [it.term.prop for it in r.asked if it.term is not None and it.term.kind == "prop" and not it.term.on_rel
-             and it.term.owner == label and it.term.prop not in (r.view.key(label), ROWID)]
-    if not asked or path is None:
-        return False
-    for n, k in enumerate(ks[1:], start=1):
-        twin = r.var_for(label, f"both{n}:{r.target}")
-        last = copy_path(r, path, f"both{n}", start=twin) if path else twin
-        q.where[k] = Where(last, prop, q.where[k].op, q.where[k].value)
-        q.where.extend(Where(twin, p, "=", Column(r.target, p)) for p in asked)
-    q.distinct = True
-    return True
-
-
-def _conjunctions(r: Reading) -> None:
-    """Two values of one property said with "and": of a node joined many to each asked node, each value on a
-    node of its own ("students who play both Chess and Tennis": two activities); of the asked node itself,
-    or of the one node joined to it, either value ("the Sales and Legal departments", "Jazz and Soul
-    tracks"): one node cannot hold both."""
-    q = r.query
-    same: dict[tuple[str, str], list[int]] = {}
-    for k, w in enumerate(q.where):
-        if w.op == "=" and not isinstance(w.value, (list, tuple)):
-            same.setdefault((w.holder, w.prop), []).append(k)
-    gone: set[int] = set()
-    for (holder, prop), ks in same.items():
-        if any(w.op == "<>" and (w.holder, w.prop) == (holder, prop) for w in q.where):
-            r.decline(f"{prop} is one value and is not another")  # "by Statistics but not Psychology"
-            return
-        repeated = [k for k in ks[1:] if q.where[k].value in [q.where[j].value for j in ks[:ks.index(k)]]]
-        gone.update(repeated)  # "female (sex is F) students": one value said twice
-        ks = [k for k in ks if k not in repeated]
-        if len(ks) < 2:
-            continue
-        spans = [r.where_ends[k] for k in ks]
-        counted = any(w in ("number", "many", "count") for w in r.lemmas[:spans[0][0]])
-        if counted and holder == r.target:
-            r.decline(f"the count of {' and '.join(str(q.where[k].value) for k in ks)} together, or each apart")
-            return
-        if not all("and" in r.lemmas[a[1]:b[0]] or "," in r.lemmas[a[1]:b[0]] or "both" in r.lemmas[a[1]:b[0]]
-                   for a, b in zip(spans, spans[1:])) or any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
-            r.decline("two values of one property at once (both)")
-            return
-        if any("how" in r.lemmas[a[1]:b[0]] for a, b in zip(spans, spans[1:])):
-            r.decline("two values of one property, each asked apart")  # "how many are male and how many female"
-            return
-        path = path_to(q, r.target, holder)
-        many = holder != r.target and path is not None and many_along(r.view, q, path, r.target)
-        if not many and ("both" in r.lemmas[max(0, spans[0][0] - 5):spans[-1][0]] or
-                         "share" in r.lemmas[:spans[0][0]]):  # "the industries shared by companies in X and in Y"
-            if not _shared_values(r, path, holder, prop, ks):
-                r.decline("two values of one property at once (both)")  # "industries of both a company in X and ..."
-                return
-            r.use(*[(a[1], b[0]) for a, b in zip(spans, spans[1:])])
-            continue
-        if not many:
-            q.where[ks[0]] = Where(holder, prop, "IN", [q.where[k].value for k in ks])
-            gone.update(ks[1:])
-        else:
-            for n, k in enumerate(ks[1:], start=1):
-                q.where[k] = Where(copy_path(r, path, f"both{n}"), prop, "=", q.where[k].value)
-        r.use(*[(a[1], b[0]) for a, b in zip(spans, spans[1:])])
-    q.where[:] = [w for k, w in enumerate(q.where) if k not in gone]
-    r.where_ends[:] = [e for k, e in enumerate(r.where_ends) if k not in gone]
 
 
 def _aggregate_before(r: Reading, it: Item | None, term: Term) -> str | None:
@@ -435,6 +366,18 @@ def _disjunctions(r: Reading) -> None:
             w[k - 1:k + 1] = [either]
             ends[k - 1:k + 1] = [(ends[k - 1][0], ends[k][1])]
             r.use((a_end, b_start))
+
+
+def _range_opener(before: list[str], ordered: bool) -> tuple[int, list[list[str]]] | None:
+    """The words that open a range ending just before a value (how many, and the words that may close it): "between"
+    (and), "the range of" (and, to), "from" a number or date (to); else None."""
+    if before[-1:] == ["between"]:
+        return 1, [["and"]]
+    if before[-2:] == ["range", "of"]:
+        return 2, [["and"], ["to"]]
+    if before[-1:] == ["from"] and ordered:
+        return 1, [["to"]]
+    return None
 
 
 def _refers(r: Reading, term: Term) -> bool:

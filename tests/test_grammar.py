@@ -434,6 +434,15 @@ def test_an_order_said_from_one_end_to_the_other(rows):
                                "the lowest.")] == [6, 5, 4, 4, 3]
 
 
+def test_ranges_said_three_ways_and_words_searched_in_names(rows):
+    """"in the range of 400 and 500", "from 4 to 5": a range; "courses that contain the word 'alg'": searched for in
+    what names a course."""
+    fees = sorted(r[0] for r in rows("Which courses have fees in the range of 400 and 500?"))
+    assert fees == sorted(r[0] for r in rows("Which courses have credits from 4 to 5?")) == \
+        ["Calculus", "Cell Biology", "Linear Algebra"]
+    assert [r[0] for r in rows("Which courses contain the word 'alg'?")] == ["Linear Algebra"]
+
+
 def test_years_old_is_an_age(rows):
     """"under 22 years old", "30 years old or younger", "18 years of age": the age the asked label holds."""
     assert sorted(r[0] for r in rows("Which students are under 22 years old?")) == ["Ada", "Di"]
