@@ -68,6 +68,9 @@ TRAILING_COMPARATORS = [(("or", "more"), ">="), (("or", "higher"), ">="), (("or"
 # next condition ("before 2000 or after the year 2010")
 PREPOSED = frozenset({"after", "before", "prior"})
 
+# words before a noun that say which or how many of it, and nothing of what it is ("all the", "each")
+DETERMINERS = frozenset({"the", "all", "a", "an", "each", "every"})
+
 # words that ask for what names a node (its display property), whatever property names end in them
 NAMING_WORDS = frozenset({"name", "title", "number", "id", "count"})
 

@@ -163,18 +163,14 @@ def conditions(r: Reading) -> None:
             term = last[0]  # "a capacity greater than 300 or less than 100": the same property again
         if term is None and year:
             # "opened between 2000 and 2005", "wines made before 2000"; "an exhibition in 2004": the label's named
-            named = next((x for x in reversed(r.items) if x.end <= v.start and v.start - x.end <= 2 and
-                          pick(x, "label", None) is not None), None)
-            owner = pick(named, "label", None).owner if named is not None else None
+            owner = _label_before(r, v.start, 2)
             term = (year_prop(r, owner) or date_prop(r, owner)) if owner else None
             term = term or year_prop(r) or date_prop(r)
             if term is not None:
                 r.unsaid[v.start] = term.prop  # which time: the verb must say it, or nothing else may
         if v.kind == "date" and (term is None or not dated(r, term)):
             # "orders placed between 2009-01-01 and 2010-01-01": the date of the label named before, else the asked
-            named = next((x for x in reversed(r.items) if x.end <= v.start and v.start - x.end <= 3 and
-                          pick(x, "label", None) is not None), None)
-            owner = pick(named, "label", None).owner if named is not None else None
+            owner = _label_before(r, v.start, 3)
             term = date_prop(r, owner) or year_prop(r, owner)  # a date named as such, not held as ISO text
             prop_item = None
             if term is not None:
@@ -307,10 +303,6 @@ def conditions(r: Reading) -> None:
     conjunctions(r)
 
 
-
-
-
-
 def _aggregate_before(r: Reading, it: Item | None, term: Term) -> str | None:
     """The aggregate written just before a numeric property ("whose average salary", "a total amount"), when the
     property is not the asked node's own (one value each: nothing to aggregate), else None."""
@@ -368,6 +360,13 @@ def _disjunctions(r: Reading) -> None:
             r.use((a_end, b_start))
 
 
+def _label_before(r: Reading, at: int, within: int) -> str | None:
+    """The label named closest before token ``at``, ending at most ``within`` tokens before it, else None."""
+    named = next((x for x in reversed(r.items) if x.end <= at and at - x.end <= within and
+                  pick(x, "label", None) is not None), None)
+    return pick(named, "label", None).owner if named is not None else None
+
+
 def _range_opener(before: list[str], ordered: bool) -> tuple[int, list[list[str]]] | None:
     """The words that open a range ending just before a value (how many, and the words that may close it): "between"
     (and), "the range of" (and, to), "from" a number or date (to); else None."""
@@ -420,12 +419,6 @@ def _money_prop(r: Reading) -> Term | None:
     found = [Term("prop", lb, p) for lb in sorted(labels) for p in r.view.nodes.get(lb, {})
              if r.view.is_number(lb, p) and any(w in p.lower() for w in cues.MONEY_WORDS)]
     return found[0] if len(found) == 1 else None
-
-
-
-
-
-
 
 
 def _repeated(r: Reading) -> None:

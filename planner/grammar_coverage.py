@@ -214,6 +214,8 @@ def _other_times(r: Reading) -> list[str]:
     """The verbs that name another time than the one a value was put on unnamed ("customers who rented films after
     2005": the rental's date, not the film's last update): a time property of the graph shares the verb's stem, and
     the one chosen does not."""
+    if not r.unsaid:
+        return []
     times = {p for props in r.view.nodes.values() for p in props if is_timed(p)}
     out = []
     for i, prop in r.unsaid.items():

@@ -76,7 +76,7 @@ def focus(r: Reading) -> None:
     if labels:
         low = [t.lower_ for t in r.doc]
         k = labels[0].start
-        while k > 0 and (low[k - 1] in ("the", "all", "a", "an", "each", "every") or
+        while k > 0 and (low[k - 1] in cues.DETERMINERS or
                          any(v.start == k - 1 and v.kind == "limit" for v in r.values)):
             k -= 1
         if low[max(0, k - 2):k] in (["name", "of"], ["names", "of"], ["title", "of"], ["titles", "of"]):
@@ -145,7 +145,7 @@ def _of_label(r: Reading, it: Item) -> Term | None:
     if r.lemmas[k:k + 1] != ["of"] or any(x.end == it.start and "label" in x.kinds() for x in r.items):
         return None  # not "the department name of the instructor": the department's
     k += 1
-    while k < len(r.doc) and r.lemmas[k] in ("the", "a", "an", "each", "every", "all"):
+    while k < len(r.doc) and r.lemmas[k] in cues.DETERMINERS:
         k += 1
     owner = next((pick(x, "label", None) for x in r.items if x.start == k), None)
     if owner is None:
@@ -204,7 +204,7 @@ def _generic_of(r: Reading, first: Item, label: str) -> None:
     """"the dates of the diary entries": a noun no schema name matched, written as "the <noun> of" the asked
     label, asks for the label's one property whose name starts or ends with it (date_of_entry)."""
     k = first.start
-    while k > 0 and r.lemmas[k - 1] in ("the", "all", "a", "an", "each", "every"):
+    while k > 0 and r.lemmas[k - 1] in cues.DETERMINERS:
         k -= 1
     i = k - 2
     if i < 0 or r.lemmas[k - 1] != "of" or r.doc[i].pos_ != "NOUN" or any(x.start <= i < x.end for x in r.items):
