@@ -101,6 +101,8 @@ ENDS_ASKED = frozenset({"of", "for", "across", "among", "in", "by", "per", "with
 RANKED_BY = (("by",), ("base", "on"), ("in", "term", "of"), ("according", "to"))
 GROUP_WORDS = frozenset({"each", "every", "per"})  # "for each city", "per country"
 DISTINCT_WORDS = frozenset({"different", "distinct", "unique"})
+# words that name a class of nodes, not one node: "the types of forms" lists each type once
+CATEGORY_WORDS = frozenset({"type", "kind", "category", "class", "genre", "status", "sort"})
 NEGATIONS = frozenset({"not", "no", "never", "without", "n't", "none"})
 TOP_WORDS = frozenset({"top", "first"})
 

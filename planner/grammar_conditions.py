@@ -353,7 +353,7 @@ def _disjunctions(r: Reading) -> None:
     ends = r.where_ends
     for k in range(len(w) - 1, 0, -1):
         a_end, b_start = ends[k - 1][1], ends[k][0]
-        if a_end <= b_start and "or" in r.lemmas[a_end:b_start] and w[k].op != "IN" and w[k - 1].op != "IN":
+        if a_end <= b_start and "or" in r.lemmas[a_end:b_start + 1] and w[k].op != "IN" and w[k - 1].op != "IN":
             either = Where(w[k - 1].holder, "", "OR", (w[k - 1], w[k]))
             w[k - 1:k + 1] = [either]
             ends[k - 1:k + 1] = [(ends[k - 1][0], ends[k][1])]

@@ -15,7 +15,7 @@ from kgqa.planner.reading import (
     pick,
     term_name,
 )
-from kgqa.planner.schema_terms import Term
+from kgqa.planner.schema_terms import CODE_WORDS, Term
 from kgqa.text import name_words
 
 
@@ -46,9 +46,13 @@ def focus(r: Reading) -> None:
         r.use((first.start, first.end))
         nxt = first.end
         if nxt < len(r.doc) and r.doc[nxt].lower_ in ("name", "names", "title", "titles") and \
-                not any(x.start <= nxt < x.end for x in r.items):
+                not any(x.start <= nxt < x.end and any(t.owner == label for t in x.terms) for x in r.items):
             r.use((nxt, nxt + 1))  # "the department name": what names a department
             r.name_asked = True
+        elif nxt < len(r.doc) and r.doc[nxt].pos_ == "NOUN" and r.doc[nxt].dep_ != "compound" and \
+                not any(x.start <= nxt < x.end for x in r.items) and \
+                r.lemmas[nxt] not in cues.NAMING_WORDS and (term := _named_by(r, label, nxt)) is not None:
+            _ask(r, nxt, term)  # "the video game types": the label's one property named by the word (GType)
     elif lem and lem[0] == "who" and (doer := _doer(r) or r.view.spec.who):
         label = doer  # "Who borrowed Kindred?": the far end of the verb's relationship, else the person label
         r.use((0, 1))
@@ -188,8 +192,13 @@ def _named_by(r: Reading, label: str, i: int, last_only: bool = False) -> Term |
     written or as its lemma (date_of_entry, GType, host_details), else None."""
     said = {r.lemmas[i], r.doc[i].lower_}
     own = [p for p in r.view.nodes.get(label, {}) if (w := name_words(p)) and
-           (w[-1] in said or not last_only and w[0] in said)]
+           ({w[-1], _uncoded(w)[-1]} & said or not last_only and w[0] in said)]
     return Term("prop", label, own[0]) if len(own) == 1 else None
+
+
+def _uncoded(words: list[str]) -> list[str]:
+    """A name's words without a last code word that people leave unsaid (kind_type_code: kind type)."""
+    return words[:-1] if len(words) > 1 and words[-1] in CODE_WORDS else words
 
 
 def _ask(r: Reading, i: int, term: Term) -> None:

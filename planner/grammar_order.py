@@ -69,7 +69,9 @@ def _ordered(r: Reading, label: str) -> None:
         asked = {(it.term.owner, it.term.prop) for it in r.asked if it.term is not None}
         plain = sorted((c for c in q.columns if not c.is_aggregate),  # the columns asked for first
                        key=lambda c: (owner_of(r, c.holder), c.prop) not in asked)
-        col = plain[0] if plain else None
+        figures = [c for c in q.columns if c.is_aggregate]
+        col = figures[0] if len(figures) == 1 and plain else plain[0] if plain else None
+        # "the denominations and the number of schools in descending order": by the figure each has
         if any(w in cues.ALPHABETICAL for w in low) or alphabetical(lem) and not (plain and (
                 owner_of(r, plain[0].holder), plain[0].prop) in asked):
             # "in alphabetical order", "details ... in ascending order": the first column of words, or none; not

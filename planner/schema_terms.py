@@ -39,7 +39,8 @@ GENERIC_HEADS = frozenset({"name", "names", "date", "dates", "type", "types", "d
                            "year", "time", "status", "count", "number", "code", "id", "value", "text", "info"})
 SAME_WORDS = {"sex": ("gender",), "gender": ("sex",)}  # name words that say the same thing
 HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written first: Date_Booking_Made, Amount_Refund
-NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim"})
+NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim",
+                        "profile", "profiles", "record", "records"})
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,10 @@ class SchemaTerms:
         self.exact.setdefault(name.lower(), set()).add(Term(term.kind, term.owner, term.prop, term.on_rel, True))
         words = name_words(name)
         variants = [words, [w for w in words if w not in NAME_NOISE] or words]
+        if term.kind == "label" and variants[1] != words and any(
+                lb != name and [_singular(w) for w in name_words(lb)] == [_singular(w) for w in variants[1]]
+                for lb in self.view.nodes):
+            variants.pop()  # not "show" of show_record beside show: another label's name
         if words and words[-1].rstrip("0123456789") != words[-1] and words[-1].rstrip("0123456789").isalpha():
             variants.append(words[:-1] + [words[-1].rstrip("0123456789")])  # VISITS3: one of the "visits"
         for k, w in enumerate(words):
@@ -160,7 +165,8 @@ class SchemaTerms:
                 # "Date_Booking_Made", "Amount_Refund": "the booking date", "the refund amount"
                 rest = [w for w in words[1:] if not _past_tense(w) and w not in PREPOSITIONS] or words[1:]
                 variants.append(rest + words[:1])
-            if len(words) > 2 and words[-1] in CODE_WORDS and tuple(words[:-1]) not in labels:
+            if words[-1] in CODE_WORDS and tuple(words[:-1]) not in labels and (len(words) > 2 or len(words) == 2 and (
+                    words[-1] != "id" and _singular(words[0]) not in self._label_words)):
                 variants.append(words[:-1])  # "tool type" of tool_type_code, not "roller coaster" of its id
             if len(words) == 2 and words[-1] in ("count", "number") and tuple(words[:-1]) not in labels:
                 variants.append(words[:-1])  # "how many pages" of page_count: the number it holds

@@ -133,6 +133,8 @@ def shape(r: Reading) -> None:
             q.having.append((col, op, value))
     if r.name_asked and not q.columns and any(c.holder not in (None, r.target) for c in aggs):
         q.columns.extend(node_columns(r, r.target))  # "the company name with the number of gas stations"
+    if r.name_asked and q.columns and all(c.holder != r.target for c in q.columns):
+        q.columns.extend(node_columns(r, r.target))  # "the protein name and the institution name"
     if r.show_target and not aggs:  # "... ? Return the city and its GDP."
         q.columns[:0] = [c for c in node_columns(r, r.target) if c not in q.columns]
     if r.all_props and not aggs:
@@ -153,6 +155,11 @@ def shape(r: Reading) -> None:
     if not q.edges and not any("label" in it.kinds() for it in r.items) and q.columns and not any(
             c.is_aggregate or c.prop in (r.view.key(label), r.view.display(label)) for c in q.columns):
         q.distinct = True  # "Who are all the directors?", "classrooms used by grade 4": each value once
+    if not aggs and not group and r.asked and all(doc[it.end - 1].tag_ == "NNS" and lem[it.end - 1] in cues.CATEGORY_WORDS
+                                                  for it in r.asked) and \
+            all(c.holder == r.target and c.prop not in (r.view.key(label), r.view.display(label)) for c in q.columns) \
+            and not any(w.holder == r.target for w in q.where):
+        q.distinct = True  # "all the types of forms": each type once (not "the statuses of coasters longer than 3300")
     if group and q.limit is not None and not any(c.is_aggregate for c, _ in q.order):
         r.decline(f"the top {label} within each group")  # "the highest salary in every department": one per group
     if not any(c.is_aggregate for c in q.columns) and not q.distinct:
@@ -241,7 +248,7 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
             distinct = any(lem[k] in cues.DISTINCT_WORDS for k in range(j, min(j + 2, len(lem))))
             counted = next((it for it in r.items if it.start >= j), None)
             prop = next((x for x in r.items if counted is not None and x.start == counted.end and "prop" in x.kinds()), None)
-            if prop is not None and counted.end - counted.start == 1 and pick(counted, "label", None) is not None and \
+            if prop is not None and pick(counted, "label", None) is not None and \
                     r.doc[prop.end - 1].pos_ != "VERB" and \
                     pick(prop, "prop", pick(counted, "label", None).owner) is not None and \
                     pick(counted, "label", None).owner == r.query.nodes[r.target]:

@@ -552,3 +552,39 @@ def test_a_verb_says_the_join_a_negation_denies(tmp_path, small_graph):
         assert [r[0] for r in answer("Which hosts hosted a party?")] == ["Ben"]
         # "details" also names the party's party_details: of hosts, their one property named so
         assert answer("Show the names and details of all hosts.") == [["Ana", "chef"], ["Ben", "DJ"]]
+
+
+def test_kinds_codes_profile_tables_and_either_substring(tmp_path, small_graph):
+    """"the types of forms" is the one property of forms whose name ends in the word and a code word, each type once;
+    "the video game types" the label's property named by the word after it, counted once each; "the cities" a
+    property named by the word and a code word (city_code); "users" names a ``user_profiles`` table (a profile
+    table is its rows); "contain 'x' or 'y'" holds either; "the video game types and the number of video games in
+    descending order" orders by the count; "the game name and the maker name" shows both labels' names."""
+    folder = small_graph(tmp_path / "graphs", "kinds",
+                         "CREATE NODE TABLE Forms(form_id INT64, form_type_code STRING, PRIMARY KEY(form_id));\n"
+                         "CREATE NODE TABLE Video_Games(gid INT64, game_name STRING, GType STRING, PRIMARY KEY(gid));\n"
+                         "CREATE NODE TABLE maker(mid INT64, maker STRING, PRIMARY KEY(mid));\n"
+                         "CREATE NODE TABLE user_profiles(uid INT64, name STRING, email STRING, city_code STRING, "
+                         "PRIMARY KEY(uid));\n"
+                         "CREATE REL TABLE HAS_MAKER(FROM Video_Games TO maker);\n",
+                         {"Forms": "form_id,form_type_code\n1,Basic\n2,Complex\n3,Basic\n",
+                          "Video_Games": "gid,game_name,GType\n1,Tetris,Puzzle\n2,Doom,Shooter\n3,Lumines,Puzzle\n",
+                          "maker": "mid,maker\n1,Acme\n2,Bolt\n",
+                          "HAS_MAKER": "from,to\n1,1\n2,1\n3,2\n",
+                          "user_profiles": "uid,name,email,city_code\n1,Ann,ann@edu.org,PHL\n2,Bo,bo@mail.com,NYC\n"
+                                            "3,Cy,cy@superstar.com,PHL\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        ordered = first_plan_rows(g, ordered=True)[1]
+
+        assert answer("List all the types of forms.") == [["Basic"], ["Complex"]]
+        assert answer("Show all video game types.") == [["Puzzle"], ["Shooter"]]
+        assert answer("How many video game types exist?") == [[2]]
+        assert answer("How many users are there?") == [[3]]
+        assert [r[0] for r in answer("Show all cities and the number of users.")] == ["NYC", "PHL"]
+        assert [r[0] for r in answer("Find the names of users whose emails contain 'superstar' or 'edu'.")] == \
+            ["Ann", "Cy"]
+        assert ordered("Show the video game types and the number of video games in descending order.") == \
+            [["Puzzle", 2], ["Shooter", 1]]
+        got = answer("Show the game name and the maker name.")
+        assert sorted((r[0], r[1]) for r in got) == [("Doom", "Acme"), ("Lumines", "Bolt"), ("Tetris", "Acme")]
