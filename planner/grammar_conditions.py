@@ -30,7 +30,7 @@ from kgqa.planner.reading import (
     pick_prop,
     typed_value,
 )
-from kgqa.planner.schema_terms import Term
+from kgqa.planner.schema_terms import Term, count_prop
 from kgqa.text import name_words
 
 
@@ -88,6 +88,9 @@ def conditions(r: Reading) -> None:
                 op, op_span = ahead, op_span + ahead_span
         if op == "BETWEEN_START":
             op = "BETWEEN"
+        if v.kind == "number" and named is not None and op in ("<", ">", "<=", ">=") and op_span and \
+                (prop_item is None or prop_item.end < min(a for a, _ in op_span)):
+            prop_item = named  # "rooms with more than 50 capacity": the property named after the number
         substring = string_op(lem, prop_item.end if prop_item else max(0, v.start - 3), v.start) \
             if op not in ("<", ">", "<=", ">=") else None  # "started working before 1989": no prefix
         aged = [t for t in r.doc[max(0, v.start - 3):v.start] if t.tag_ in ("JJR", "RBR") and
@@ -478,6 +481,16 @@ def _count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
         it.term = term  # each value the asked properties take, held by a bounded number of the label's nodes
         r.bounds.append((Column(r.target, None, "count", True), op or "=", v.value))
         r.use((v.start, v.end), (it.start, it.end), *span)
+        return
+    held = count_prop(r.view, label, term.owner) if label else None
+    if held is not None:  # "parties with more than 20 guests": the number each party holds (Number_of_guests)
+        it.term = Term("prop", label, held)
+        r.query.where.append(Where(r.target, held, op or "=", v.value))
+        r.where_ends.append((min(v.start, *(a for a, _ in span)), it.end))
+        r.use((v.start, v.end), (it.start, it.end), *span)
+        verb = r.doc[it.end - 1].head
+        if verb.pos_ == "VERB":  # "customers who have taken out more than one loan": the verb says the count
+            r.use((verb.i, verb.i + 1), *[(c.i, c.i + 1) for c in verb.children if c.dep_ == "prt"])
         return
     var = r.vars.get(term.owner) or join_label(r, term.owner)
     if var is None:

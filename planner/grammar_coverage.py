@@ -14,7 +14,7 @@ from kgqa.planner.reading import (
     is_timed,
     pick,
 )
-from kgqa.planner.schema_terms import Term
+from kgqa.planner.schema_terms import Term, count_prop
 from kgqa.text import name_words
 
 
@@ -49,6 +49,9 @@ def pattern(r: Reading) -> None:
             if term is None:
                 continue
             it.term = term
+            if it.start > 0 and r.lemmas[it.start - 1] in cues.COUNT_SUPERLATIVES and \
+                    count_prop(r.view, target_label, term.owner) is not None:
+                continue  # "the party with the most guests": the number each holds (Number_of_guests), no join
             if term.owner != target_label and r.doc[it.end - 1].dep_ == "conj" and _asked_of_both(r, term.owner):
                 r.decline(f"the {', '.join(r.doc[a.start:a.end].text for a in r.asked)} of {target_label} and of "
                           f"{term.owner}, apart")  # "the phone numbers of all customers and suppliers": a union

@@ -10,6 +10,7 @@ from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_w
 from kgqa.planner.joins import edge_of, join_label, many_along, path_to
 from kgqa.planner.query import Column, Overall, Where
 from kgqa.planner.reading import Reading, is_timed, item_at, pick, pick_prop
+from kgqa.planner.schema_terms import Term, count_prop
 
 
 def order(r: Reading, label: str) -> None:
@@ -103,7 +104,11 @@ def _ordered(r: Reading, label: str) -> None:
                 return
             term = pick(it, "label", None)
             prop = pick(it, "prop", label) or (pick_prop(it, r) if "prop" in it.kinds() else None)
-            if term is not None and term.owner != label:
+            if term is not None and term.owner != label and (held := count_prop(r.view, label, term.owner)):
+                cnt = Column(r.target, held)  # "by the number of guests": the number each holds (Number_of_guests)
+                it.term = Term("prop", label, held)
+                r.use((it.start, it.end))
+            elif term is not None and term.owner != label:
                 var = r.vars.get(term.owner) or join_label(r, term.owner)
                 cnt = Column(var, None, "count", True) if var else None
                 it.term = term
@@ -257,6 +262,16 @@ def _ordered(r: Reading, label: str) -> None:
         elif it is not None and "label" in it.kinds() and pick(it, "label", None) is not None \
                 and pick(it, "label", None).owner != label and w in cues.COUNT_SUPERLATIVES and measure == w:
             far = pick(it, "label", None).owner
+            if (held := count_prop(r.view, label, far)) is not None:  # "the party with the most guests": Number_of_guests
+                col = Column(r.target, held)
+                if col not in q.columns:
+                    q.columns.append(col)
+                q.order.append((col, desc))
+                it.term = Term("prop", label, held)
+                r.use((it.start, it.end))
+                q.limit = limit
+                r.use(lspan)
+                return
             between = next((lb for v, lb in q.nodes.items() if v != r.target and lb not in (far, label) and
                             _said_of(r, it, lb)), None)
             if between is not None:  # "students who live in the dorm with the most amenities": that dorm first

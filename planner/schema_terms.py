@@ -168,7 +168,8 @@ class SchemaTerms:
             if words[-1] in CODE_WORDS and tuple(words[:-1]) not in labels and (len(words) > 2 or len(words) == 2 and (
                     words[-1] != "id" and _singular(words[0]) not in self._label_words)):
                 variants.append(words[:-1])  # "tool type" of tool_type_code, not "roller coaster" of its id
-            if len(words) == 2 and words[-1] in ("count", "number") and tuple(words[:-1]) not in labels:
+            if len(words) == 2 and words[-1] in ("count", "number") and tuple(words[:-1]) not in labels and (
+                    words[-1] == "count" or self.view.is_number(owner, name)):  # not seat_number, which names a seat
                 variants.append(words[:-1])  # "how many pages" of page_count: the number it holds
             if len(words) > 1 and words[-1] in ("id", "no", "num", "nbr") and words[:-1] != own and not any(
                     name_words(p) == words[:-1] + ["number"] for p in self.view.nodes.get(owner, {})):
@@ -244,6 +245,26 @@ class SchemaTerms:
 def prop_is_key(view: SchemaView, owner: str, prop: str) -> bool:
     """Whether ``prop`` is the primary key of node label ``owner``."""
     return owner in view.nodes and view.spec.primary_keys.get(owner) == prop
+
+
+def count_prop(view: SchemaView, label: str, counted: str) -> str | None:
+    """The one number property of ``label`` that holds how many ``counted`` nodes it has, named so
+    (Number_of_guests, num_guests, guest_count), else None."""
+    want = [_singular(w) for w in name_words(counted) if w not in NAME_NOISE]
+    found = []
+    for prop in view.nodes.get(label, {}):
+        words = name_words(prop)
+        if not view.is_number(label, prop) or len(words) < 2:
+            continue
+        if words[0] in COUNT_PREFIXES:
+            rest = words[2:] if words[1:2] == ["of"] else words[1:]
+        elif words[-1] in ("count", "number"):
+            rest = words[:-1]
+        else:
+            continue
+        if rest and [_singular(w) for w in rest] == want:
+            found.append(prop)
+    return found[0] if len(found) == 1 else None
 
 
 def abbreviates(short: str, word: str) -> bool:

@@ -245,7 +245,8 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
                 if lem[k:k + 2] == ["number", "of"]:
                     j = k + 2
             r.use((i, j))
-            distinct = any(lem[k] in cues.DISTINCT_WORDS for k in range(j, min(j + 2, len(lem))))
+            distinct = any(lem[k] in cues.DISTINCT_WORDS for k in range(j, min(j + 2, len(lem)))) or \
+                w == "number" and lem[i - 1:i] and lem[i - 1] in cues.DISTINCT_WORDS  # "the distinct number of votes"
             counted = next((it for it in r.items if it.start >= j), None)
             prop = next((x for x in r.items if counted is not None and x.start == counted.end and "prop" in x.kinds()), None)
             if prop is not None and pick(counted, "label", None) is not None and \
@@ -274,7 +275,7 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
             amount = w != "how" or lem[i + 1] == "much" or lem[j:j + 1] and lem[j] in cues.AGGREGATES
             if counted is not None and amount and "label" not in counted.kinds():
                 term = pick(counted, "prop", r.query.nodes[r.target]) or pick_prop(counted, r)
-                if term is not None and r.view.is_number(term.owner, term.prop):
+                if term is not None and r.view.is_number(term.owner, term.prop) and not distinct:
                     return None  # "the number of hours played": a number the property holds, not a count
             return counted, distinct
     for t in r.doc:  # "the categories and the count", "each test result and its count": the rows of each

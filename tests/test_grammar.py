@@ -588,3 +588,25 @@ def test_kinds_codes_profile_tables_and_either_substring(tmp_path, small_graph):
             [["Puzzle", 2], ["Shooter", 1]]
         got = answer("Show the game name and the maker name.")
         assert sorted((r[0], r[1]) for r in got) == [("Doom", "Acme"), ("Lumines", "Bolt"), ("Tetris", "Acme")]
+
+
+def test_a_count_the_node_holds_and_a_property_after_its_number(tmp_path, small_graph):
+    """"parties with more than 1 guest" and "the party with the most guests" read the number each party holds
+    (``Number_of_guests``), not its edges; "the distinct number of votes" counts the values once each;
+    "rooms with more than 50 capacity" compares the property named after the number."""
+    folder = small_graph(tmp_path / "graphs", "guests",
+                         "CREATE NODE TABLE party(pid INT64, theme STRING, Number_of_guests INT64, PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE guest(gid INT64, name STRING, vote INT64, PRIMARY KEY(gid));\n"
+                         "CREATE NODE TABLE room(rid INT64, title STRING, capacity INT64, PRIMARY KEY(rid));\n"
+                         "CREATE REL TABLE invited(FROM party TO guest);\n",
+                         {"party": "pid,theme,Number_of_guests\n1,Spring,40\n2,Winter,3\n",
+                          "guest": "gid,name,vote\n1,Ann,7\n2,Bo,7\n3,Cy,9\n",
+                          "invited": "from,to\n2,1\n2,2\n2,3\n",
+                          "room": "rid,title,capacity\n1,Hall,120\n2,Den,12\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+
+        assert [r[0] for r in answer("Which parties have more than 20 guests? Give me the themes.")] == ["Spring"]
+        assert [r[0] for r in answer("What is the theme of the party with the most guests?")] == ["Spring"]
+        assert answer("Find the distinct number of votes.") == [[2]]
+        assert [r[0] for r in answer("Show the titles of rooms with more than 50 capacity.")] == ["Hall"]
