@@ -35,6 +35,7 @@ def focus(r: Reading) -> None:
     lem = r.lemmas
     labels = [it for it in r.items if "label" in it.kinds()]
     label = None
+    named_at = None
     if labels:
         first = labels[0]
         term = pick(first, "label", None) or r.choose(
@@ -49,6 +50,7 @@ def focus(r: Reading) -> None:
                 not any(x.start <= nxt < x.end and any(t.owner == label for t in x.terms) for x in r.items):
             r.use((nxt, nxt + 1))  # "the department name": what names a department
             r.name_asked = True
+            named_at = nxt
         elif nxt < len(r.doc) and r.doc[nxt].pos_ == "NOUN" and r.doc[nxt].dep_ != "compound" and \
                 not any(x.start <= nxt < x.end for x in r.items) and \
                 r.lemmas[nxt] not in cues.NAMING_WORDS and (term := _named_by(r, label, nxt)) is not None:
@@ -137,9 +139,28 @@ def focus(r: Reading) -> None:
         last = it
     if not r.asked and labels:
         _generic_of(r, labels[0], label)
+    if r.asked or named_at is not None:
+        _conjoined(r, label, {r.doc[x.end - 1].i for x in r.asked} | ({named_at} if named_at is not None else set()))
     _theirs(r, label)
     if lem[:1] == ["where"] and not r.asked:
         _where_asked(r, label)
+
+
+def _conjoined(r: Reading, label: str, heads: set[int]) -> None:
+    """"the themes of parties and the names of their hosts", "the school name and driver name": a property word joined
+    by "and" to one asked (a token of ``heads``), named "of" another label or after it, is asked too."""
+    for it in r.items:
+        tok = r.doc[it.end - 1]
+        if it in r.asked or it.term is not None or tok.dep_ != "conj" or tok.head.i not in heads or \
+                "prop" not in it.kinds():
+            continue
+        props = [t for t in it.terms if t.kind == "prop" and not t.on_rel]
+        term = _of_label(r, it) or (props[0] if it.end - it.start > 1 and len(props) == 1 else None)
+        if term is None or term.owner == label:
+            continue
+        it.term = term
+        r.asked.append(it)
+        heads.add(tok.i)
 
 
 def _of_label(r: Reading, it: Item) -> Term | None:

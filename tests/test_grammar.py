@@ -593,7 +593,8 @@ def test_kinds_codes_profile_tables_and_either_substring(tmp_path, small_graph):
 def test_a_count_the_node_holds_and_a_property_after_its_number(tmp_path, small_graph):
     """"parties with more than 1 guest" and "the party with the most guests" read the number each party holds
     (``Number_of_guests``), not its edges; "the distinct number of votes" counts the values once each;
-    "rooms with more than 50 capacity" compares the property named after the number."""
+    "rooms with more than 50 capacity" compares the property named after the number; "the themes of parties and the
+    names of guests" asks for both labels' properties."""
     folder = small_graph(tmp_path / "graphs", "guests",
                          "CREATE NODE TABLE party(pid INT64, theme STRING, Number_of_guests INT64, PRIMARY KEY(pid));\n"
                          "CREATE NODE TABLE guest(gid INT64, name STRING, vote INT64, PRIMARY KEY(gid));\n"
@@ -610,3 +611,7 @@ def test_a_count_the_node_holds_and_a_property_after_its_number(tmp_path, small_
         assert [r[0] for r in answer("What is the theme of the party with the most guests?")] == ["Spring"]
         assert answer("Find the distinct number of votes.") == [[2]]
         assert [r[0] for r in answer("Show the titles of rooms with more than 50 capacity.")] == ["Hall"]
+        # a property word joined by "and" to one asked, of another label (or after its name), is asked too
+        invited = [["Winter", "Ann"], ["Winter", "Bo"], ["Winter", "Cy"]]
+        assert answer("Show the themes of parties and the names of guests they invited.") == invited
+        assert answer("Show the party theme and guest name for all invitations.") == invited
