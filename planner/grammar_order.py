@@ -98,7 +98,8 @@ def _ordered(r: Reading, label: str) -> None:
             skip = k
             while skip < len(lem) and (lem[skip] in cues.EDGE_DIRECTIONS or doc[skip].is_punct):
                 skip += 1  # "the number of incoming [:FOLLOWS] relationships"
-            it = next((x for x in r.items if x.start in (k, k + 1, skip)), None)
+            it = next((x for x in r.items if x.start == i and x.end > k), None) or \
+                next((x for x in r.items if x.start in (k, k + 1, skip)), None)  # "the most number of guests": no_of_guests
             if it is None:
                 r.decline("the number of what")
                 return

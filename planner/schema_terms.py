@@ -179,8 +179,7 @@ class SchemaTerms:
             if len(words) == 2 and words[1] == "by" and _past_tense(words[0]):
                 variants += [[noun] for noun in _agent_nouns(words[0])]  # "the makers" of Made_by
             rest = words[2:] if words[1:2] == ["of"] else words[1:]
-            if len(words) > 1 and words[0] in COUNT_PREFIXES and rest and tuple(rest) not in labels and \
-                    tuple(_singular(w) for w in rest) not in labels:
+            if len(words) > 1 and words[0] in COUNT_PREFIXES and rest and self.view.is_number(owner, name):
                 variants.append(["number", *rest])  # "the number of widgets" of no_of_widgets, num_widgets
         for v in variants:
             for key in _keys(v):

@@ -610,6 +610,10 @@ def test_a_count_the_node_holds_and_a_property_after_its_number(tmp_path, small_
         assert [r[0] for r in answer("Which parties have more than 20 guests? Give me the themes.")] == ["Spring"]
         assert [r[0] for r in answer("What is the theme of the party with the most guests?")] == ["Spring"]
         assert answer("Find the distinct number of votes.") == [[2]]
+        # "the number of guests" of parties is the number each holds, though guests are nodes too
+        assert answer("What is the average number of guests of parties?") == [[21.5]]
+        assert [r[0] for r in answer("What is the theme of the party with the greatest number of guests?")] == \
+            ["Spring"]
         assert [r[0] for r in answer("Show the titles of rooms with more than 50 capacity.")] == ["Hall"]
         # a property word joined by "and" to one asked, of another label (or after its name), is asked too
         invited = [["Winter", "Ann"], ["Winter", "Bo"], ["Winter", "Cy"]]
