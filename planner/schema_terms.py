@@ -313,6 +313,8 @@ def _run_keys(run: tuple[str, ...]) -> frozenset[str]:
         return frozenset(keys)
     if len(run) == 2 and run[0] in ABBREVIATED:  # "first name": fname, "last name": lname
         keys |= {run[0][0] + f for f in forms(run[1])}
+    if len(run) == 3 and run[1] == "in" and forms(run[2]) & UNIT_WORDS:  # "length in feet": length_feet
+        keys |= {run[0] + f for f in forms(run[2])}
     if len(run) == 3 and run[1] == "of":  # "year of joining": join_year; "date of launch": launch_date
         keys |= {run[0] + f for f in forms(run[2])}
         if run[0] not in ("number", "count", "numbers"):  # "the number of people" is no Person_ID
