@@ -198,6 +198,14 @@ def _head_of(r: Reading, it: Item, label: str) -> Term | None:
 def _theirs(r: Reading, label: str) -> None:
     """"the video games and their types": a noun no schema name matched, after "their"/"its", asks for the asked
     label's one property whose name starts or ends with it."""
+    for it in r.items:
+        if it.start > 1 and r.lemmas[it.start - 2:it.start] in (["and", "their"], ["and", "its"]) and it.term is None and \
+                it not in r.asked and (own := pick(it, "prop", label)) is not None and own.owner == label and \
+                not own.on_rel:
+            it.term = own  # "all public schools and their locations": the schools, and each one's own property
+            r.show_target = r.show_target or not r.asked
+            r.asked.append(it)
+            r.use((it.start - 2, it.end))
     for t in r.doc:
         if t.i == 0 or r.lemmas[t.i - 1] not in ("their", "its") or t.pos_ != "NOUN" or t.i in r.used or \
                 any(x.start <= t.i < x.end for x in r.items) or t.lemma_.lower() in cues.NAMING_WORDS:

@@ -559,20 +559,23 @@ def test_kinds_codes_profile_tables_and_either_substring(tmp_path, small_graph):
     "the video game types" the label's property named by the word after it, counted once each; "the cities" a
     property named by the word and a code word (city_code); "users" names a ``user_profiles`` table (a profile
     table is its rows); "contain 'x' or 'y'" holds either; "the video game types and the number of video games in
-    descending order" orders by the count; "the game name and the maker name" shows both labels' names."""
+    descending order" orders by the count; "the game name and the maker name" shows both labels' names; a label keyed by
+    Patron_ID is named "patrons"."""
     folder = small_graph(tmp_path / "graphs", "kinds",
                          "CREATE NODE TABLE Forms(form_id INT64, form_type_code STRING, PRIMARY KEY(form_id));\n"
                          "CREATE NODE TABLE Video_Games(gid INT64, game_name STRING, GType STRING, PRIMARY KEY(gid));\n"
                          "CREATE NODE TABLE maker(mid INT64, maker STRING, PRIMARY KEY(mid));\n"
                          "CREATE NODE TABLE user_profiles(uid INT64, name STRING, email STRING, city_code STRING, "
                          "PRIMARY KEY(uid));\n"
+                         "CREATE NODE TABLE Clients(Patron_ID INT64, name STRING, rank STRING, PRIMARY KEY(Patron_ID));\n"
                          "CREATE REL TABLE HAS_MAKER(FROM Video_Games TO maker);\n",
                          {"Forms": "form_id,form_type_code\n1,Basic\n2,Complex\n3,Basic\n",
                           "Video_Games": "gid,game_name,GType\n1,Tetris,Puzzle\n2,Doom,Shooter\n3,Lumines,Puzzle\n",
                           "maker": "mid,maker\n1,Acme\n2,Bolt\n",
                           "HAS_MAKER": "from,to\n1,1\n2,1\n3,2\n",
                           "user_profiles": "uid,name,email,city_code\n1,Ann,ann@edu.org,PHL\n2,Bo,bo@mail.com,NYC\n"
-                                            "3,Cy,cy@superstar.com,PHL\n"})
+                                            "3,Cy,cy@superstar.com,PHL\n",
+                          "Clients": "Patron_ID,name,rank\n1,Di,gold\n2,Ed,tin\n"})
     with Graph(folder, read_only=True) as g:
         c, answer = first_plan_rows(g)
         ordered = first_plan_rows(g, ordered=True)[1]
@@ -586,6 +589,9 @@ def test_kinds_codes_profile_tables_and_either_substring(tmp_path, small_graph):
             ["Ann", "Cy"]
         assert ordered("Show the video game types and the number of video games in descending order.") == \
             [["Puzzle", 2], ["Shooter", 1]]
+        # a label keyed by Patron_ID holds patrons; "and their ranks": the clients and each one's rank
+        assert answer("How many patrons are there?") == [[2]]
+        assert [r[-1] for r in answer("List all patrons and their ranks.")] == ["gold", "tin"]
         got = answer("Show the game name and the maker name.")
         assert sorted((r[0], r[1]) for r in got) == [("Doom", "Acme"), ("Lumines", "Bolt"), ("Tetris", "Acme")]
 
