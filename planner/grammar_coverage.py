@@ -98,6 +98,8 @@ def coverage(r: Reading) -> None:
     restating |= _named_on_path(r)
     restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.PLACE_VERBS and t.i not in r.used and (joined or any(
         c.dep_ == "prep" and any(g.i in said for g in c.subtree) for c in t.children))}  # "headquarters located in USA"
+    if _place_used(r):  # "the cities where students live", "how many states are banks located in"
+        restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.DWELL_VERBS and t.i not in r.used}
     restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.USE_VERBS and t.i not in r.used and t.pos_ == "VERB"
                   and r.asked and all(c.i in r.used or c.dep_ in ("auxpass", "aux", "advmod", "punct", "agent", "nsubj",
                                                                   "nsubjpass", "relcl") for c in t.children)
@@ -211,6 +213,13 @@ def _names_unsaid(r: Reading, verb: Any, prep: Any) -> bool:
     stem = verb.lemma_.lower()[:4]
     return all(len(stem) == 4 and any(w[:4] == stem for w in name_words(r.unsaid[g.i]))
                for g in prep.subtree if g.i in r.unsaid)
+
+
+def _place_used(r: Reading) -> bool:
+    """Whether the query shows, groups by or compares a property named as a place (home_city, Location)."""
+    q = r.query
+    props = [c.prop for c in q.columns] + [w.prop for w in q.where] + [c.prop for c, _ in q.order]
+    return any(p and any(w in cues.PLACE_WORDS for w in name_words(p)) for p in props)
 
 
 def _other_times(r: Reading) -> list[str]:

@@ -86,6 +86,13 @@ def _ordered(r: Reading, label: str) -> None:
                 end += 1
             r.use((max(0, k - 2) if low[max(0, k - 1)] in ("in", "an") or low[max(0, k - 2)] == "in" else
                    k - 1 if k and lem[k - 1] in cues.ORDER_WORDS else k, end))  # "ordered alphabetically"
+    figures = [c for c in q.columns if c.is_aggregate]
+    ends = next((i for i in range(1, len(lem) - 3) if lem[i - 1] in cues.ORDER_WORDS and lem[i] == "from" and
+                 lem[i + 2] == "to" and {lem[i + 1], lem[i + 3]} <= ways), None)
+    if not q.order and ends is not None and len(figures) == 1:
+        # "the number of airports per country, ordered from most to least": by the one figure shown
+        q.order.append((figures[0], lem[ends + 1] in cues.DESCENDING))
+        r.use((ends - 1, ends + 4))
     if q.order:  # "Sort the names ... in ascending order of price": the verb of the order read
         r.use(*[(t.i, t.i + 1) for t in doc if t.lemma_.lower() in cues.ORDER_WORDS and t.pos_ == "VERB"])
     # "the top 5 suppliers by the number of cities", "the highest number of discontinued products"

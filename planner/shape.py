@@ -155,11 +155,12 @@ def shape(r: Reading) -> None:
     if not q.edges and not any("label" in it.kinds() for it in r.items) and q.columns and not any(
             c.is_aggregate or c.prop in (r.view.key(label), r.view.display(label)) for c in q.columns):
         q.distinct = True  # "Who are all the directors?", "classrooms used by grade 4": each value once
-    if not aggs and not group and r.asked and all(doc[it.end - 1].tag_ == "NNS" and lem[it.end - 1] in cues.CATEGORY_WORDS
-                                                  for it in r.asked) and \
+    if not aggs and not group and r.asked and all(doc[it.end - 1].tag_ == "NNS" and (
+            lem[it.end - 1] in cues.CATEGORY_WORDS or lem[it.end - 1] in cues.PLACE_WORDS) for it in r.asked) and \
             all(c.holder == r.target and c.prop not in (r.view.key(label), r.view.display(label)) for c in q.columns) \
             and not any(w.holder == r.target for w in q.where):
-        q.distinct = True  # "all the types of forms": each type once (not "the statuses of coasters longer than 3300")
+        q.distinct = True  # "all the types of forms", "the cities where students live": each once (not "the statuses
+        # of coasters longer than 3300")
     if group and q.limit is not None and not any(c.is_aggregate for c, _ in q.order):
         r.decline(f"the top {label} within each group")  # "the highest salary in every department": one per group
     if not any(c.is_aggregate for c in q.columns) and not q.distinct:

@@ -585,6 +585,10 @@ def test_kinds_codes_profile_tables_and_either_substring(tmp_path, small_graph):
         assert answer("How many video game types exist?") == [[2]]
         assert answer("How many users are there?") == [[3]]
         assert [r[0] for r in answer("Show all cities and the number of users.")] == ["NYC", "PHL"]
+        # a verb of where a node is, restated by a place property; the places listed once each
+        assert answer("What cities do users live in?") == [["NYC"], ["PHL"]]
+        assert answer("How many different cities do users live in?") == [[2]]
+        assert ordered("What is the number of users per city, ordered from most to least?") == [["PHL", 2], ["NYC", 1]]
         assert [r[0] for r in answer("Find the names of users whose emails contain 'superstar' or 'edu'.")] == \
             ["Ann", "Cy"]
         assert ordered("Show the video game types and the number of video games in descending order.") == \
