@@ -124,6 +124,7 @@ INDIVIDUALS = frozenset({"member", "members", "individual", "individuals", "entr
 
 # verbs of place that restate a join to where something is ("entities located in", "where the bank is based")
 PLACE_VERBS = frozenset({"locate", "located", "base", "based", "situate", "situated", "headquarter", "headquartered"})
+BELONG_VERBS = frozenset({"belong"})  # "the county they belong to": a verb that says only that two nodes are linked
 DWELL_VERBS = PLACE_VERBS | {"live", "reside", "stay"}  # verbs that say where a node is, restated by a place property
 
 # words in the names of properties that say where a node is ("Where is the club located?": clublocation)

@@ -98,6 +98,8 @@ def coverage(r: Reading) -> None:
     restating |= _named_on_path(r)
     restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.PLACE_VERBS and t.i not in r.used and (joined or any(
         c.dep_ == "prep" and any(g.i in said for g in c.subtree) for c in t.children))}  # "headquarters located in USA"
+    if joined or _kind_used(r):  # "the names of the county they belong to", "which category does X belong to"
+        restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.BELONG_VERBS and t.i not in r.used}
     if _place_used(r):  # "the cities where students live", "how many states are banks located in"
         restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.DWELL_VERBS and t.i not in r.used}
     restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.USE_VERBS and t.i not in r.used and t.pos_ == "VERB"
@@ -167,7 +169,8 @@ def _made(r: Reading, verb: Any) -> bool:
         return False
     said_of = [c for c in verb.children if c.dep_ in ("nsubjpass", "nsubj")] + ([verb.head] if verb.dep_ == "acl" else [])
     label = r.query.nodes[r.target]
-    if not any(_names_label(r, d.i) and any(it.start <= d.i < it.end and it.term.owner == label for it in r.items
+    labels = {label} | set(r.query.nodes.values())  # "the number of orders made": a label the query counts
+    if not any(_names_label(r, d.i) and any(it.start <= d.i < it.end and it.term.owner in labels for it in r.items
                                             if it.term is not None) for d in said_of):
         return False
     rest = [t for t in verb.subtree if t.i != verb.i and not t.is_punct and not t.is_stop
@@ -217,9 +220,18 @@ def _names_unsaid(r: Reading, verb: Any, prep: Any) -> bool:
 
 def _place_used(r: Reading) -> bool:
     """Whether the query shows, groups by or compares a property named as a place (home_city, Location)."""
+    return any(w in cues.PLACE_WORDS for p in _props_used(r) for w in name_words(p))
+
+
+def _kind_used(r: Reading) -> bool:
+    """Whether the query shows, groups by or compares a property named as a kind (category_code, Type)."""
+    return any(w in cues.CATEGORY_WORDS for p in _props_used(r) for w in name_words(p))
+
+
+def _props_used(r: Reading) -> list[str]:
+    """The properties the query shows, compares or orders by."""
     q = r.query
-    props = [c.prop for c in q.columns] + [w.prop for w in q.where] + [c.prop for c, _ in q.order]
-    return any(p and any(w in cues.PLACE_WORDS for w in name_words(p)) for p in props)
+    return [p for p in [c.prop for c in q.columns] + [w.prop for w in q.where] + [c.prop for c, _ in q.order] if p]
 
 
 def _other_times(r: Reading) -> list[str]:

@@ -148,7 +148,9 @@ def focus(r: Reading) -> None:
 
 def _conjoined(r: Reading, label: str, heads: set[int]) -> None:
     """"the themes of parties and the names of their hosts", "the school name and driver name": a property word joined
-    by "and" to one asked (a token of ``heads``), named "of" another label or after it, is asked too."""
+    by "and" to one asked (a token of ``heads``, or the label it is "of"), named "of" another label or after it, is
+    asked too."""
+    heads = heads | {t.i for t in r.doc if t.dep_ == "pobj" and t.head.lower_ == "of" and t.head.head.i in heads}
     for it in r.items:
         tok = r.doc[it.end - 1]
         if it in r.asked or it.term is not None or tok.dep_ != "conj" or tok.head.i not in heads or \

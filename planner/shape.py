@@ -49,6 +49,16 @@ def shape(r: Reading) -> None:
                 if col is not None:
                     group.append(col)
                     r.use((i - (w != "per"), k), (it.start, it.end), (k, k + 1))
+    for i, w in enumerate(lem):
+        if w == "group" and doc[i].pos_ == "VERB":  # "grouped by appelation", "grouped and ordered by languages"
+            k = i + 1
+            while k < len(lem) and lem[k] in ("by", "and", "the", "order", "sort", "alphabetically"):
+                k += 1
+            it = item_at(r, k) if "by" in lem[i + 1:k] else None
+            col = column_of(r, it, label) if it is not None else None
+            if col is not None and col not in group:
+                group.append(col)
+                r.use((i, i + 1), *[(j, j + 1) for j in range(i + 1, k) if lem[j] in ("by", "and", "the")])
     aggs: list[Column] = []
     for it in r.asked:
         i = it.start

@@ -604,7 +604,8 @@ def test_a_count_the_node_holds_and_a_property_after_its_number(tmp_path, small_
     """"parties with more than 1 guest" and "the party with the most guests" read the number each party holds
     (``Number_of_guests``), not its edges; "the distinct number of votes" counts the values once each;
     "rooms with more than 50 capacity" compares the property named after the number; "the themes of parties and the
-    names of guests" asks for both labels' properties."""
+    names of guests" asks for both labels' properties; "the party they belong to" is the party linked; "grouped by
+    name" groups."""
     folder = small_graph(tmp_path / "graphs", "guests",
                          "CREATE NODE TABLE party(pid INT64, theme STRING, Number_of_guests INT64, PRIMARY KEY(pid));\n"
                          "CREATE NODE TABLE guest(gid INT64, name STRING, vote INT64, PRIMARY KEY(gid));\n"
@@ -629,3 +630,7 @@ def test_a_count_the_node_holds_and_a_property_after_its_number(tmp_path, small_
         invited = [["Winter", "Ann"], ["Winter", "Bo"], ["Winter", "Cy"]]
         assert answer("Show the themes of parties and the names of guests they invited.") == invited
         assert answer("Show the party theme and guest name for all invitations.") == invited
+        # "belong" says only that two nodes are linked; "grouped by" groups
+        assert answer("Show the names of guests and the theme of the party they belong to.") == \
+            [[n, "Winter"] for _, n in invited]
+        assert answer("What is the average vote of guests grouped by name?") == [["Ann", 7.0], ["Bo", 7.0], ["Cy", 9.0]]
