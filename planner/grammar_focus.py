@@ -108,7 +108,8 @@ def focus(r: Reading) -> None:
                 r.use((it.start, it.end))  # "Return the city and its GDP"
                 r.show_target = True
                 continue
-        elif it.start >= first_label and not (labels and it.start == labels[0].end and not r.asked and any(
+        elif it.start >= first_label and not (labels and it.start == labels[0].end + (
+                labels[0].end < len(r.doc) and r.doc[labels[0].end].tag_ == "POS") and not r.asked and any(
                 t.kind == "prop" and t.owner == label for t in it.terms)) and not (
                 last is not None and last.start >= first_label and "and" in lem[last.end:it.start] and
                 all(w in ("and", ",", "the", "number", "of", "their", "its") or w in cues.AGGREGATES

@@ -27,7 +27,8 @@ def shape(r: Reading) -> None:
         if any(it.start <= i < it.end for it in r.items):
             continue  # "pages per minute color": a property's own name
         figured = any(x in cues.AGGREGATES or x in ("number", "many", "count") for x in lem)
-        if w in cues.GROUP_WORDS and i > 0 and (doc[i - 1].pos_ == "ADP" or w == "each" and (
+        if w in cues.GROUP_WORDS and i > 0 and not (i + 2 < len(doc) and doc[i + 2].tag_ == "POS") and (
+                doc[i - 1].pos_ == "ADP" or w == "each" and (
                 doc[i - 1].pos_ == "VERB" or figured and doc[i - 1].pos_ == "AUX")) \
                 or w == "per" or w in cues.DISTINCT_WORDS and figured and lem[i - 1:i] in (["for"], ["in"], ["across"]):
             # "for each city", "from each country", "how many students play each sport", "the average for different lots"
