@@ -196,6 +196,10 @@ def _ordered(r: Reading, label: str) -> None:
             measure = lem[i + 1]  # "the three most expensive hotels": by what "expensive" measures
             desc = (w == "most") != (measure in cues.LOW_MEASURES)
             lspan = (i, i + 2)
+        elif lem[i + 1:i + 2] and lem[i + 1] in cues.MEASURES and doc[i + 1].tag_ in ("VBN", "VBG") and \
+                i + 1 not in r.used:
+            measure = lem[i + 1]  # "the highest paid instructor", "the lowest earning one": what the verb measures
+            lspan = (i, i + 2)
         counted = [v for v in r.values if v.kind == "limit"]
         if counted:
             limit = counted[0].value
