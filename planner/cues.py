@@ -125,6 +125,7 @@ INDIVIDUALS = frozenset({"member", "members", "individual", "individuals", "entr
 
 # verbs of place that restate a join to where something is ("entities located in", "where the bank is based")
 PLACE_VERBS = frozenset({"locate", "located", "base", "based", "situate", "situated", "headquarter", "headquartered"})
+START_WORDS = frozenset({"begin", "start", "open", "opening", "created", "creation", "made"})  # a time that starts
 BELONG_VERBS = frozenset({"belong"})  # "the county they belong to": a verb that says only that two nodes are linked
 DWELL_VERBS = PLACE_VERBS | {"live", "reside", "stay"}  # verbs that say where a node is, restated by a place property
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from kgqa.planner import cues
 from kgqa.planner.reading import Item, Reading, is_timed, pick
 from kgqa.planner.schema_terms import Term
+from kgqa.planner.schema_view import DATE_TYPES
 from kgqa.text import name_words
 
 
@@ -72,7 +73,11 @@ def timed_prop(r: Reading, it: Item, word: str) -> Item | None:
     rels = [e.rel for e in q.edges if owner.owner in (q.nodes.get(e.src), q.nodes.get(e.dst))]
     found = [(rel, p) for rel in rels for p in r.view.rel_props.get(rel, {}) if is_timed(p)]
     on_rel = bool(found)
-    found = found or [(owner.owner, p) for p in r.view.nodes.get(owner.owner, {}) if is_timed(p)]
+    props = r.view.nodes.get(owner.owner, {})
+    found = found or [(owner.owner, p) for p in props if is_timed(p)]
+    if len(found) != 1:  # of several times, the one typed as a time; of several such, the one that says a start
+        typed = [(owner.owner, p) for p in props if (r.view.prop_type(owner.owner, p) or "").startswith(DATE_TYPES)]
+        found = typed if len(typed) == 1 else [(o, p) for o, p in typed if set(name_words(p)) & cues.START_WORDS]
     if len(found) != 1:
         return None
     term = Term("prop", found[0][0], found[0][1], on_rel=on_rel)

@@ -634,3 +634,19 @@ def test_a_count_the_node_holds_and_a_property_after_its_number(tmp_path, small_
         assert answer("Show the names of guests and the theme of the party they belong to.") == \
             [[n, "Winter"] for _, n in invited]
         assert answer("What is the average vote of guests grouped by name?") == [["Ann", 7.0], ["Bo", 7.0], ["Cy", 9.0]]
+
+
+def test_the_first_rows_by_the_time_that_starts(tmp_path, small_graph):
+    """"the first 2 jobs": of several times a label holds (dates as text, two typed ones), the one typed as a time
+    that says a start orders them."""
+    folder = small_graph(tmp_path / "graphs", "jobs",
+                         "CREATE NODE TABLE job(jid STRING, begin_date STRING, end_date STRING, amount DOUBLE, "
+                         "`begin` TIMESTAMP, `end` TIMESTAMP, PRIMARY KEY(jid));\n",
+                         {"job": "jid,begin_date,end_date,amount,begin,end\n"
+                                 "a,May 2,Jun 1,5,2020-05-02 00:00:00,2020-06-01 00:00:00\n"
+                                 "b,Jan 3,Dec 1,7,2020-01-03 00:00:00,2020-12-01 00:00:00\n"
+                                 "c,Mar 9,Apr 1,9,2020-03-09 00:00:00,2020-04-01 00:00:00\n"})
+    with Graph(folder, read_only=True) as g:
+        _, ordered = first_plan_rows(g, ordered=True)
+        assert [r[0] for r in ordered("What are the first 2 jobs?")] == ["b", "c"]
+        assert [r[0] for r in ordered("List the first 2 jobs with an amount over 6.")] == ["b", "c"]
