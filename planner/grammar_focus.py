@@ -140,6 +140,8 @@ def focus(r: Reading) -> None:
         last = it
     if not r.asked and labels:
         _generic_of(r, labels[0], label)
+    if labels:
+        _listed(r, labels[0], label, later[0] if later else None)
     if r.asked or named_at is not None:
         _conjoined(r, label, {r.doc[x.end - 1].i for x in r.asked} | ({named_at} if named_at is not None else set()))
     _theirs(r, label)
@@ -239,6 +241,25 @@ def _ask(r: Reading, i: int, term: Term) -> None:
     r.items = sorted([*r.items, it], key=lambda x: x.start)
     r.asked.append(it)
     r.use((i, i + 1))
+
+
+def _listed(r: Reading, first: Item, label: str, later: int | None) -> None:
+    """"the method, date and amount of all the fees", "List the fee id, the date and the amount": a noun no
+    schema name matched, in the list of what is asked (before the asked label, or after a later sentence's verb
+    that asks), asks for the label's one property whose name starts or ends with it (Date_Fee_Paid)."""
+    spans = [range(0, first.start)] + ([range(later, len(r.doc))] if later is not None else [])
+    for i in (i for span in spans for i in span):
+        t = r.doc[i]
+        if t.pos_ != "NOUN" or i in r.used or any(x.start <= i < x.end for x in r.items) or \
+                r.lemmas[i] in cues.NAMING_WORDS or r.lemmas[i] in cues.AGGREGATES or \
+                t.dep_ not in ("dobj", "conj", "attr", "nsubj", "appos", "ROOT") or \
+                any(c.dep_ == "compound" for c in t.children):
+            continue
+        term = _named_by(r, label, i)
+        if term is not None and any(x.term == term for x in r.asked):
+            r.use((i, i + 1))  # "the states or provinces": State_Province, asked once
+        elif term is not None:
+            _ask(r, i, term)
 
 
 def _generic_of(r: Reading, first: Item, label: str) -> None:

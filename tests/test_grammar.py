@@ -638,15 +638,24 @@ def test_a_count_the_node_holds_and_a_property_after_its_number(tmp_path, small_
 
 def test_the_first_rows_by_the_time_that_starts(tmp_path, small_graph):
     """"the first 2 jobs": of several times a label holds (dates as text, two typed ones), the one typed as a time
-    that says a start orders them."""
+    that says a start orders them; "the method, date and amount of all the fees": each noun no name matched, in the
+    list of what is asked, is the fees' one property whose name starts or ends with it."""
     folder = small_graph(tmp_path / "graphs", "jobs",
-                         "CREATE NODE TABLE job(jid STRING, begin_date STRING, end_date STRING, amount DOUBLE, "
-                         "`begin` TIMESTAMP, `end` TIMESTAMP, PRIMARY KEY(jid));\n",
-                         {"job": "jid,begin_date,end_date,amount,begin,end\n"
+                         "CREATE NODE TABLE job(jid STRING, begin_date STRING, end_date STRING, budget DOUBLE, "
+                         "`begin` TIMESTAMP, `end` TIMESTAMP, PRIMARY KEY(jid));\n"
+                         "CREATE NODE TABLE fee(fee_id INT64, Date_Fee_Paid DATE, Amount_Fee DOUBLE, Fee_Method_Code STRING, "
+                         "PRIMARY KEY(fee_id));\n",
+                         {"job": "jid,begin_date,end_date,budget,begin,end\n"
                                  "a,May 2,Jun 1,5,2020-05-02 00:00:00,2020-06-01 00:00:00\n"
                                  "b,Jan 3,Dec 1,7,2020-01-03 00:00:00,2020-12-01 00:00:00\n"
-                                 "c,Mar 9,Apr 1,9,2020-03-09 00:00:00,2020-04-01 00:00:00\n"})
+                                 "c,Mar 9,Apr 1,9,2020-03-09 00:00:00,2020-04-01 00:00:00\n",
+                          "fee": "fee_id,Date_Fee_Paid,Amount_Fee,Fee_Method_Code\n1,2021-01-02,10,Visa\n2,2021-02-03,20,Cash\n"})
     with Graph(folder, read_only=True) as g:
         _, ordered = first_plan_rows(g, ordered=True)
         assert [r[0] for r in ordered("What are the first 2 jobs?")] == ["b", "c"]
-        assert [r[0] for r in ordered("List the first 2 jobs with an amount over 6.")] == ["b", "c"]
+        assert [r[0] for r in ordered("List the first 2 jobs with a budget over 6.")] == ["b", "c"]
+        # nouns no name matched, listed as what is asked: each the label's one property whose name starts or ends so
+        got = first_plan_rows(g)[1]("List the method, date and amount of all the fees.")
+        assert sorted(sorted(map(str, x)) for x in got) == [["10.0", "2021-01-02", "Visa"], ["20.0", "2021-02-03", "Cash"]]
+        assert [r[1:] for r in first_plan_rows(g)[1]("Give me the fee id, the date and the amount for fees paid with Visa.")] \
+            == [[date(2021, 1, 2), 10.0]]
