@@ -21,9 +21,12 @@ def value_after(r: Reading, it: Item) -> bool:
 def _not_its_value(r: Reading, it: Item, v: Value) -> bool:
     """Whether a value after a property item is not that property's: a name after "named" ("the nickname of the
     employee named Janessa"), a person's name written whole ("Janessa Sawayn"), a number that counts the label
-    after it ("more than one publication")."""
+    after it ("more than one publication"), a graph value no property of the item holds ("the age for a male")."""
     return it.end < v.start - 1 and r.doc[v.start - 1].lower_ in ("named", "called", "titled") or \
-        _full_name(r, v) or _counts_label(r, v)
+        _full_name(r, v) or _counts_label(r, v) or v.kind == "linked" and bool(v.options) and not (
+            it.start > 0 and r.doc[it.start - 1].tag_ == "POS") and not any(
+            lb == t.owner and p.lower().startswith(t.prop.lower()) for t in it.terms if t.kind == "prop"
+            for lb, p in v.options)  # "the average age for a male"; not "a beneficiary bank in 'Spain'"
 
 
 def _counts_label(r: Reading, v: Value) -> bool:

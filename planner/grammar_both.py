@@ -4,6 +4,7 @@ asked one, or two nodes of the asked label that show the same asked properties (
 
 from __future__ import annotations
 
+from kgqa.planner import cues
 from kgqa.planner.grammar_columns import ROWID
 from kgqa.planner.joins import copy_path, many_along, path_to
 from kgqa.planner.query import Column, Where
@@ -31,9 +32,11 @@ def conjunctions(r: Reading) -> None:
         if len(ks) < 2:
             continue
         spans = [r.where_ends[k] for k in ks]
-        counted = any(w in ("number", "many", "count") for w in r.lemmas[:spans[0][0]])
-        if counted and holder == r.target:
-            r.decline(f"the count of {' and '.join(str(q.where[k].value) for k in ks)} together, or each apart")
+        counted = next((w for w in r.lemmas[:spans[0][0]] if w in ("number", "many", "count") or
+                        cues.AGGREGATES.get(w) in ("avg", "min", "max")), None)  # not "the sum of": added together
+        if counted and holder == r.target:  # "the average age for male and female students": of both, or of each
+            figure = "count" if counted in ("number", "many", "count") else counted
+            r.decline(f"the {figure} of {' and '.join(str(q.where[k].value) for k in ks)} together, or each apart")
             return
         if not all("and" in r.lemmas[a[1]:b[0]] or "," in r.lemmas[a[1]:b[0]] or "both" in r.lemmas[a[1]:b[0]]
                    for a, b in zip(spans, spans[1:])) or any(a[1] > b[0] for a, b in zip(spans, spans[1:])):

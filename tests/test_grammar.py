@@ -608,11 +608,11 @@ def test_a_count_the_node_holds_and_a_property_after_its_number(tmp_path, small_
     name" groups."""
     folder = small_graph(tmp_path / "graphs", "guests",
                          "CREATE NODE TABLE party(pid INT64, theme STRING, Number_of_guests INT64, PRIMARY KEY(pid));\n"
-                         "CREATE NODE TABLE guest(gid INT64, name STRING, vote INT64, PRIMARY KEY(gid));\n"
+                         "CREATE NODE TABLE guest(gid INT64, name STRING, vote INT64, sex STRING, PRIMARY KEY(gid));\n"
                          "CREATE NODE TABLE room(rid INT64, title STRING, capacity INT64, PRIMARY KEY(rid));\n"
                          "CREATE REL TABLE invited(FROM party TO guest);\n",
                          {"party": "pid,theme,Number_of_guests\n1,Spring,40\n2,Winter,3\n",
-                          "guest": "gid,name,vote\n1,Ann,7\n2,Bo,7\n3,Cy,9\n",
+                          "guest": "gid,name,vote,sex\n1,Ann,7,female\n2,Bo,7,male\n3,Cy,9,female\n",
                           "invited": "from,to\n2,1\n2,2\n2,3\n",
                           "room": "rid,title,capacity\n1,Hall,120\n2,Den,12\n"})
     with Graph(folder, read_only=True) as g:
@@ -621,6 +621,10 @@ def test_a_count_the_node_holds_and_a_property_after_its_number(tmp_path, small_
         assert [r[0] for r in answer("Which parties have more than 20 guests? Give me the themes.")] == ["Spring"]
         assert [r[0] for r in answer("What is the theme of the party with the most guests?")] == ["Spring"]
         assert answer("Find the distinct number of votes.") == [[2]]
+        # a graph value after a property that does not hold it says which nodes, not the property's value
+        assert answer("What is the average vote for a female guest?") == [[8.0]]
+        q = "What is the average vote for male and female guests?"  # of both together, or of each: not guessed
+        assert not c.grammar(q, c.value_mentions(q)) and "each apart" in " ".join(c.unread(q, c.value_mentions(q)))
         # "the number of guests" of parties is the number each holds, though guests are nodes too
         assert answer("What is the average number of guests of parties?") == [[21.5]]
         assert [r[0] for r in answer("What is the theme of the party with the greatest number of guests?")] == \
