@@ -142,13 +142,6 @@ class SchemaTerms:
                     if tuple(_singular(w) for w in rest) in others:
                         rest = words[k:]  # not "games" of Players_in_Games beside Games
                     variants.append(rest)  # "Orders_with_refunds": refunds
-        key = self.view.spec.primary_keys.get(name) if term.kind == "label" else None
-        kw = name_words(key) if key else []
-        stem = {_singular(w) for w in kw[:-1]}
-        if len(kw) > 1 and kw[-1] in CODE_WORDS and not stem & {_singular(w) for w in words} and not any(
-                lb != name and (stem & {_singular(w) for w in name_words(lb)} or self.view.spec.primary_keys.get(lb, "")
-                                .lower() == key.lower()) for lb in self.view.nodes):
-            variants.append(kw[:-1])  # Clients keyed by Patron_ID: "the patrons", what its key says each node is
         if owner is not None and term.kind == "prop":
             # "PUP_MARK" of PUPIL, "wrk_fname" of WORKER: a leading abbreviation of the owner's name is no word
             own = name_words(owner)
