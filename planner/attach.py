@@ -39,8 +39,9 @@ def counted_at(r: Reading, v: Value) -> int:
     """Returns the token after a value and the words that bound it ("2 or more", "3 different"): where the thing
     a number counts is named."""
     gap = v.end
-    while gap < len(r.doc) and r.lemmas[gap] in ("or", "more", "less", "fewer", "different", "distinct", "unique"):
-        gap += 1
+    while gap < len(r.doc) and (r.lemmas[gap] in ("more", "less", "fewer", "different", "distinct", "unique") or
+                                r.lemmas[gap] == "or" and r.lemmas[gap + 1:gap + 2] in (["more"], ["less"], ["fewer"])):
+        gap += 1  # not "after 2000 or reviewed by": another condition
     return gap
 
 
@@ -106,7 +107,8 @@ def trailing_comparator(lem: list[str], end: int) -> tuple[str | None, tuple[int
     for phrase, op in cues.TRAILING_COMPARATORS:
         nxt = lem[end + len(phrase):end + len(phrase) + 1]
         if tuple(lem[end:end + len(phrase)]) == phrase and nxt != ["than"] and not (
-                phrase[-1] in cues.PREPOSED and nxt and nxt[0].isalnum() and nxt[0] not in ("and", "or")):
+                phrase[-1] in cues.PREPOSED and nxt and nxt[0].isalnum() and nxt[0] not in ("and", "or") and
+                nxt[0] not in cues.RELATIVES):  # "in year 2001 or before whose amount ...": the clause ends
             return op, (end, end + len(phrase))
     return None, (end, end)
 

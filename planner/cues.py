@@ -68,6 +68,7 @@ TRAILING_COMPARATORS = [(("or", "more"), ">="), (("or", "higher"), ">="), (("or"
 # trailing comparisons that are also prepositions: they close the clause ("2005 or after"), else they open the
 # next condition ("before 2000 or after the year 2010")
 PREPOSED = frozenset({"after", "before", "prior"})
+RELATIVES = frozenset({"who", "whose", "which", "that", "where", "when", "whom"})  # words that open a relative clause
 
 # words before a noun that say which or how many of it, and nothing of what it is ("all the", "each")
 DETERMINERS = frozenset({"the", "all", "a", "an", "each", "every"})

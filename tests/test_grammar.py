@@ -608,12 +608,12 @@ def test_a_count_the_node_holds_and_a_property_after_its_number(tmp_path, small_
     folder = small_graph(tmp_path / "graphs", "guests",
                          "CREATE NODE TABLE party(pid INT64, theme STRING, Number_of_guests INT64, PRIMARY KEY(pid));\n"
                          "CREATE NODE TABLE guest(gid INT64, name STRING, vote INT64, sex STRING, PRIMARY KEY(gid));\n"
-                         "CREATE NODE TABLE room(rid INT64, title STRING, capacity INT64, PRIMARY KEY(rid));\n"
+                         "CREATE NODE TABLE room(rid INT64, title STRING, capacity INT64, built_year INT64, PRIMARY KEY(rid));\n"
                          "CREATE REL TABLE invited(FROM party TO guest);\n",
                          {"party": "pid,theme,Number_of_guests\n1,Spring,40\n2,Winter,3\n",
                           "guest": "gid,name,vote,sex\n1,Ann,7,female\n2,Bo,7,male\n3,Cy,9,female\n",
                           "invited": "from,to\n2,1\n2,2\n2,3\n",
-                          "room": "rid,title,capacity\n1,Hall,120\n2,Den,12\n"})
+                          "room": "rid,title,capacity,built_year\n1,Hall,120,1980\n2,Den,12,1970\n3,Loft,200,2001\n"})
     with Graph(folder, read_only=True) as g:
         c, answer = first_plan_rows(g)
 
@@ -628,7 +628,11 @@ def test_a_count_the_node_holds_and_a_property_after_its_number(tmp_path, small_
         assert answer("What is the average number of guests of parties?") == [[21.5]]
         assert [r[0] for r in answer("What is the theme of the party with the greatest number of guests?")] == \
             ["Spring"]
-        assert [r[0] for r in answer("Show the titles of rooms with more than 50 capacity.")] == ["Hall"]
+        assert [r[0] for r in answer("Show the titles of rooms with more than 50 capacity.")] == ["Hall", "Loft"]
+        # "in 1990 or before whose ...": the trailing comparison closes its clause; the next condition holds too
+        assert answer("How many rooms were built in 1990 or before whose capacity is greater than 100?") == [[1]]
+        assert [r[0] for r in answer("Which rooms were built after 2000 or have a capacity under 20? Give the titles.")] \
+            == ["Den", "Loft"]
         # a property word joined by "and" to one asked, of another label (or after its name), is asked too
         invited = [["Winter", "Ann"], ["Winter", "Bo"], ["Winter", "Cy"]]
         assert answer("Show the themes of parties and the names of guests they invited.") == invited
