@@ -354,8 +354,11 @@ class Lexicon:
             if text.lower() in self.entries or split_camel(text) in self.entries:
                 continue  # a quoted schema word ('unitsOnOrder'), read as a property below
             hits = self.view.values.get(fold(text))
+            parts = self._name_parts(text, m.start() + 1) if not hits else []
             if hits:
                 mentions.append(self._mention(m.start(), m.end(), text, hits))
+            elif parts:
+                mentions.extend(parts)  # "Linda Smith" quoted: a first and a last name of one label
             else:
                 mentions.append(Mention(m.start(), m.end(), text, "", "", text, score=0.0))
             taken.append((m.start(), m.end()))
@@ -383,6 +386,21 @@ class Lexicon:
                 mentions.append(self._mention(s, e, text, hits))
                 taken.append((s, e))
         return sorted(mentions, key=lambda m: m.start)
+
+    def _name_parts(self, text: str, at: int) -> list[Mention]:
+        """The words of a quoted text that is no value, when each is a value of another property of one label
+        (a first and a last name), as mentions at their places (``at``: where the text starts); else []."""
+        words = list(re.finditer(r"\S+", text))
+        if not 2 <= len(words) <= 3:
+            return []
+        hits = [self.view.values.get(fold(w.group())) or [] for w in words]
+        labels = set.intersection(*({lb for lb, _, _ in h} for h in hits))
+        for label in sorted(labels):
+            props = [[p for lb, p, _ in h if lb == label] for h in hits]
+            if all(len(p) == 1 for p in props) and len({p[0] for p in props}) == len(words):
+                return [self._mention(at + w.start(), at + w.end(), w.group(), [hit for hit in h if hit[0] == label])
+                        for w, h in zip(words, hits)]
+        return []
 
     def _mention(self, s: int, e: int, text: str, hits: list[tuple[str, str, str]]) -> Mention:
         spec = self.view.spec

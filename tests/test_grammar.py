@@ -568,6 +568,8 @@ def test_kinds_codes_profile_tables_and_either_substring(tmp_path, small_graph):
                          "CREATE NODE TABLE user_profiles(uid INT64, name STRING, email STRING, city_code STRING, "
                          "PRIMARY KEY(uid));\n"
                          "CREATE NODE TABLE Clients(Patron_ID INT64, name STRING, rank STRING, PRIMARY KEY(Patron_ID));\n"
+                         "CREATE NODE TABLE player(pid INT64, fname STRING, lname STRING, PRIMARY KEY(pid));\n"
+                         "CREATE REL TABLE plays(FROM player TO Video_Games);\n"
                          "CREATE REL TABLE HAS_MAKER(FROM Video_Games TO maker);\n",
                          {"Forms": "form_id,form_type_code\n1,Basic\n2,Complex\n3,Basic\n",
                           "Video_Games": "gid,game_name,GType\n1,Tetris,Puzzle\n2,Doom,Shooter\n3,Lumines,Puzzle\n",
@@ -575,7 +577,9 @@ def test_kinds_codes_profile_tables_and_either_substring(tmp_path, small_graph):
                           "HAS_MAKER": "from,to\n1,1\n2,1\n3,2\n",
                           "user_profiles": "uid,name,email,city_code\n1,Ann,ann@edu.org,PHL\n2,Bo,bo@mail.com,NYC\n"
                                             "3,Cy,cy@superstar.com,PHL\n",
-                          "Clients": "Patron_ID,name,rank\n1,Di,gold\n2,Ed,tin\n"})
+                          "Clients": "Patron_ID,name,rank\n1,Di,gold\n2,Ed,tin\n",
+                          "player": "pid,fname,lname\n1,Linda,Smith\n2,Linda,Kim\n",
+                          "plays": "from,to\n1,1\n1,2\n2,3\n"})
     with Graph(folder, read_only=True) as g:
         c, answer = first_plan_rows(g)
         ordered = first_plan_rows(g, ordered=True)[1]
@@ -595,6 +599,8 @@ def test_kinds_codes_profile_tables_and_either_substring(tmp_path, small_graph):
             [["Puzzle", 2], ["Shooter", 1]]
         # "and their ranks": the clients and each one's rank
         assert [(r[0], r[-1]) for r in answer("List all clients and their ranks.")] == [("Di", "gold"), ("Ed", "tin")]
+        # a quoted full name that no property holds whole: its first and last names
+        assert answer('How many video games does "Linda Smith" play?') == [[2]]
         got = answer("Show the game name and the maker name.")
         assert sorted((r[0], r[1]) for r in got) == [("Doom", "Acme"), ("Lumines", "Bolt"), ("Tetris", "Acme")]
 
