@@ -201,6 +201,10 @@ def conditions(r: Reading) -> None:
                 term = None
             elif lem[v.start - 1:v.start] in (["word"], ["string"], ["phrase"]):
                 r.use((v.start - 1, v.start))
+        if term is None and v.kind == "text" and (inside := _searched_in(r, v)) is not None:
+            prop_item, term = inside  # "customers who have 'Diana' in part of their names": a text searched for
+            prop_item.term = term
+            substring = ("CONTAINS", (v.end, prop_item.start))
         if term is None and v.kind == "text" and named_before(lem, v.start):
             label = r.query.nodes[r.target]
             term = Term("prop", label, r.view.display(label))
@@ -361,6 +365,19 @@ def _disjunctions(r: Reading) -> None:
             w[k - 1:k + 1] = [either]
             ends[k - 1:k + 1] = [(ends[k - 1][0], ends[k][1])]
             r.use((a_end, b_start))
+
+
+def _searched_in(r: Reading, v: Value) -> tuple[Item, Term] | None:
+    """A quoted text followed by "in (part of) their/its/the <property>": that property's item and term, else None."""
+    lem = r.lemmas
+    if lem[v.end:v.end + 1] != ["in"]:
+        return None
+    k = v.end + 1
+    while k < len(lem) and lem[k] in ("part", "of", "the", "their", "its", "his", "her", "a"):
+        k += 1
+    it = next((x for x in r.items if x.start == k and "prop" in x.kinds()), None)
+    term = (pick(it, "prop", r.query.nodes[r.target]) or pick_prop(it, r)) if it is not None else None
+    return (it, term) if term is not None and r.view.prop_type(term.owner, term.prop) == "STRING" else None
 
 
 def _label_before(r: Reading, at: int, within: int) -> str | None:

@@ -595,6 +595,7 @@ def test_kinds_codes_profile_tables_and_either_substring(tmp_path, small_graph):
         assert ordered("What is the number of users per city, ordered from most to least?") == [["PHL", 2], ["NYC", 1]]
         assert [r[0] for r in answer("Find the names of users whose emails contain 'superstar' or 'edu'.")] == \
             ["Ann", "Cy"]
+        assert [r[0] for r in answer("Find the names of users who have 'mail' in part of their emails.")] == ["Bo"]
         assert ordered("Show the video game types and the number of video games in descending order.") == \
             [["Puzzle", 2], ["Shooter", 1]]
         # "and their ranks": the clients and each one's rank
