@@ -15,7 +15,7 @@ from kgqa.planner.reading import (
     pick,
     term_name,
 )
-from kgqa.planner.schema_terms import CODE_WORDS, Term
+from kgqa.planner.schema_terms import CODE_WORDS, NAME_NOISE, Term, forms
 from kgqa.text import name_words
 
 
@@ -60,7 +60,7 @@ def focus(r: Reading) -> None:
         r.use((0, 1))
     else:
         owners = _common_owners([it for it in r.items if "prop" in it.kinds()])
-        owners = _referenced(r, owners) or owners
+        owners = _referenced(r, owners) or _named_after(r, owners) or owners
         if len(owners) == 1:
             label = owners[0]
         elif owners:
@@ -304,6 +304,23 @@ def _referenced(r: Reading, owners: list[str]) -> list[str]:
         return []
     used = any(w in cues.DISTINCT_WORDS for w in r.lemmas)
     return [o for o in owners if (o in keyed) != used]
+
+
+def _named_after(r: Reading, owners: list[str]) -> list[str]:
+    """"the ticket numbers ...": of labels that hold the properties named, the one whose name begins the names of
+    them all (Tickets for ticket_number, not Refunds), the longest such; else []."""
+    props = {t.prop for it in r.items if "prop" in it.kinds() for t in it.terms if t.kind == "prop" and t.owner in owners}
+    if len(owners) < 2 or not props:
+        return []
+
+    def begun(owner: str) -> int:
+        own = [forms(w) for w in name_words(owner) if w not in NAME_NOISE]
+        return len(own) if own and all(len(w := name_words(p)) > len(own) and all(
+            w[k] in f for k, f in enumerate(own)) for p in props) else 0
+
+    best = max(begun(o) for o in owners)
+    top = [o for o in owners if begun(o) == best]
+    return top if best and len(top) == 1 else []
 
 
 def _common_owners(items: list[Item]) -> list[str]:

@@ -40,7 +40,7 @@ GENERIC_HEADS = frozenset({"name", "names", "date", "dates", "type", "types", "d
 SAME_WORDS = {"sex": ("gender",), "gender": ("sex",)}  # name words that say the same thing
 HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written first: Date_Booking_Made, Amount_Refund
 NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim",
-                        "profile", "profiles", "record", "records"})
+                        "profile", "profiles", "record", "records", "all"})
 
 
 @dataclass(frozen=True)

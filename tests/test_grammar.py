@@ -673,3 +673,17 @@ def test_the_first_rows_by_the_time_that_starts(tmp_path, small_graph):
         assert sorted(sorted(map(str, x)) for x in got) == [["10.0", "2021-01-02", "Visa"], ["20.0", "2021-02-03", "Cash"]]
         assert [r[1:] for r in first_plan_rows(g)[1]("Give me the fee id, the date and the amount for fees paid with Visa.")] \
             == [[date(2021, 1, 2), 10.0]]
+
+
+def test_a_table_of_all_and_the_label_a_property_is_named_after(tmp_path, small_graph):
+    """``All_Tickets`` holds tickets; "the ticket numbers" held by tickets and refunds are the tickets' (the label whose
+    name begins the property's)."""
+    folder = small_graph(tmp_path / "graphs", "tickets",
+                         "CREATE NODE TABLE All_Tickets(ticket_number INT64, seat STRING, PRIMARY KEY(ticket_number));\n"
+                         "CREATE NODE TABLE Refunds(rid INT64, ticket_number INT64, sum DOUBLE, PRIMARY KEY(rid));\n",
+                         {"All_Tickets": "ticket_number,seat\n1,A1\n2,B2\n3,C3\n",
+                          "Refunds": "rid,ticket_number,sum\n1,2,5.0\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("How many tickets are there?") == [[3]]
+        assert answer("What are the ticket numbers greater than 1?") == [[2], [3]]
