@@ -201,7 +201,8 @@ def _head_of(r: Reading, it: Item, label: str) -> Term | None:
 
 
 def _theirs(r: Reading, label: str) -> None:
-    """"the video games and their types": a noun no schema name matched, after "their"/"its", asks for the asked
+    """"the schools and their locations": the asked label's own property after "and their", asked beside the label;
+    "the video games and their types": a noun no schema name matched, after "their"/"its", asks for the asked
     label's one property whose name starts or ends with it."""
     for it in r.items:
         if it.start > 1 and r.lemmas[it.start - 2:it.start] in (["and", "their"], ["and", "its"]) and it.term is None and \

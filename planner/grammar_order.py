@@ -65,12 +65,12 @@ def _ordered(r: Reading, label: str) -> None:
             r.use((i, k), *[(k, k + 1) for k in range(it.end, min(len(lem), it.end + 6))
                             if lem[k] in ways | {"order", "in", "of", "from", "to"}],
                   *[(j, j + 1) for j in range(max(0, i - 3), i) if lem[j] in ways | {"in", "an"}])
+    figures = [c for c in q.columns if c.is_aggregate]
     if not q.order and any(w in cues.ORDER_ADVERBS for w in low):
         k = next(i for i, w in enumerate(low) if w in cues.ORDER_ADVERBS)
         asked = {(it.term.owner, it.term.prop) for it in r.asked if it.term is not None}
         plain = sorted((c for c in q.columns if not c.is_aggregate),  # the columns asked for first
                        key=lambda c: (owner_of(r, c.holder), c.prop) not in asked)
-        figures = [c for c in q.columns if c.is_aggregate]
         col = figures[0] if len(figures) == 1 and plain else plain[0] if plain else None
         # "the denominations and the number of schools in descending order": by the figure each has
         if any(w in cues.ALPHABETICAL for w in low) or alphabetical(lem) and not (plain and (
@@ -86,7 +86,6 @@ def _ordered(r: Reading, label: str) -> None:
                 end += 1
             r.use((max(0, k - 2) if low[max(0, k - 1)] in ("in", "an") or low[max(0, k - 2)] == "in" else
                    k - 1 if k and lem[k - 1] in cues.ORDER_WORDS else k, end))  # "ordered alphabetically"
-    figures = [c for c in q.columns if c.is_aggregate]
     ends = next((i for i in range(1, len(lem) - 3) if lem[i - 1] in cues.ORDER_WORDS and lem[i] == "from" and
                  lem[i + 2] == "to" and {lem[i + 1], lem[i + 3]} <= ways), None)
     if not q.order and ends is not None and len(figures) == 1:
