@@ -4,6 +4,8 @@ aggregates per asked node."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
 from kgqa.planner.attach import (
@@ -55,6 +57,8 @@ def conditions(r: Reading) -> None:
             continue
         gap = counted_at(r, v)
         counted = next((it for it in r.items if it.start == gap and "label" in it.kinds()), None)
+        if v.kind == "linked" and counted is not None and isinstance(parse_number(v.value), int):
+            v = replace(v, kind="number", value=parse_number(v.value))  # "at least two ships", 'two' a ship's id too
         if v.kind == "number" and counted is not None and isinstance(v.value, int):
             _count_bound(r, v, counted, low_ops=[t.lower_ for t in r.doc])
             continue
@@ -88,7 +92,8 @@ def conditions(r: Reading) -> None:
                 op, op_span = ahead, op_span + ahead_span
         if op == "BETWEEN_START":
             op = "BETWEEN"
-        if v.kind == "number" and named is not None and op in ("<", ">", "<=", ">=") and op_span and \
+        if v.kind == "number" and named is not None and "label" not in named.kinds() and op in ("<", ">", "<=", ">=") and \
+                op_span and \
                 (prop_item is None or prop_item.end < min(a for a, _ in op_span)):
             prop_item = named  # "rooms with more than 50 capacity": the property named after the number
         substring = string_op(lem, prop_item.end if prop_item else max(0, v.start - 3), v.start) \
