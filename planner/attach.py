@@ -23,10 +23,17 @@ def _not_its_value(r: Reading, it: Item, v: Value) -> bool:
     employee named Janessa"), a person's name written whole ("Janessa Sawayn"), a number that counts the label
     after it ("more than one publication"), a graph value no property of the item holds ("the age for a male")."""
     return it.end < v.start - 1 and r.doc[v.start - 1].lower_ in ("named", "called", "titled") or \
-        _full_name(r, v) or _counts_label(r, v) or v.kind == "linked" and bool(v.options) and not (
-            it.start > 0 and r.doc[it.start - 1].tag_ == "POS") and not any(
-            lb == t.owner and p.lower().startswith(t.prop.lower()) for t in it.terms if t.kind == "prop"
-            for lb, p in v.options)  # "the average age for a male"; not "a beneficiary bank in 'Spain'"
+        _full_name(r, v) or _counts_label(r, v) or _held_elsewhere(r, it, v)
+
+
+def _held_elsewhere(r: Reading, it: Item, v: Value) -> bool:
+    """Whether a linked value is held by no property of the item, nor by one whose name begins with it ("the
+    average age for a male"; not "a sender bank in 'Spain'": sender_bank_country), the item not after a
+    possessive ("the bank's country is 'Spain'")."""
+    if v.kind != "linked" or not v.options or it.start > 0 and r.doc[it.start - 1].tag_ == "POS":
+        return False
+    return not any(lb == t.owner and p.lower().startswith(t.prop.lower()) for t in it.terms if t.kind == "prop"
+                   for lb, p in v.options)
 
 
 def _counts_label(r: Reading, v: Value) -> bool:

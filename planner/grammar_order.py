@@ -279,23 +279,20 @@ def _ordered(r: Reading, label: str) -> None:
                     q.columns.append(col)
                 q.order.append((col, desc))
                 it.term = Term("prop", label, held)
-                r.use((it.start, it.end))
-                q.limit = limit
-                r.use(lspan)
-                return
-            between = next((lb for v, lb in q.nodes.items() if v != r.target and lb not in (far, label) and
-                            _said_of(r, it, lb)), None)
-            if between is not None:  # "students who live in the dorm with the most amenities": that dorm first
-                r.decline(f"the {between} with the {w} {far} first, then its {label}")
-                return
-            var = r.vars.get(far) or join_label(r, far)
-            if var is None:
-                return
-            it.term = pick(it, "label", None)
-            cnt = Column(var, None, "count", True)
-            if not any(c.is_aggregate for c in q.columns):
-                q.columns.append(cnt)
-            q.order.append((cnt, desc))
+            else:
+                between = next((lb for v, lb in q.nodes.items() if v != r.target and lb not in (far, label) and
+                                _said_of(r, it, lb)), None)
+                if between is not None:  # "students who live in the dorm with the most amenities": that dorm first
+                    r.decline(f"the {between} with the {w} {far} first, then its {label}")
+                    return
+                var = r.vars.get(far) or join_label(r, far)
+                if var is None:
+                    return
+                it.term = pick(it, "label", None)
+                cnt = Column(var, None, "count", True)
+                if not any(c.is_aggregate for c in q.columns):
+                    q.columns.append(cnt)
+                q.order.append((cnt, desc))
             r.use((it.start, it.end))
         elif it is not None:
             of_node = "prop" not in it.kinds()  # "the highest roller coaster": one node's measure
