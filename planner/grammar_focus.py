@@ -99,7 +99,8 @@ def focus(r: Reading) -> None:
     if comma is not None and lem[:1] == ["for"] and lem[1:2] in (["each"], ["every"]):
         # "For each county, find the name of the county ...": what is asked follows the leading group
         first_label = next((x.start for x in labels if x.start > comma), len(r.doc))
-    later = [t.i for t in r.doc if t.is_sent_start and t.i > first_label and t.lemma_.lower() in cues.ASK_VERBS]
+    later = [t.i for t in r.doc if t.i > first_label and t.lemma_.lower() in cues.ASK_VERBS and (
+        t.is_sent_start or t.i > 0 and r.doc[t.i - 1].is_sent_start and r.doc[t.i - 1].lower_ == "please")]
     last = None
     for it in r.items:
         if later and it.start > later[0]:

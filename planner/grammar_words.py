@@ -190,7 +190,21 @@ def _owned_compounds(r: Reading) -> None:
             merged[-1] = Item(prev.start, it.end, own)
         else:
             merged.append(it)
-    r.items = merged
+    r.items = [_self_named(r, it) for it in merged]
+
+
+def _self_named(r: Reading, it: Item) -> Item:
+    """"the city name" of a label ``city`` named by its property ``City``: the label's own name word, then "name"
+    (no schema word), is the one item of that property."""
+    k = it.end
+    lab = next((t for t in it.terms if t.kind == "label"), None)
+    if lab is None or k >= len(r.doc) or r.lemmas[k] != "name" or any(x.start <= k < x.end for x in r.items):
+        return it
+    shown = r.view.display(lab.owner)
+    if [forms(w) for w in name_words(shown)] and len(name_words(shown)) == len(name_words(lab.owner)) and \
+            all(n in forms(w) for n, w in zip(name_words(lab.owner), name_words(shown))):
+        return Item(it.start, k + 1, {Term("prop", lab.owner, shown)})
+    return it
 
 
 def _spelled(term: Term, words: list[str]) -> bool:
