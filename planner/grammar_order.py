@@ -106,12 +106,16 @@ def _ordered(r: Reading, label: str) -> None:
                 skip += 1  # "the number of incoming [:FOLLOWS] relationships"
             it = next((x for x in r.items if x.start == i and x.end > k), None) or \
                 next((x for x in r.items if x.start in (k, k + 1, skip)), None)  # "the most number of guests": no_of_guests
-            if it is None:
+            times = it is None and lem[k:k + 1] == ["time"] and bool(q.edges)
+            if it is None and not times:
                 r.decline("the number of what")
                 return
-            term = pick(it, "label", None)
-            prop = pick(it, "prop", label) or (pick_prop(it, r) if "prop" in it.kinds() else None)
-            if term is not None and term.owner != label and (held := count_prop(r.view, label, term.owner)):
+            term = pick(it, "label", None) if it is not None else None
+            prop = pick(it, "prop", label) or (pick_prop(it, r) if "prop" in it.kinds() else None) if it else None
+            if times:
+                cnt = Column(None, None, "count")  # "won the most number of times": the matches of the verb's edges
+                r.use((k, k + 1))
+            elif term is not None and term.owner != label and (held := count_prop(r.view, label, term.owner)):
                 cnt = Column(r.target, held)  # "by the number of guests": the number each holds (Number_of_guests)
                 it.term = Term("prop", label, held)
                 r.use((it.start, it.end))
