@@ -75,7 +75,11 @@ def timed_prop(r: Reading, it: Item, word: str) -> Item | None:
     on_rel = bool(found)
     props = r.view.nodes.get(owner.owner, {})
     found = found or [(owner.owner, p) for p in props if is_timed(p)]
-    if len(found) != 1:  # of several times, the one typed as a time; of several such, the one that says a start
+    said = _said_times(r, found) if len(found) > 1 else {}
+    if len(said) == 1:
+        found = list(said)  # "the shop that opened in the most recent year": Open_Year, not Open_Date
+        r.use(*[(k, k + 1) for k in said[found[0]]])
+    elif len(found) != 1:  # of several times, the one typed as a time; of several such, the one that says a start
         typed = [(owner.owner, p) for p in props if (r.view.prop_type(owner.owner, p) or "").startswith(DATE_TYPES)]
         found = typed if len(typed) == 1 else [(o, p) for o, p in typed if set(name_words(p)) & cues.START_WORDS]
     if len(found) != 1:
@@ -84,3 +88,15 @@ def timed_prop(r: Reading, it: Item, word: str) -> Item | None:
     it.term = owner
     r.use((it.start, it.end))
     return Item(it.start, it.end, {term}, term)
+
+
+def _said_times(r: Reading, found: list[tuple[str, str]]) -> dict[tuple[str, str], list[int]]:
+    """Of several times, those every word of whose name the question says, by its lemma and not yet used (the
+    verb "opened" and "year" of Open_Year), with the tokens that say them."""
+    out = {}
+    for owner, prop in found:
+        at = [next((k for k, w in enumerate(r.lemmas) if w == word.lower() and k not in r.used), None)
+              for word in name_words(prop)]
+        if all(k is not None for k in at):
+            out[(owner, prop)] = at
+    return out

@@ -176,12 +176,19 @@ def _ordered(r: Reading, label: str) -> None:
             said_term = pick(said, "prop", label) or pick_prop(said, r) if said is not None else None
             target = next((x for x in r.items if x.start == i + 2 and (t := pick(x, "label", None)) is not None and
                            r.vars.get(t.owner) == r.target), None) or \
-                next((x for x in r.items if x.term is not None and r.vars.get(x.term.owner) == r.target), None)
+                next((x for x in r.items if x.term is not None and x.term.kind == "label" and
+                      r.vars.get(x.term.owner) == r.target), None)
             if said_term is not None and (is_timed(said_term.prop) or r.view.is_date(said_term.owner, said_term.prop)):
                 said.term = said_term  # "in the most recent year": by the year said
                 timed = said
             else:
-                timed = timed_prop(r, target, "recent") if target else None
+                others = [x for x in r.items if (x.term is None or x.term.kind == "label") and
+                          (t := pick(x, "label", None)) is not None and r.vars.get(t.owner) not in (None, r.target)]
+                verb = doc[i + 1].head if doc[i + 1].lower_ == "recently" else None
+                done = [x for x in others if verb is not None and (x.start <= verb.i < x.end or any(
+                    c.dep_ in ("dobj", "nsubjpass") and x.start <= c.i < x.end for c in verb.children))]
+                timed = timed_prop(r, done[0], "recent") if len(done) == 1 else None  # "made an order most recently"
+                timed = timed or (timed_prop(r, target, "recent") if target else None)
             col = column_of(r, timed, label) if timed is not None else None
             if col is None or any(c.is_aggregate for c in q.columns):
                 r.decline("most recently, by which time")  # nor "the maximum stars for the most recent movie"
