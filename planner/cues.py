@@ -15,7 +15,8 @@ SUPERLATIVES = {"most": True, "highest": True, "largest": True, "biggest": True,
                 "worst": False, "high": True, "low": False, "large": True, "small": False, "many": True,
                 "few": False, "little": False, "much": True, "heavy": True, "long": True, "short": False,
                 "great": True, "big": True, "late": True, "early": False, "new": True, "cheap": False,
-                "expensive": True}
+                "expensive": True, "tall": True, "tallest": True, "fast": True, "fastest": True, "slow": False,
+                "slowest": False, "rich": True, "richest": True, "strong": True, "strongest": True}
 # superlatives that rank a label by how many of another it has ("the publisher with the fewest books"), as lemmas
 COUNT_SUPERLATIVES = frozenset({"most", "fewest", "few", "least", "little"})
 # superlatives of time, as lemmas: "the latest book" is the one made (or joined, or borrowed) last

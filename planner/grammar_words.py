@@ -190,7 +190,27 @@ def _owned_compounds(r: Reading) -> None:
             merged[-1] = Item(prev.start, it.end, own)
         else:
             merged.append(it)
-    r.items = [_self_named(r, it) for it in merged]
+    r.items = _names_of_values([_self_named(r, it) for it in merged], r)
+
+
+def _names_of_values(items: list[Item], r: Reading) -> list[Item]:
+    """"the names of authors" where authors are a text property (submission.Author), and "names" names another
+    label's property: the names are that property's values, one item over both."""
+    out = []
+    for it in items:
+        k = it.end + 1
+        while k < len(r.doc) and r.lemmas[k] in ("the", "all"):
+            k += 1
+        nxt = next((x for x in items if x.start == k), None)
+        props = {t for t in nxt.terms if t.kind == "prop" and not t.on_rel} if nxt is not None else set()
+        if it.end - it.start == 1 and r.lemmas[it.start] in ("name", "title") and it.end < len(r.doc) and \
+                r.lemmas[it.end] == "of" and nxt is not None and props and nxt.kinds() == {"prop"} and \
+                all(r.view.prop_type(t.owner, t.prop) == "STRING" for t in props) and \
+                not {t.owner for t in it.terms} & {t.owner for t in props}:
+            nxt.start = it.start
+            continue
+        out.append(it)
+    return out
 
 
 def _self_named(r: Reading, it: Item) -> Item:

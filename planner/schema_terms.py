@@ -227,8 +227,8 @@ class SchemaTerms:
         for rel in self.view.rels:
             out.append((rel, Term("rel", rel)))
             out += [(p, Term("prop", rel, p, on_rel=True)) for p in self.view.rel_props.get(rel, {})]
-        return [(words[0], t) for name, t in out if len(words := [w for w in name_words(name) if w not in NAME_NOISE])
-                == 1 and len(words[0]) >= 4 and words[0].isalpha()]
+        return [(words[0], t) for name, t in out if len(words := _own_words_off(
+            [w for w in name_words(name) if w not in NAME_NOISE], t)) == 1 and len(words[0]) >= 4 and words[0].isalpha()]
 
     def lookup(self, run: list[str]) -> set[Term]:
         """Returns the terms a run of words names (the schema name as written first: "VISITS3")."""
@@ -264,6 +264,13 @@ def count_prop(view: SchemaView, label: str, counted: str) -> str | None:
         if rest and [_singular(w) for w in rest] == want:
             found.append(prop)
     return found[0] if len(found) == 1 else None
+
+
+def _own_words_off(words: list[str], term: Term) -> list[str]:
+    """A property's name words without its owner's name written first (ClubDesc of Club: "desc")."""
+    own = [_singular(w) for w in name_words(term.owner)] if term.kind == "prop" else []
+    return words[len(own):] if own and len(words) > len(own) and [_singular(w) for w in words[:len(own)]] == own \
+        else words
 
 
 def abbreviates(short: str, word: str) -> bool:
