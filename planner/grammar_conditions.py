@@ -62,7 +62,11 @@ def conditions(r: Reading) -> None:
         if v.kind == "number" and counted is not None and isinstance(v.value, int):
             _count_bound(r, v, counted, low_ops=[t.lower_ for t in r.doc])
             continue
-        named = next((it for it in r.items if it.start == gap and "prop" in it.kinds()), None)
+        named = next((it for it in r.items if it.start == gap and "prop" in it.kinds()), None) or (next(
+            (it for it in r.items if it.start == gap + 1 and it.kinds() == {"prop"} and any(
+                _is_number(r, t) for t in it.terms)), None) if lem[gap:gap + 1] == ["in"] else None)
+        if named is not None and named.start == gap + 1:
+            r.use((gap, gap + 1))  # "earn more than 30000 in salary"
         if v.kind == "number" and named is not None and not any(
                 _is_number(r, t) or r.view.is_numeric_text(t.owner, t.prop) for t in named.terms if t.kind == "prop"):
             r.decline(f"{v.value} {r.doc[named.start:named.end].text}")  # "more than one region": a count of text

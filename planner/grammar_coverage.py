@@ -106,6 +106,9 @@ def coverage(r: Reading) -> None:
                   and r.asked and all(c.i in r.used or c.dep_ in ("auxpass", "aux", "advmod", "punct", "agent", "nsubj",
                                                                   "nsubjpass", "relcl") for c in t.children)
                   and all(g.i in r.used for c in t.children if c.dep_ == "agent" for g in c.children)}
+    used = [name_words(p) for p in _props_used(r)]
+    restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and any(
+        words[-len(m):] == m for words in used for m in map(name_words, cues.MEASURES.get(t.lemma_.lower(), ())))}
     left = [w for w in left if w not in restating]  # "wines produced in Sonoma": the verb of the join
     left += _other_times(r)
     if left:
