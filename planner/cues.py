@@ -80,7 +80,7 @@ NAMING_WORDS = frozenset({"name", "title", "number", "id", "count"})
 # string matches: the lemma before a quoted value and the operator it asks for
 STRING_CUES = {"contain": "CONTAINS", "include": "CONTAINS", "like": "CONTAINS", "substring": "CONTAINS",
                "start": "STARTS WITH", "begin": "STARTS WITH", "end": "ENDS WITH", "finish": "ENDS WITH",
-               "prefix": "STARTS WITH", "suffix": "ENDS WITH"}
+               "prefix": "STARTS WITH", "suffix": "ENDS WITH", "letter": "CONTAINS"}
 
 # a figure over every node of a label that a property is compared with ("above the average budget")
 OVERALL = {"average": "avg", "mean": "avg"}
@@ -112,6 +112,7 @@ TOP_WORDS = frozenset({"top", "first"})
 # words that ask, point or fill without naming anything ("Find all the ...", "Show me the ...", "records")
 FILLER = frozenset("""
 what which who whom whose where when how why be do have find list show give return tell display get identify
+compute calculate
 name names provide retrieve output fetch report select count me us i you we all the a an of in on at to for from
 by with and or as that this those these there their its his her they them it any each every some both either
 also please record records row rows entry entries table tables information info detail details data database
@@ -151,7 +152,8 @@ GENDER_PROPS = ("sex", "gender")
 UNITS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros", "percent", "%", "$", "€"})
 
 # verbs that open a second sentence asking for more of the same nodes ("... ? Give me their names.")
-ASK_VERBS = frozenset({"give", "list", "show", "find", "return", "tell", "provide", "report", "display", "what"})
+ASK_VERBS = frozenset({"give", "list", "show", "find", "return", "tell", "provide", "report", "display", "what",
+                       "compute", "calculate"})
 
 NAMING_FILLER = frozenset({"name", "names", "count", "type", "types", "value", "values", "record", "records",
                            "detail", "details", "information", "info", "total", "data", "list", "entry",
