@@ -180,7 +180,8 @@ def _owned_compounds(r: Reading) -> None:
     for it in r.items:
         prev = merged[-1] if merged else None
         lab = pick(prev, "label", None) if prev is not None and prev is not first and prev.end == it.start and \
-            prev.kinds() == {"label"} and r.doc[prev.end - 1].dep_ == "compound" else None
+            prev.kinds() in ({"label"}, {"label", "prop"}, {"label", "prop", "rel"}) and \
+            r.doc[prev.end - 1].dep_ == "compound" else None  # "manufacturer code": not Products.Manufacturer
         props = {t for t in it.terms if t.kind == "prop"}
         own = {t for t in props if lab is not None and t.owner == lab.owner}
         if lab is not None and props and not own and it.end - it.start == 1 and \
