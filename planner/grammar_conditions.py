@@ -230,6 +230,8 @@ def conditions(r: Reading) -> None:
                 continue
             term, prop_item = Term("prop", v.label, v.prop), None
         value = v.value
+        if v.kind == "linked" and isinstance(value, str) and term.kind == "prop" and not term.on_rel:
+            value = r.terms.spelled(term.owner, term.prop, value)  # linked to another property's spelling
         if term.kind == "prop" and not term.on_rel and not (year and dated(r, term)):  # a year of a date: typed later
             value = typed_value(r.view.prop_type(term.owner, term.prop), value)
             if v.kind == "number" and isinstance(value, str) and op in (None, "=", "<>") and \

@@ -194,6 +194,12 @@ class SchemaTerms:
             return True
         return any(lb == owner and p == prop for lb, p, _ in self.view.values.get(fold(value), []))
 
+    def spelled(self, owner: str, prop: str, value: str) -> str:
+        """Returns ``value`` as the node property writes it ('GREENLAND' of a callsign is 'Greenland' of a country),
+        where it holds one spelling of it; else ``value``."""
+        found = {v for lb, p, v in self.view.values.get(fold(value), []) if lb == owner and p == prop}
+        return found.pop() if len(found) == 1 else value
+
     def match(self, words: list[str]) -> list[tuple[int, int, set[Term]]]:
         """Returns (start, end, terms) for runs of ``words`` (the question's tokens, lower case; "" for a token
         that names nothing, such as a quoted value) that name schema elements: longest runs first, never

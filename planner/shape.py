@@ -116,7 +116,9 @@ def shape(r: Reading) -> None:
         col = column_of(r, c_item, label) if prop else None
         counted = pick(c_item, "label", None) if c_item is not None else None
         if col is not None:
-            aggs.append(Column(col.holder, col.prop, "count", distinct))
+            distinct = distinct or doc[c_item.end - 1].tag_ == "NNS" and (
+                lem[c_item.end - 1] in cues.PLACE_WORDS or lem[c_item.end - 1] in cues.CATEGORY_WORDS)
+            aggs.append(Column(col.holder, col.prop, "count", distinct))  # "in how many cities": each city once
             q.columns = [c for c in q.columns if (c.holder, c.prop) != (col.holder, col.prop)]
         elif distinct:
             aggs.append(Column(r.target, None, "count", True))  # "how many distinct students": each node once
