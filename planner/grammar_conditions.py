@@ -48,6 +48,7 @@ def conditions(r: Reading) -> None:
         r.where_ends.append((it.start, it.end))
         it.term = term
         r.use((it.start - negated, it.end))
+    _alternatives(r)
     _repeated(r)
     done: set[int] = set()
     last: tuple[Term, int] | None = None  # the property of the last number compared, and where its value ends
@@ -450,6 +451,22 @@ def _money_prop(r: Reading) -> Term | None:
     found = [Term("prop", lb, p) for lb in sorted(labels) for p in r.view.nodes.get(lb, {})
              if r.view.is_number(lb, p) and any(w in p.lower() for w in cues.MONEY_WORDS)]
     return found[0] if len(found) == 1 else None
+
+
+def _alternatives(r: Reading) -> None:
+    """"parking or shopping as their feature details": two graph values joined by "or", linked to different
+    properties, are values of the one property that holds both, where one does."""
+    for k in range(len(r.values) - 1):
+        a, b = r.values[k], r.values[k + 1]
+        if a.kind != "linked" or b.kind != "linked" or (a.label, a.prop) == (b.label, b.prop) or \
+                "or" not in r.lemmas[a.end:b.start] or \
+                any(w not in ("or", ",", "either") for w in r.lemmas[a.end:b.start]):
+            continue
+        shared = (set(a.options) | {(a.label, a.prop)}) & (set(b.options) | {(b.label, b.prop)})
+        if len(shared) == 1:
+            (label, prop), = shared
+            r.values[k], r.values[k + 1] = (replace(v, label=label, prop=prop, options=((label, prop),),
+                                                    value=r.terms.spelled(label, prop, v.value)) for v in (a, b))
 
 
 def _repeated(r: Reading) -> None:
