@@ -15,7 +15,7 @@ from kgqa.planner.reading import (
     pick,
     term_name,
 )
-from kgqa.planner.schema_terms import CODE_WORDS, NAME_NOISE, Term, forms
+from kgqa.planner.schema_terms import CODE_WORDS, NAME_NOISE, Term, forms, names_own_label
 from kgqa.text import name_words
 
 
@@ -185,9 +185,13 @@ def _of_label(r: Reading, it: Item) -> Term | None:
     if own:
         return own[0] if len(own) == 1 else None
     shown = r.view.display(owner.owner)
-    if it.end - it.start == 1 and r.lemmas[it.start] in ("name", "title") and shown != r.view.key(owner.owner) \
-            and is_name_like(shown):
+    if it.end - it.start != 1 or r.lemmas[it.start] not in ("name", "title"):
+        return None
+    if shown != r.view.key(owner.owner) and is_name_like(shown):
         return Term("prop", owner.owner, shown)
+    selves = [p for p in r.view.nodes.get(owner.owner, {}) if names_own_label(owner.owner, p)]
+    if len(selves) == 1 and r.view.prop_type(owner.owner, selves[0]) == "STRING":
+        return Term("prop", owner.owner, selves[0])  # "the names of the party": Party of party
     return None
 
 

@@ -15,7 +15,7 @@ from kgqa.planner.reading import (
     parse_number,
     pick,
 )
-from kgqa.planner.schema_terms import Term, abbreviates, forms
+from kgqa.planner.schema_terms import Term, abbreviates, forms, names_own_label
 from kgqa.planner.schema_view import ISO_DATE
 from kgqa.text import fold, name_words
 
@@ -222,8 +222,7 @@ def _self_named(r: Reading, it: Item) -> Item:
     if lab is None or k >= len(r.doc) or r.lemmas[k] != "name" or any(x.start <= k < x.end for x in r.items):
         return it
     shown = r.view.display(lab.owner)
-    if [forms(w) for w in name_words(shown)] and len(name_words(shown)) == len(name_words(lab.owner)) and \
-            all(n in forms(w) for n, w in zip(name_words(lab.owner), name_words(shown))):
+    if names_own_label(lab.owner, shown):
         return Item(it.start, k + 1, {Term("prop", lab.owner, shown)})
     return it
 

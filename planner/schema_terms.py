@@ -279,6 +279,12 @@ def _own_words_off(words: list[str], term: Term) -> list[str]:
         else words
 
 
+def names_own_label(label: str, prop: str) -> bool:
+    """Whether a property is named after its own label, word for word in any number (``City`` of ``city``)."""
+    own, words = name_words(label), name_words(prop)
+    return bool(own) and len(own) == len(words) and all(n in forms(w) for n, w in zip(own, words))
+
+
 def abbreviates(short: str, word: str) -> bool:
     """Whether ``short`` abbreviates ``word``: the same first letter, its letters in ``word`` in order
     ("dept" department, "stu" student, "crs" course, "emp" employee)."""
