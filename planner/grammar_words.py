@@ -107,6 +107,7 @@ def schema(r: Reading) -> None:
     r.items = [Item(a, b, terms) for a, b, terms in r.terms.match(words)
                if not all(w in quiet for w in words[a:b]) or any(t.exact or _spelled(t, words[a:b]) for t in terms)]
     _shared_heads(r, words)
+    _headed_rels(r, words)
     _shortened(r, words)
     _full_names(r)
     _owned_compounds(r)
@@ -132,6 +133,21 @@ def schema(r: Reading) -> None:
             r.hints[rel] = sorted(set(r.hints.get(rel, [])) | set(said))
             if rel not in r.rels_hinted:
                 r.rels_hinted.append(rel)
+
+
+def _headed_rels(r: Reading, words: list[str]) -> None:
+    """"train stations" naming only a relationship train_station between train and station: a noun phrase names its
+    head's label, one end of the relationship, not the relationship (a many-to-many table's name)."""
+    for it in r.items:
+        head = r.doc[it.start:it.end].root
+        if it.kinds() != {"rel"} or it.end - it.start != 2 or head.i != it.end - 1 or head.pos_ != "NOUN" or \
+                r.doc[it.start].pos_ not in ("NOUN", "PROPN"):
+            continue
+        ends = {lb for t in it.terms for pair in r.view.rels.get(t.owner, []) for lb in pair}
+        labels = {t for t in r.terms.lookup([words[it.end - 1]]) if t.kind == "label" and t.owner in ends}
+        other = {t.owner for t in r.terms.lookup([words[it.start]]) if t.kind == "label" and t.owner in ends}
+        if len(labels) == 1 and other - {t.owner for t in labels}:
+            it.terms = labels
 
 
 def _shortened(r: Reading, words: list[str]) -> None:
