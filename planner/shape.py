@@ -9,7 +9,7 @@ from __future__ import annotations
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import ROWID, column_of, node_columns, owner_of, type_of
 from kgqa.planner.grammar_order import alphabetical, order
-from kgqa.planner.joins import holder_of, join_label
+from kgqa.planner.joins import edge_of, holder_of, join_label
 from kgqa.planner.query import Column
 from kgqa.planner.reading import Item, Reading, is_timed, item_at, pick, pick_prop
 from kgqa.text import name_words
@@ -120,6 +120,11 @@ def shape(r: Reading) -> None:
                 lem[c_item.end - 1] in cues.PLACE_WORDS or lem[c_item.end - 1] in cues.CATEGORY_WORDS)
             aggs.append(Column(col.holder, col.prop, "count", distinct))  # "in how many cities": each city once
             q.columns = [c for c in q.columns if (c.holder, c.prop) != (col.holder, col.prop)]
+        elif not distinct and c_item is not None and c_item.kinds() == {"rel"} and r.doc[c_item.end - 1].pos_ == "NOUN" and \
+                (var := edge_of(r, next(iter(c_item.terms)).owner)) is not None:
+            aggs.append(Column(var, None, "count"))  # "the number of purchases": the edges, each one
+            c_item.term = next(iter(c_item.terms))
+            r.use((c_item.start, c_item.end))
         elif distinct:
             aggs.append(Column(r.target, None, "count", True))  # "how many distinct students": each node once
         elif counted is not None and counted.owner != label:
@@ -262,6 +267,12 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
             distinct = any(lem[k] in cues.DISTINCT_WORDS for k in range(j, min(j + 2, len(lem)))) or \
                 w == "number" and lem[i - 1:i] and lem[i - 1] in cues.DISTINCT_WORDS  # "the distinct number of votes"
             counted = next((it for it in r.items if it.start >= j), None)
+            edges = next((x for x in r.items if counted is not None and x.start == counted.end and
+                          x.kinds() == {"rel"} and r.doc[x.end - 1].tag_ == "NNS"), None)
+            if edges is not None and pick(counted, "label", None) is not None and \
+                    pick(counted, "label", None).owner == r.query.nodes[r.target]:
+                r.use((counted.start, counted.end))  # "how many movie ratings": the ratings, edges of the movies
+                return edges, False
             prop = next((x for x in r.items if counted is not None and x.start == counted.end and "prop" in x.kinds()), None)
             if prop is not None and pick(counted, "label", None) is not None and \
                     r.doc[prop.end - 1].pos_ != "VERB" and \
