@@ -77,7 +77,7 @@ def timed_prop(r: Reading, it: Item, word: str) -> Item | None:
     found = found or [(owner.owner, p) for p in props if is_timed(p)]
     said = _said_times(r, found) if len(found) > 1 else {}
     if len(said) == 1:
-        found = list(said)  # "the shop that opened in the most recent year": Open_Year, not Open_Date
+        found = list(said)  # "the rocket launched in the most recent year": Launch_Year, not Launched_On
         r.use(*[(k, k + 1) for k in said[found[0]]])
     elif len(found) != 1:  # of several times, the one typed as a time; of several such, the one that says a start
         typed = [(owner.owner, p) for p in props if (r.view.prop_type(owner.owner, p) or "").startswith(DATE_TYPES)]
@@ -92,7 +92,7 @@ def timed_prop(r: Reading, it: Item, word: str) -> Item | None:
 
 def _said_times(r: Reading, found: list[tuple[str, str]]) -> dict[tuple[str, str], list[int]]:
     """Of several times, those every word of whose name the question says, by its lemma and not yet used (the
-    verb "opened" and "year" of Open_Year), with the tokens that say them."""
+    verb "launched" and "year" of Launch_Year), with the tokens that say them."""
     out = {}
     for owner, prop in found:
         at = [next((k for k, w in enumerate(r.lemmas) if w == word.lower() and k not in r.used), None)

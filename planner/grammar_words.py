@@ -136,7 +136,7 @@ def schema(r: Reading) -> None:
 
 
 def _headed_rels(r: Reading, words: list[str]) -> None:
-    """"train stations" naming only a relationship train_station between train and station: a noun phrase names its
+    """"bus stops" naming only a relationship bus_stop between bus and stop: a noun phrase names its
     head's label, one end of the relationship, not the relationship (a many-to-many table's name)."""
     for it in r.items:
         head = r.doc[it.start:it.end].root

@@ -273,7 +273,7 @@ def count_prop(view: SchemaView, label: str, counted: str) -> str | None:
 
 
 def _own_words_off(words: list[str], term: Term) -> list[str]:
-    """A property's name words without its owner's name written first (ClubDesc of Club: "desc")."""
+    """A property's name words without its owner's name written first (TeamDesc of Team: "desc")."""
     own = [_singular(w) for w in name_words(term.owner)] if term.kind == "prop" else []
     return words[len(own):] if own and len(words) > len(own) and [_singular(w) for w in words[:len(own)]] == own \
         else words
