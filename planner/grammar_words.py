@@ -108,6 +108,7 @@ def schema(r: Reading) -> None:
                if not all(w in quiet for w in words[a:b]) or any(t.exact or _spelled(t, words[a:b]) for t in terms)]
     _shared_heads(r, words)
     _headed_rels(r, words)
+    _rels_of_values(r)
     _shortened(r, words)
     _full_names(r)
     _owned_compounds(r)
@@ -148,6 +149,22 @@ def _headed_rels(r: Reading, words: list[str]) -> None:
         other = {t.owner for t in r.terms.lookup([words[it.start]]) if t.kind == "label" and t.owner in ends}
         if len(labels) == 1 and other - {t.owner for t in labels}:
             it.terms = labels
+
+
+def _rels_of_values(r: Reading) -> None:
+    """"members of 'Bootup Baltimore'", a club: a noun, "of" and a value of a label name a relationship named so
+    (Member_of_club), whose other end is meant."""
+    taken = {i for it in r.items for i in range(it.start, it.end)}
+    for v in r.values:
+        k = v.start - 1 - (v.start >= 2 and r.lemmas[v.start - 1] in cues.DETERMINERS)
+        if v.kind != "linked" or k < 1 or r.lemmas[k] != "of" or k - 1 in taken or r.doc[k - 1].pos_ != "NOUN":
+            continue
+        want = [r.lemmas[k - 1], "of", *(w.lower() for w in name_words(v.label))]
+        rels = {rel for rel in r.view.rels if len(name_words(rel)) == len(want) and
+                all(n.lower() in forms(w) for n, w in zip(name_words(rel), want))}
+        if len(rels) == 1:
+            r.items.append(Item(k - 1, k + 1, {Term("rel", rels.pop())}))
+    r.items.sort(key=lambda x: x.start)
 
 
 def _shortened(r: Reading, words: list[str]) -> None:
