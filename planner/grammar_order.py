@@ -156,6 +156,21 @@ def _ordered(r: Reading, label: str) -> None:
             it = next((x for x in r.items if x.start in (i + 2, i + 3) and x.term is None), None) or \
                 next((x for x in r.asked), None)
             col = column_of(r, it, label) if it is not None else None
+            asked = next((x for x in r.items if x.term is not None and x.term.kind == "label" and
+                          r.vars.get(x.term.owner) == r.target), None) if col is None else None
+            own = [t for t in asked.terms if t.kind == "prop" and t.owner == label] if asked is not None else []
+            others = [x for x in r.items if x.term is not None and x.term.kind == "label" and
+                      r.vars.get(x.term.owner) not in (None, r.target)] if asked is not None else []
+            if len(own) == 1:
+                col = Column(r.target, own[0].prop)  # "which allergy type is most common": its AllergyType value
+            elif len(others) == 1 and not own:
+                # "the least common media type in all tracks": the media type fewest tracks have
+                cnt = Column(r.vars[others[0].term.owner], None, "count", True)
+                q.columns = [c for c in node_columns(r, r.target)] + [cnt]
+                q.order.append((cnt, w == "most"))
+                q.limit = next((v.value for v in r.values if v.kind == "limit"), 1)
+                r.use((i, i + 2), *[(max(0, v.start - 1), v.end) for v in r.values if v.kind == "limit"][:1])
+                return
             if col is None:
                 r.decline(f"the {w} {lem[i + 1]} what")
                 return
