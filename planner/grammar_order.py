@@ -162,7 +162,7 @@ def _ordered(r: Reading, label: str) -> None:
             others = [x for x in r.items if x.term is not None and x.term.kind == "label" and
                       r.vars.get(x.term.owner) not in (None, r.target)] if asked is not None else []
             if len(own) == 1:
-                col = Column(r.target, own[0].prop)  # "which allergy type is most common": its AllergyType value
+                col = Column(r.target, own[0].prop)  # "which fuel type is most common": its FuelType value
             elif len(others) == 1 and not own:
                 # "the least common media type in all tracks": the media type fewest tracks have
                 cnt = Column(r.vars[others[0].term.owner], None, "count", True)
