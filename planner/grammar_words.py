@@ -152,8 +152,8 @@ def _headed_rels(r: Reading, words: list[str]) -> None:
 
 
 def _rels_of_values(r: Reading) -> None:
-    """"members of 'Bootup Baltimore'", a club: a noun, "of" and a value of a label name a relationship named so
-    (Member_of_club), whose other end is meant."""
+    """"members of 'Red Rovers'", a team: a noun, "of" and a value of a label name a relationship named so
+    (Member_of_team), whose other end is meant."""
     taken = {i for it in r.items for i in range(it.start, it.end)}
     for v in r.values:
         k = v.start - 1 - (v.start >= 2 and r.lemmas[v.start - 1] in cues.DETERMINERS)
