@@ -218,7 +218,8 @@ def _owned_compounds(r: Reading) -> None:
         props = {t for t in it.terms if t.kind == "prop"}
         own = {t for t in props if lab is not None and t.owner == lab.owner}
         if lab is not None and props and not own and it.end - it.start == 1 and \
-                r.lemmas[it.start] in ("name", "title") and is_name_like(r.view.display(lab.owner)):
+                r.lemmas[it.start] in ("name", "title") and (is_name_like(r.view.display(lab.owner)) or
+                                                              names_own_label(lab.owner, r.view.display(lab.owner))):
             own = {Term("prop", lab.owner, r.view.display(lab.owner))}
         if prev is not None and len(own) == 1:
             merged[-1] = Item(prev.start, it.end, own)

@@ -687,3 +687,58 @@ def test_a_table_of_all_and_the_label_a_property_is_named_after(tmp_path, small_
         _, answer = first_plan_rows(g)
         assert answer("How many tickets are there?") == [[3]]
         assert answer("What are the ticket numbers greater than 1?") == [[2], [3]]
+
+
+def test_self_named_labels_measured_superlatives_edge_counts_and_relationship_names(tmp_path, small_graph):
+    """"the town name" of a label named by its own property (town.Town); "Please list" asks for more; "the tallest"
+    ranks by height; "the description" of TeamDesc; "the names of authors" where authors are a text property;
+    "earn more than 3000 in salary"; "members of <a team>" names Member_of_team; "bus stops" names the stops, not
+    the relationship bus_stop; "the number of purchases" counts edges; "the most common fuel type" is the value most
+    hold; "made an order most recently" ranks by the order's date; "in how many countries" counts each once."""
+    folder = small_graph(tmp_path / "graphs", "mixed",
+                         "CREATE NODE TABLE town(town_id INT64, Town STRING, gdp DOUBLE, country STRING, "
+                         "PRIMARY KEY(town_id));\n"
+                         "CREATE NODE TABLE tower(tid INT64, name STRING, Height_m DOUBLE, PRIMARY KEY(tid));\n"
+                         "CREATE NODE TABLE team(TeamID INT64, TeamName STRING, TeamDesc STRING, PRIMARY KEY(TeamID));\n"
+                         "CREATE NODE TABLE member(mid INT64, first_name STRING, age INT64, salary DOUBLE, "
+                         "PRIMARY KEY(mid));\n"
+                         "CREATE NODE TABLE report(rid INT64, Author STRING, College STRING, PRIMARY KEY(rid));\n"
+                         "CREATE NODE TABLE bus(bid INT64, route STRING, PRIMARY KEY(bid));\n"
+                         "CREATE NODE TABLE stop(sid INT64, stop_name STRING, PRIMARY KEY(sid));\n"
+                         "CREATE NODE TABLE engine(eid INT64, FuelType STRING, PRIMARY KEY(eid));\n"
+                         "CREATE NODE TABLE client(cid INT64, client_name STRING, joined STRING, PRIMARY KEY(cid));\n"
+                         "CREATE NODE TABLE orders(oid INT64, order_date STRING, PRIMARY KEY(oid));\n"
+                         "CREATE REL TABLE Member_of_team(FROM member TO team);\n"
+                         "CREATE REL TABLE bus_stop(FROM bus TO stop);\n"
+                         "CREATE REL TABLE purchase(FROM member TO tower);\n"
+                         "CREATE REL TABLE HAS_CLIENT(FROM orders TO client);\n",
+                         {"town": "town_id,Town,gdp,country\n1,Alba,10.5,Norway\n2,Brio,3.25,Norway\n3,Cora,7.0,Chile\n",
+                          "tower": "tid,name,Height_m\n1,North,120\n2,South,310\n3,East,95\n",
+                          "team": "TeamID,TeamName,TeamDesc\n1,Rovers,A running team.\n2,Wings,A flying team.\n",
+                          "member": "mid,first_name,age,salary\n1,Ann,25,4000\n2,Bo,19,2500\n3,Cy,31,5200\n",
+                          "report": "rid,Author,College\n1,Kim,Yale\n2,Lee,Rice\n3,Max,Duke\n",
+                          "bus": "bid,route\n1,R1\n",
+                          "stop": "sid,stop_name\n1,Pier\n2,Mall\n3,Park\n",
+                          "engine": "eid,FuelType\n1,diesel\n2,petrol\n3,diesel\n",
+                          "client": "cid,client_name,joined\n1,Ola,2020-01-01\n2,Per,2019-05-05\n",
+                          "orders": "oid,order_date\n1,2021-03-01\n2,2022-07-09\n3,2020-02-02\n",
+                          "Member_of_team": "from,to\n1,1\n2,1\n3,2\n",
+                          "bus_stop": "from,to\n1,1\n",
+                          "purchase": "from,to\n1,1\n1,2\n1,3\n2,1\n",
+                          "HAS_CLIENT": "from,to\n1,1\n2,2\n3,1\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Which town has the lowest gdp? Please list the town name and its gdp.") == [["Brio", 3.25]]
+        assert [r[0] for r in answer("What is the name of the tallest tower?")] == ["South"]
+        assert answer('Find the description of the team called "Rovers".') == [["A running team."]]
+        assert answer('Show the names of authors from college "Yale" or "Rice".') == [["Kim"], ["Lee"]]
+        assert answer("Return the first names of members who earn more than 3000 in salary.") == [["Ann"], ["Cy"]]
+        assert answer('How many members of "Rovers" are older than 20?') == [[1]]
+        assert answer("How many bus stops are there?") == [[3]]
+        assert answer("What is the total number of purchases for members older than 20?") == [[3]]
+        assert [r[0] for r in answer("Which fuel type is most common?")] == ["diesel"]
+        assert [r[0] for r in answer("Find the name of the client who made an order most recently.")] == ["Per"]
+        assert answer("In how many countries are there towns?") == [[2]]
+        assert answer("Compute the average age of all members.") == [[25.0]]
+        assert answer("How many members have a first name with the letter 'o'?") == [[1]]
+        assert [r[0] for r in answer("Which member has made a purchase the most number of times?")] == ["Ann"]
