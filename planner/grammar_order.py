@@ -166,7 +166,7 @@ def _ordered(r: Reading, label: str) -> None:
             elif len(others) == 1 and not own:
                 # "the least common media type in all tracks": the media type fewest tracks have
                 cnt = Column(r.vars[others[0].term.owner], None, "count", True)
-                q.columns = [c for c in node_columns(r, r.target)] + [cnt]
+                q.columns = [*node_columns(r, r.target), cnt]
                 q.order.append((cnt, w == "most"))
                 q.limit = next((v.value for v in r.values if v.kind == "limit"), 1)
                 r.use((i, i + 2), *[(max(0, v.start - 1), v.end) for v in r.values if v.kind == "limit"][:1])

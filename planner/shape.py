@@ -121,6 +121,7 @@ def shape(r: Reading) -> None:
             aggs.append(Column(col.holder, col.prop, "count", distinct))  # "in how many cities": each city once
             q.columns = [c for c in q.columns if (c.holder, c.prop) != (col.holder, col.prop)]
         elif not distinct and c_item is not None and c_item.kinds() == {"rel"} and r.doc[c_item.end - 1].pos_ == "NOUN" and \
+                {e.rel for e in q.edges} <= {t.owner for t in c_item.terms} and \
                 (var := edge_of(r, next(iter(c_item.terms)).owner)) is not None:
             aggs.append(Column(var, None, "count"))  # "the number of purchases": the edges, each one
             c_item.term = next(iter(c_item.terms))
