@@ -163,19 +163,16 @@ def _ordered(r: Reading, label: str) -> None:
                       r.vars.get(x.term.owner) not in (None, r.target)] if asked is not None else []
             if len(own) == 1:
                 col = Column(r.target, own[0].prop)  # "which fuel type is most common": its FuelType value
+            if col is not None:
+                cnt = Column(None, None, "count")
+                q.columns = [col, cnt]
             elif len(others) == 1 and not own:
                 # "the least common media type in all tracks": the media type fewest tracks have
                 cnt = Column(r.vars[others[0].term.owner], None, "count", True)
                 q.columns = [*node_columns(r, r.target), cnt]
-                q.order.append((cnt, w == "most"))
-                q.limit = next((v.value for v in r.values if v.kind == "limit"), 1)
-                r.use((i, i + 2), *[(max(0, v.start - 1), v.end) for v in r.values if v.kind == "limit"][:1])
-                return
-            if col is None:
+            else:
                 r.decline(f"the {w} {lem[i + 1]} what")
                 return
-            cnt = Column(None, None, "count")
-            q.columns = [col, cnt]
             q.order.append((cnt, w == "most"))
             q.limit = next((v.value for v in r.values if v.kind == "limit"), 1)
             r.use((i, i + 2), *[(max(0, v.start - 1), v.end) for v in r.values if v.kind == "limit"][:1])

@@ -15,7 +15,7 @@ from kgqa.planner.reading import (
     parse_number,
     pick,
 )
-from kgqa.planner.schema_terms import Term, abbreviates, forms, names_own_label
+from kgqa.planner.schema_terms import Term, abbreviates, forms, names_own_label, spells_label
 from kgqa.planner.schema_view import ISO_DATE
 from kgqa.text import fold, name_words
 
@@ -225,10 +225,10 @@ def _owned_compounds(r: Reading) -> None:
             merged[-1] = Item(prev.start, it.end, own)
         else:
             merged.append(it)
-    r.items = _names_of_values([_self_named(r, it) for it in merged], r)
+    r.items = _names_of_values(r, [_self_named(r, it) for it in merged])
 
 
-def _names_of_values(items: list[Item], r: Reading) -> list[Item]:
+def _names_of_values(r: Reading, items: list[Item]) -> list[Item]:
     """"the names of authors" where authors are a text property (submission.Author), and "names" names another
     label's property: the names are that property's values, one item over both."""
     out = []
@@ -264,8 +264,7 @@ def _self_named(r: Reading, it: Item) -> Item:
 def _spelled(term: Term, words: list[str]) -> bool:
     """Whether ``words`` spell a label's own name, in any number ("tables" and a label ``table``): a filler word
     that a graph uses as a name names it."""
-    own = name_words(term.owner)
-    return term.kind == "label" and len(own) == len(words) and all(n in forms(w) for n, w in zip(own, words))
+    return term.kind == "label" and spells_label(term.owner, words)
 
 
 def _order_word(r: Reading, i: int) -> bool:

@@ -148,8 +148,8 @@ class SchemaTerms:
             trimmed = words[1:] if len(words) > 1 and own and abbreviates(words[0], own[0]) else None
             if trimmed:
                 variants.append(trimmed)
-            if len(words) > len(own) and [_singular(w) for w in words[:len(own)]] == [_singular(w) for w in own]:
-                variants.append(words[len(own):])  # "singer_name" of singer, "settlement_amount" of Settlements
+            if len(rest := _own_words_off(words, owner)) < len(words):
+                variants.append(rest)  # "singer_name" of singer, "settlement_amount" of Settlements
             if prop_is_key(self.view, owner, name) and name.lower().endswith("id") and words != ["id"]:
                 variants.append(["id"])  # "aircraft with id 12": the key "aid"
             labels = {tuple(name_words(lb)) for lb in self.view.nodes}
@@ -234,7 +234,8 @@ class SchemaTerms:
             out.append((rel, Term("rel", rel)))
             out += [(p, Term("prop", rel, p, on_rel=True)) for p in self.view.rel_props.get(rel, {})]
         return [(words[0], t) for name, t in out if len(words := _own_words_off(
-            [w for w in name_words(name) if w not in NAME_NOISE], t)) == 1 and len(words[0]) >= 4 and words[0].isalpha()]
+            [w for w in name_words(name) if w not in NAME_NOISE], t.owner if t.kind == "prop" else None)) == 1
+                and len(words[0]) >= 4 and words[0].isalpha()]
 
     def lookup(self, run: list[str]) -> set[Term]:
         """Returns the terms a run of words names (the schema name as written first: "VISITS3")."""
@@ -272,17 +273,22 @@ def count_prop(view: SchemaView, label: str, counted: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def _own_words_off(words: list[str], term: Term) -> list[str]:
-    """A property's name words without its owner's name written first (TeamDesc of Team: "desc")."""
-    own = [_singular(w) for w in name_words(term.owner)] if term.kind == "prop" else []
+def _own_words_off(words: list[str], owner: str | None) -> list[str]:
+    """A property's name words without its owner's name written first (TeamDesc of Team: "desc"; no owner: all)."""
+    own = [_singular(w) for w in name_words(owner)] if owner else []
     return words[len(own):] if own and len(words) > len(own) and [_singular(w) for w in words[:len(own)]] == own \
         else words
 
 
+def spells_label(label: str, words: list[str]) -> bool:
+    """Whether ``words`` spell a label's name word for word, in any number ("tables" and a label ``table``)."""
+    own = name_words(label)
+    return bool(own) and len(own) == len(words) and all(n in forms(w) for n, w in zip(own, words))
+
+
 def names_own_label(label: str, prop: str) -> bool:
     """Whether a property is named after its own label, word for word in any number (``City`` of ``city``)."""
-    own, words = name_words(label), name_words(prop)
-    return bool(own) and len(own) == len(words) and all(n in forms(w) for n, w in zip(own, words))
+    return spells_label(label, name_words(prop))
 
 
 def abbreviates(short: str, word: str) -> bool:

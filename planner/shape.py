@@ -272,7 +272,7 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
                           x.kinds() == {"rel"} and r.doc[x.end - 1].tag_ == "NNS"), None)
             if edges is not None and pick(counted, "label", None) is not None and \
                     pick(counted, "label", None).owner == r.query.nodes[r.target]:
-                r.use((counted.start, counted.end))  # "how many movie ratings": the ratings, edges of the movies
+                r.use((counted.start, counted.end))  # "how many hotel reviews": the reviews, edges of the hotels
                 return edges, False
             prop = next((x for x in r.items if counted is not None and x.start == counted.end and "prop" in x.kinds()), None)
             if prop is not None and pick(counted, "label", None) is not None and \
