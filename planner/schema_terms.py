@@ -142,6 +142,8 @@ class SchemaTerms:
                     if tuple(_singular(w) for w in rest) in others:
                         rest = words[k:]  # not "games" of Players_in_Games beside Games
                     variants.append(rest)  # "Orders_with_refunds": refunds
+        if term.kind == "label" and (head := self._head_only(name, variants[1])):
+            variants.append(head)  # "the lanes" of Shipping_Lanes, "fairs" of Farm_Fairs: its one head noun
         if owner is not None and term.kind == "prop":
             # "PUP_MARK" of PUPIL, "wrk_fname" of WORKER: a leading abbreviation of the owner's name is no word
             own = name_words(owner)
@@ -184,6 +186,22 @@ class SchemaTerms:
         for v in variants:
             for key in _keys(v):
                 self.index.setdefault(key, set()).add(term)
+
+    def _head_only(self, label: str, words: list[str]) -> list[str] | None:
+        """The last word of a label's name of several words, where no other label's or relationship's name ends with
+        it (nor is it) and it is a noun of its own (not a code, unit or generic word), else None."""
+        head = _singular(words[-1]) if words else ""
+        if len(words) < 2 or not head.isalpha() or len(head) < 4 or \
+                {head, words[-1]} & (GENERIC_HEADS | CODE_WORDS | UNIT_WORDS | PREPOSITIONS):
+            return None
+        ends = [name for name in [*self.view.nodes, *self.view.rels] if not self._points_to(name, label)
+                and (ws := [w for w in name_words(name) if w not in NAME_NOISE]) and _singular(ws[-1]) == head]
+        return [words[-1]] if len(ends) == 1 else None
+
+    def _points_to(self, rel: str, label: str) -> bool:
+        """Whether ``rel`` is a relationship named "has" + a word that leads to ``label`` (HAS_LANE to
+        Shipping_Lanes): it names the label, not a thing of its own."""
+        return name_words(rel)[:1] == ["has"] and any(dst == label for _, dst in self.view.rels.get(rel, []))
 
     def holds(self, owner: str, prop: str | None, value) -> bool:
         """Whether a node property may hold ``value``: True unless it is text whose values were all indexed
