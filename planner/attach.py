@@ -120,6 +120,18 @@ def trailing_comparator(lem: list[str], end: int) -> tuple[str | None, tuple[int
     return None, (end, end)
 
 
+def denied_after(lem: list[str], start: int, end: int) -> list[tuple[int, int]] | None:
+    """The denial said right after a value ``[start, end)`` that "but" opens ("Alison visited but Rosalind did not
+    visit"), with the verb restated when it was said before: its spans, else None."""
+    if lem[start - 1:start] != ["but"]:
+        return None
+    k = end + (lem[end:end + 1] in (["do"], ["have"], ["be"]))
+    if lem[k:k + 1] not in (["not"], ["never"]):
+        return None
+    k += 1
+    return [(start - 1, start), (end, k + (k < len(lem) and lem[k] in lem[:start - 1]))]
+
+
 def string_op(lem: list[str], a: int, b: int) -> tuple[str, tuple[int, int]] | None:
     for i in range(max(0, a), b):
         if lem[i] in cues.STRING_CUES:

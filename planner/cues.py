@@ -55,7 +55,7 @@ COMPARATORS = [
     (("on", "or", "before"), "<="), (("earlier", "than"), "<"), (("lighter", "than"), "<"), (("above",), ">"), (("over",), ">"),
     (("exceeding",), ">"), (("exceed",), ">"), (("below",), "<"), (("under",), "<"), (("after",), ">"),
     (("before",), "<"), (("prior", "to"), "<"), (("since",), ">="), (("exactly",), "="), (("equal", "to"), "="), (("equals",), "="),
-    (("not",), "<>"), (("other", "than"), "<>"), (("except",), "<>"), (("outside",), "<>"),
+    (("not",), "<>"), (("but", "no"), "<>"), (("but", "never"), "<>"), (("other", "than"), "<>"), (("except",), "<>"), (("outside",), "<>"),
 ]
 # a comparison written after the number: "100 or higher"
 TRAILING_COMPARATORS = [(("or", "more"), ">="), (("or", "higher"), ">="), (("or", "greater"), ">="),

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import ROWID
-from kgqa.planner.joins import copy_path, many_along, path_to
+from kgqa.planner.joins import absent_path, copy_path, many_along, path_to
 from kgqa.planner.query import Column, Where
 from kgqa.planner.reading import Reading
 
@@ -23,9 +23,11 @@ def conjunctions(r: Reading) -> None:
             same.setdefault((w.holder, w.prop), []).append(k)
     gone: set[int] = set()
     for (holder, prop), ks in same.items():
-        if any(w.op == "<>" and (w.holder, w.prop) == (holder, prop) for w in q.where):
+        nots = [k for k, w in enumerate(q.where) if w.op == "<>" and (w.holder, w.prop) == (holder, prop)]
+        if nots and not _but_not(r, holder, nots):
             r.decline(f"{prop} is one value and is not another")  # "by Statistics but not Psychology"
             return
+        gone.update(nots)
         repeated = [k for k in ks[1:] if q.where[k].value in [q.where[j].value for j in ks[:ks.index(k)]]]
         gone.update(repeated)  # "female (sex is F) students": one value said twice
         ks = [k for k in ks if k not in repeated]
@@ -63,6 +65,21 @@ def conjunctions(r: Reading) -> None:
         r.use(*[(a[1], b[0]) for a, b in zip(spans, spans[1:])])
     q.where[:] = [w for k, w in enumerate(q.where) if k not in gone]
     r.where_ends[:] = [e for k, e in enumerate(r.where_ends) if k not in gone]
+
+
+def _but_not(r: Reading, holder: str, nots: list[int]) -> bool:
+    """"students allergic to milk but not to cat", "attractions Alison visited but Rosalind did not": a value the
+    question also denies, of a node joined many to each asked node, is a node that must not be there (a NOT
+    EXISTS of another copy of the path). Returns False where the holder is the asked node or joined once: one
+    node holds one value, so "but not" says nothing of it or of its own."""
+    q = r.query
+    path = path_to(q, r.target, holder)
+    if holder == r.target or path is None or not many_along(r.view, q, path, r.target):
+        return False
+    for n, k in enumerate(nots):
+        absent, last = absent_path(r, path, f"not{n}")
+        absent.where.append(Where(last, q.where[k].prop, "=", q.where[k].value))
+    return True
 
 
 def two_nodes(r: Reading, holder: str, prop: str, ks: list[int]) -> bool:

@@ -7,9 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from kgqa.planner import cues
-from kgqa.planner.attach import (
-    comparator,
-)
+from kgqa.planner.attach import comparator, denied_after
 from kgqa.planner.grammar_measures import measured_props
 from kgqa.planner.joins import holder_of, join_label
 from kgqa.planner.query import Absent, Column, Edge, Overall, Where
@@ -209,8 +207,9 @@ def negation(r: Reading) -> None:
         return
     label = r.query.nodes[r.target]
     for i, t in enumerate(r.doc):
-        if t.lower_ not in cues.NEGATIONS:
-            continue
+        if t.lower_ not in cues.NEGATIONS or any(v.end <= i <= v.end + 1 and denied_after(r.lemmas, v.start, v.end)
+                                                 for v in r.values):
+            continue  # "Alison visited but Rosalind did not": a value denied (a condition), not a label
         value_at = next((v.start for v in r.values if v.start > i and v.kind != "limit"), len(r.doc))
         scope = {g.i for g in t.head.subtree} if t.dep_ == "neg" else set()  # "did not serve as a host of any party"
         found = [x for x in r.items if i < x.start < value_at and x.kinds() & {"label", "rel"} and
@@ -221,7 +220,7 @@ def negation(r: Reading) -> None:
         # "coaches who do not take part in any event": the verb may name another label's relationship;
         # then the label after it says what is not there
         for it in found:
-            term = _negate(r, it, label)
+            term = _negate(r, it, label, scope)
             if term is None:
                 continue
             r.use((i, i + 1), (it.start, it.end))
@@ -232,9 +231,11 @@ def negation(r: Reading) -> None:
             break
 
 
-def _negate(r: Reading, it: Item, label: str) -> Term | None:
+def _negate(r: Reading, it: Item, label: str, scope: set[int]) -> Term | None:
     """Records the label or relationship ``it`` names as not there from the asked node, returning its term;
-    None when it names neither as such (a relationship that does not touch the asked label)."""
+    None when it names neither as such (a relationship that does not touch the asked label). A graph value of the
+    relationship's far label said in the negated clause (``scope``, the negated verb's words) is a condition
+    inside it ("employees who do not have a certificate of Boeing 737-800")."""
     term = pick(it, "label", None)
     if term is not None and term.owner != label:
         r.negated[term.owner] = Absent()
@@ -261,4 +262,7 @@ def _negate(r: Reading, it: Item, label: str) -> Term | None:
     if obj is not None:  # "not enrolled in any course": the course is the one not there, not another joined
         obj.term = pick(obj, "label", None)
         r.use((obj.start, obj.end))
+    if any(v.kind == "linked" and v.start >= it.end and (v.start in scope or v.start <= it.end + 3) and
+           any(lb == far_label for lb, _ in v.options or ((v.label, v.prop),)) for v in r.values):
+        r.vars.setdefault(far_label, far)
     return it.term

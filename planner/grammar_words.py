@@ -20,6 +20,14 @@ from kgqa.planner.schema_view import ISO_DATE
 from kgqa.text import fold, name_words
 
 
+def _object_named(r: Reading, t) -> bool:
+    """Whether a lower-case noun spelled otherwise in the graph ('Milk') still names its value: a singular noun,
+    the object of a preposition or joined to one, that names nothing in the schema ("allergic to milk but not
+    cat")."""
+    return t.tag_ == "NN" and t.dep_ in ("pobj", "conj") and not r.terms.lookup([t.lower_]) and \
+        t.lemma_.lower() not in cues.FILLER
+
+
 def values(r: Reading) -> None:
     """Linked values and quoted literals (from the lexicon's mentions), then numbers, become :class:`Value`s."""
     doc = r.doc
@@ -31,7 +39,8 @@ def values(r: Reading) -> None:
                 and span[0].text.islower() and quoted_value(span[0]) is None:
             continue  # "tracks that belong to": a lower-case verb or function word, not the track 'Belong'
         if m.label and len(span) == 1 and span[0].text.islower() and quoted_value(span[0]) is None and \
-                (span[0].tag_ in ("JJR", "JJS", "RBR", "RBS") or span[0].pos_ == "NOUN" and str(m.value) != span[0].text):
+                (span[0].tag_ in ("JJR", "JJS", "RBR", "RBS") or span[0].pos_ == "NOUN" and str(m.value) != span[0].text
+                 and not _object_named(r, span[0])):
             continue  # "more than one student", "the numbers of wines": a word, not the student 'More' or wine 'Numbers'
         kind = "linked" if m.label else "text"
         options = tuple(dict.fromkeys([(m.label, m.prop)] + [(a[0], a[1]) for a in m.alternatives])) if m.label else ()

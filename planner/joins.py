@@ -8,7 +8,7 @@ its NOT EXISTS pattern instead.
 
 from __future__ import annotations
 
-from kgqa.planner.query import Edge, Query
+from kgqa.planner.query import Absent, Edge, Query
 from kgqa.planner.reading import MAX_READINGS, Reading, Value
 from kgqa.planner.schema_terms import Term
 from kgqa.planner.schema_view import SchemaView
@@ -143,6 +143,24 @@ def many_along(view: SchemaView, q: Query, path: list[Edge], start: str) -> bool
             return True
         cur = e.dst if e.src == cur else e.src
     return False
+
+
+def absent_path(r: Reading, path: list[Edge], tag: str) -> tuple[Absent, str]:
+    """Adds a copy of ``path`` from the asked node that must not exist (a NOT EXISTS with variables of its own),
+    returning it and the variable of its last node ("allergic to milk but not to cat": no allergy of cat)."""
+    q = r.query
+    a = Absent()
+    old = cur = r.target
+    for e in path:
+        far = e.dst if e.src == old else e.src
+        new = r.var_for(q.nodes[far], f"{tag}:{far}")
+        var = f"r{len(q.edges) + sum(len(x.edges) for x in q.absent) + len(a.edges)}"
+        a.edges.append(Edge(var, e.rel, cur, new) if e.src == old else Edge(var, e.rel, new, cur))
+        a.own.add(new)
+        r.absent_of[new] = a
+        cur, old = new, far
+    q.absent.append(a)
+    return a, cur
 
 
 def copy_path(r: Reading, path: list[Edge], tag: str, start: str | None = None) -> str:

@@ -742,3 +742,35 @@ def test_self_named_labels_measured_superlatives_edge_counts_and_relationship_na
         assert answer("Compute the average age of all members.") == [[25.0]]
         assert answer("How many members have a first name with the letter 'o'?") == [[1]]
         assert [r[0] for r in answer("Which member has made a purchase the most number of times?")] == ["Ann"]
+
+
+def test_values_denied_inside_what_is_not_there_and_labels_named_by_their_head_noun(tmp_path, small_graph):
+    """"no licence for Glider X" keeps the glider inside the NOT EXISTS; "allergic to pollen but not dust" and "Ann
+    visited but Bo did not visit" deny a second node along the same path; "pollen" written in lower case is the value
+    'Pollen' where it is the object of a preposition; "the lanes" of Shipping_Lanes is the label named by its head."""
+    folder = small_graph(tmp_path / "graphs", "denied",
+                         "CREATE NODE TABLE pilot(pid INT64, name STRING, PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE plane(aid INT64, model STRING, PRIMARY KEY(aid));\n"
+                         "CREATE NODE TABLE Allergen(aname STRING, PRIMARY KEY(aname));\n"
+                         "CREATE NODE TABLE Shipping_Lanes(lane_id INT64, lane_name STRING, PRIMARY KEY(lane_id));\n"
+                         "CREATE NODE TABLE port(port_id INT64, port_name STRING, PRIMARY KEY(port_id));\n"
+                         "CREATE REL TABLE licence(FROM pilot TO plane);\n"
+                         "CREATE REL TABLE allergic_to(FROM pilot TO Allergen);\n"
+                         "CREATE REL TABLE visited(FROM pilot TO port);\n"
+                         "CREATE REL TABLE HAS_LANE(FROM port TO Shipping_Lanes);\n",
+                         {"pilot": "pid,name\n1,Ann\n2,Bo\n3,Cy\n",
+                          "plane": "aid,model\n1,Glider X\n2,Jet Y\n",
+                          "Allergen": "aname\nPollen\nDust\n",
+                          "Shipping_Lanes": "lane_id,lane_name\n1,North Lane\n2,East Lane\n",
+                          "port": "port_id,port_name\n1,Oslo\n2,Riga\n3,Pula\n",
+                          "licence": "from,to\n1,1\n1,2\n2,2\n",
+                          "allergic_to": "from,to\n1,Pollen\n2,Pollen\n2,Dust\n",
+                          "visited": "from,to\n1,1\n1,2\n2,2\n",
+                          "HAS_LANE": "from,to\n1,1\n2,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Show the names of pilots who do not have a licence for Glider X.") == [["Bo"], ["Cy"]]
+        assert answer("Show the names of pilots who are allergic to pollen.") == [["Ann"], ["Bo"]]
+        assert answer("Find the names of pilots who are allergic to pollen but not dust.") == [["Ann"]]
+        assert answer("What are the names of the ports that Ann visited but Bo did not visit?") == [["Oslo"]]
+        assert answer("List the names of all lanes.") == [["East Lane"], ["North Lane"]]
