@@ -14,7 +14,7 @@ from kgqa.planner.reading import (
     is_timed,
     pick,
 )
-from kgqa.planner.schema_terms import Term, count_prop
+from kgqa.planner.schema_terms import CODE_WORDS, Term, abbreviates, count_prop
 from kgqa.text import name_words
 
 
@@ -184,8 +184,12 @@ def _made(r: Reading, verb: Any) -> bool:
 def _generic(r: Reading, edge: Any) -> bool:
     """Whether a relationship's name says no more than that its ends are linked (``HAS_OWNER``, ``boat_owner``):
     its words are its labels' words and :data:`cues.LINK_WORDS`."""
-    ends = {w[:4] for lb in (r.query.nodes.get(edge.src, ""), r.query.nodes.get(edge.dst, "")) for w in name_words(lb)}
-    return all(w in cues.LINK_WORDS or w[:4] in ends for w in name_words(edge.rel))
+    full = [w for lb in (r.query.nodes.get(edge.src, ""), r.query.nodes.get(edge.dst, "")) for w in name_words(lb)]
+    ends = {w[:4] for w in full}
+    words = name_words(edge.rel)
+    keyed = "has" in words  # HAS_DEPT_NAME: named after the key column it follows ("dept" of department, "name")
+    return all(w in cues.LINK_WORDS or w[:4] in ends or keyed and (w in CODE_WORDS | {"name", "no", "num"} or any(abbreviates(w, e) for e in full))
+               for w in words)
 
 
 def _said_by_label(r: Reading, verb: Any) -> bool:

@@ -16,7 +16,7 @@ from kgqa.planner.reading import (
     term_name,
 )
 from kgqa.planner.schema_terms import CODE_WORDS, NAME_NOISE, Term, forms, names_own_label
-from kgqa.text import name_words
+from kgqa.text import fold, name_words
 
 
 def _doer(r: Reading) -> str | None:
@@ -63,6 +63,8 @@ def focus(r: Reading) -> None:
         owners = _referenced(r, owners) or _named_after(r, owners) or owners
         if len(owners) == 1:
             label = owners[0]
+            if any({t.owner for t in it.terms if t.kind == "prop"} == {label} for it in r.items):
+                r.use(*_other_word_for(r))  # a property of that label alone was said
         elif owners:
             r.decline(f"which of {', '.join(owners)} is asked about")
             return
@@ -327,6 +329,19 @@ def _named_after(r: Reading, owners: list[str]) -> list[str]:
     best = max(begun(o) for o in owners)
     top = [o for o in owners if begun(o) == best]
     return top if best and len(top) == 1 else []
+
+
+def _other_word_for(r: Reading) -> list[tuple[int, int]]:
+    """"the names of companies with revenue over 100" where no label is named and the properties said are one
+    label's (Manufacturers): the one plural noun whose properties they are, another word for that label (not a
+    value the graph holds); [] where there is no such noun, or several."""
+    inside = {k for it in r.items for k in range(it.start, it.end)}
+    found = [t for t in r.doc if t.tag_ == "NNS" and t.i not in inside and t.i not in r.used and
+             t.lemma_.lower() not in cues.FILLER | cues.NAMING_WORDS and not any(v.start <= t.i < v.end for v in r.values) and
+             not ({fold(t.text), fold(t.lemma_)} & r.view.values.keys()) and  # "the price of clothes": a kind's value
+             (t.dep_ == "pobj" and t.head.lower_ == "of" and t.head.head.i in inside or
+              any(c.dep_ in ("relcl", "acl") or c.dep_ == "prep" and c.lower_ == "with" for c in t.children))]
+    return [(found[0].i, found[0].i + 1)] if len(found) == 1 else []
 
 
 def _common_owners(items: list[Item]) -> list[str]:
