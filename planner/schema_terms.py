@@ -32,7 +32,7 @@ VALUE_CAP = 5000  # distinct values the schema view indexes per text property (S
 UNIT_WORDS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros", "million", "millions", "billion",
                         "billions", "thousand", "thousands", "feet", "foot", "ft", "meter", "meters", "metre", "metres",
                         "m", "km", "mile", "miles", "kg", "kilogram", "kilograms", "lb", "lbs", "pound", "pounds", "cm",
-                        "mm", "mb", "mib", "gb", "gib", "kb", "percent", "pct", "sec", "secs", "seconds", "minutes",
+                        "mm", "mb", "mib", "g", "gb", "gib", "kb", "percent", "pct", "sec", "secs", "seconds", "minutes",
                         "mins", "hours", "hrs", "days", "years", "mph", "kmh"})
 # last words too common in names to name one property alone (the "date" of one of two dated properties)
 GENERIC_HEADS = frozenset({"name", "names", "date", "dates", "type", "types", "details", "detail", "description",
@@ -292,8 +292,12 @@ def count_prop(view: SchemaView, label: str, counted: str) -> str | None:
 
 
 def _own_words_off(words: list[str], owner: str | None) -> list[str]:
-    """A property's name words without its owner's name written first (TeamDesc of Team: "desc"; no owner: all)."""
+    """A property's name words without its owner's name written first (TeamDesc of Team: "desc") or last after "of"
+    (amount_of_transaction of Transactions: "amount"); no owner: all."""
     own = [_singular(w) for w in name_words(owner)] if owner else []
+    if own and len(words) > len(own) + 1 and words[-len(own) - 1] == "of" and \
+            [_singular(w) for w in words[-len(own):]] == own:
+        return words[:-len(own) - 1]  # amount_of_transaction of Transactions: "amount"
     return words[len(own):] if own and len(words) > len(own) and [_singular(w) for w in words[:len(own)]] == own \
         else words
 
