@@ -293,11 +293,11 @@ def count_prop(view: SchemaView, label: str, counted: str) -> str | None:
 
 def _own_words_off(words: list[str], owner: str | None) -> list[str]:
     """A property's name words without its owner's name written first (TeamDesc of Team: "desc") or last after "of"
-    (amount_of_transaction of Transactions: "amount"); no owner: all."""
+    (weight_of_parcel of Parcels: "weight"); no owner: all."""
     own = [_singular(w) for w in name_words(owner)] if owner else []
     if own and len(words) > len(own) + 1 and words[-len(own) - 1] == "of" and \
             [_singular(w) for w in words[-len(own):]] == own:
-        return words[:-len(own) - 1]  # amount_of_transaction of Transactions: "amount"
+        return words[:-len(own) - 1]  # weight_of_parcel of Parcels: "weight"
     return words[len(own):] if own and len(words) > len(own) and [_singular(w) for w in words[:len(own)]] == own \
         else words
 
