@@ -118,6 +118,12 @@ def conditions(r: Reading) -> None:
             said = next((t for x in r.items if x.end == aged[0].i and (t := pick(x, "label", None)) is not None), None)
             label = said.owner if said is not None else r.query.nodes[r.target]  # "courses with students older than"
             found = measured_props(r, label, aged[0].lemma_.lower())
+            if not found and said is None:  # "entrepreneurs taller than 1.85": of the one label beside it that measures
+                beside = {(other, p) for _, _, other in r.view.neighbours(label)
+                          for p in measured_props(r, other, aged[0].lemma_.lower())}
+                if len(beside) == 1:
+                    (label, prop), = beside
+                    found = [prop]
             if len(found) != 1 and aged[0].lower_ in ("older", "younger"):
                 r.decline(f"{aged[0].text} by what")
                 continue
@@ -200,6 +206,8 @@ def conditions(r: Reading) -> None:
             term = _money_prop(r)  # "transactions above $10 million": the one amount the labels hold
             if term is not None:
                 r.unsaid[v.start] = term.prop
+        if term is None and v.kind == "number" and op in ("<", ">", "<=", ">=") and op_span:
+            term = _age_said(r, v, op_span)  # "students who are under 20": what ages them
         if term is None and v.kind == "linked":
             at = v.start - (named_before(lem, v.start) and r.doc[v.start - 1].tag_ == "VBN")
             before = next((pick(x, "label", None) for x in r.items if x.end == at), None)
@@ -326,6 +334,21 @@ def conditions(r: Reading) -> None:
     for w in r.query.where:
         if w.op == "<>" and w.holder != r.target:
             r.decline(f"not {w.value!r} (none of them, or one that is not)")
+
+
+def _age_said(r: Reading, v: Value, op_span: list[tuple[int, int]]) -> Term | None:
+    """"people who are under 40", "students over 20": a bare bound said of a label (after "be" or "aged") is its
+    one property that says how old (:func:`measured_props` of "old"): of the label named just before, else of the
+    asked one; else None."""
+    start = op_span[-1][0]  # the comparison's own words (those before it are quiet ones)
+    if r.lemmas[start:v.start] not in (["under"], ["over"], ["above"], ["below"]) or \
+            r.lemmas[max(0, start - 1)] not in ("be", "aged", "and") or v.end < len(r.doc) and r.doc[v.end].pos_ == "NOUN":
+        return None
+    for label in dict.fromkeys(x for x in (_label_before(r, start, 5), r.query.nodes[r.target]) if x):
+        found = measured_props(r, label, "old")
+        if len(found) == 1:
+            return Term("prop", label, found[0])
+    return None
 
 
 def _aggregate_before(r: Reading, it: Item | None, term: Term) -> str | None:

@@ -749,7 +749,7 @@ def test_values_denied_inside_what_is_not_there_and_labels_named_by_their_head_n
     visited but Bo did not visit" deny a second node along the same path; "pollen" written in lower case is the value
     'Pollen' where it is the object of a preposition; "the lanes" of Shipping_Lanes is the label named by its head."""
     folder = small_graph(tmp_path / "graphs", "denied",
-                         "CREATE NODE TABLE pilot(pid INT64, name STRING, PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE pilot(pid INT64, name STRING, age INT64, PRIMARY KEY(pid));\n"
                          "CREATE NODE TABLE plane(aid INT64, model STRING, PRIMARY KEY(aid));\n"
                          "CREATE NODE TABLE Allergen(aname STRING, PRIMARY KEY(aname));\n"
                          "CREATE NODE TABLE Shipping_Lanes(lane_id INT64, lane_name STRING, PRIMARY KEY(lane_id));\n"
@@ -759,7 +759,7 @@ def test_values_denied_inside_what_is_not_there_and_labels_named_by_their_head_n
                          "CREATE REL TABLE allergic_to(FROM pilot TO Allergen);\n"
                          "CREATE REL TABLE visited(FROM pilot TO port);\n"
                          "CREATE REL TABLE HAS_LANE(FROM port TO Shipping_Lanes);\n",
-                         {"pilot": "pid,name\n1,Ann\n2,Bo\n3,Cy\n",
+                         {"pilot": "pid,name,age\n1,Ann,25\n2,Bo,41\n3,Cy,33\n",
                           "plane": "aid,model\n1,Glider X\n2,Jet Y\n",
                           "Allergen": "aname\nPollen\nDust\n",
                           "Shipping_Lanes": "lane_id,lane_name\n1,North Lane\n2,East Lane\n",
@@ -777,3 +777,4 @@ def test_values_denied_inside_what_is_not_there_and_labels_named_by_their_head_n
         assert answer("What are the names of the ports that Ann visited but Bo did not visit?") == [["Oslo"]]
         assert answer("List the names of all lanes.") == [["East Lane"], ["North Lane"]]
         assert answer("What are the names of firms with revenue over 100?") == [["Acme"]]
+        assert answer("How many pilots are under 40?") == [[2]]
