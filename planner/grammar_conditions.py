@@ -20,7 +20,7 @@ from kgqa.planner.attach import (
 from kgqa.planner.grammar_both import conjunctions, two_nodes
 from kgqa.planner.grammar_bounds import count_bound, repeated
 from kgqa.planner.grammar_columns import ROWID
-from kgqa.planner.grammar_measures import measured_props
+from kgqa.planner.grammar_measures import measured_beside, measured_props
 from kgqa.planner.grammar_times import date_prop, dated, year_prop
 from kgqa.planner.joins import holder_of, other_end
 from kgqa.planner.query import Column, Where
@@ -118,12 +118,9 @@ def conditions(r: Reading) -> None:
             said = next((t for x in r.items if x.end == aged[0].i and (t := pick(x, "label", None)) is not None), None)
             label = said.owner if said is not None else r.query.nodes[r.target]  # "courses with students older than"
             found = measured_props(r, label, aged[0].lemma_.lower())
-            if not found and said is None:  # "entrepreneurs taller than 1.85": of the one label beside it that measures
-                beside = {(other, p) for _, _, other in r.view.neighbours(label)
-                          for p in measured_props(r, other, aged[0].lemma_.lower())}
-                if len(beside) == 1:
-                    (label, prop), = beside
-                    found = [prop]
+            beside = measured_beside(r, label, aged[0].lemma_.lower()) if not found and said is None else None
+            if beside is not None:  # "entrepreneurs taller than 1.85": of the one label beside it that measures
+                label, found = beside[0], [beside[1]]
             if len(found) != 1 and aged[0].lower_ in ("older", "younger"):
                 r.decline(f"{aged[0].text} by what")
                 continue

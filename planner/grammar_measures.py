@@ -34,9 +34,12 @@ def measured_prop(r: Reading, it: Item, adjective: str) -> Item | None:
     if owner is None:
         return None
     found = measured_props(r, owner.owner, adjective, on_rel=owner.kind == "rel")
+    held = owner.owner
+    if not found and owner.kind == "label" and (beside := measured_beside(r, owner.owner, adjective)) is not None:
+        held, found = beside[0], [beside[1]]  # "the tallest entrepreneur": the height of the person they are
     if len(found) != 1:
         return None
-    term = Term("prop", owner.owner, found[0], on_rel=owner.kind == "rel")
+    term = Term("prop", held, found[0], on_rel=owner.kind == "rel")
     it.term = owner
     end = past_edge_word(r, it)
     r.use((it.start, end))
@@ -51,6 +54,13 @@ def measured_props(r: Reading, owner: str, adjective: str, on_rel: bool = False)
     runs = [name_words(m) for m in cues.MEASURES.get(adjective, ())]
     return [p for p in props if r.view.is_number(owner, p) and any(
         _holds_run(name_words(p), run) for run in runs)]
+
+
+def measured_beside(r: Reading, label: str, adjective: str) -> tuple[str, str] | None:
+    """(label, property) of the one label joined to ``label`` by a relationship whose number property ``adjective``
+    measures, where ``label`` has none ("entrepreneurs taller than 1.85": the people they are); else None."""
+    found = {(other, p) for _, _, other in r.view.neighbours(label) for p in measured_props(r, other, adjective)}
+    return found.pop() if len(found) == 1 else None
 
 
 def _holds_run(words: list[str], run: list[str]) -> bool:

@@ -229,11 +229,20 @@ class SchemaTerms:
                 if any(taken[i:i + size]) or not all(words[i:i + size]):
                     continue
                 terms = self.lookup(words[i:i + size])
-                if terms:
+                if terms and not self._splits_label(words, i, size):
                     found.append((i, i + size, terms))
                     for k in range(i, i + size):
                         taken[k] = True
         return sorted(found, key=lambda t: t[0])
+
+    def _splits_label(self, words: list[str], i: int, size: int) -> bool:
+        """Whether the run ``words[i:i + size]``, read across "of" ("ids of tourist" as tourist_id), ends inside a
+        label's name that goes on after it ("the ids of tourist attractions"): the label is read, not the run."""
+        if "of" not in words[i + 1:i + size - 1]:
+            return False
+        tail = words[i + words[i:i + size].index("of") + 1:i + size]
+        return any(len(words) >= i + size + extra and all(words[i + size:i + size + extra]) and any(
+            t.kind == "label" for t in self.lookup(tail + words[i + size:i + size + extra])) for extra in (1, 2))
 
     def shortened(self, word: str) -> set[Term]:
         """Returns the terms whose whole name is one word of four letters or more that ``word`` begins with and

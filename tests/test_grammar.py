@@ -754,7 +754,9 @@ def test_values_denied_inside_what_is_not_there_and_labels_named_by_their_head_n
                          "CREATE NODE TABLE Allergen(aname STRING, PRIMARY KEY(aname));\n"
                          "CREATE NODE TABLE Shipping_Lanes(lane_id INT64, lane_name STRING, PRIMARY KEY(lane_id));\n"
                          "CREATE NODE TABLE port(port_id INT64, port_name STRING, PRIMARY KEY(port_id));\n"
-                         "CREATE NODE TABLE Vendors(vid INT64, name STRING, revenue DOUBLE, PRIMARY KEY(vid));\n"
+                         "CREATE NODE TABLE Vendors(vid INT64, name STRING, revenue DOUBLE, shipping_id INT64, PRIMARY KEY(vid));\n"
+                         "CREATE NODE TABLE body(bid INT64, height DOUBLE, PRIMARY KEY(bid));\n"
+                         "CREATE REL TABLE HAS_BODY(FROM pilot TO body);\n"
                          "CREATE REL TABLE licence(FROM pilot TO plane);\n"
                          "CREATE REL TABLE allergic_to(FROM pilot TO Allergen);\n"
                          "CREATE REL TABLE visited(FROM pilot TO port);\n"
@@ -768,7 +770,8 @@ def test_values_denied_inside_what_is_not_there_and_labels_named_by_their_head_n
                           "allergic_to": "from,to\n1,Pollen\n2,Pollen\n2,Dust\n",
                           "visited": "from,to\n1,1\n1,2\n2,2\n",
                           "HAS_LANE": "from,to\n1,1\n2,2\n",
-                          "Vendors": "vid,name,revenue\n1,Acme,150\n2,Bolt,80\n"})
+                          "Vendors": "vid,name,revenue,shipping_id\n1,Acme,150,7\n2,Bolt,80,8\n",
+                          "body": "bid,height\n1,1.7\n2,1.9\n", "HAS_BODY": "from,to\n1,1\n2,2\n"})
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert answer("Show the names of pilots who do not have a licence for Glider X.") == [["Bo"], ["Cy"]]
@@ -778,3 +781,5 @@ def test_values_denied_inside_what_is_not_there_and_labels_named_by_their_head_n
         assert answer("List the names of all lanes.") == [["East Lane"], ["North Lane"]]
         assert answer("What are the names of firms with revenue over 100?") == [["Acme"]]
         assert answer("How many pilots are under 40?") == [[2]]
+        assert [row[0] for row in answer("Show the name of the tallest pilot.")] == ["Bo"]
+        assert answer("What are the ids of shipping lanes?") == [[1], [2]]
