@@ -12,6 +12,7 @@ from kgqa.planner.query import Absent, Edge, Query
 from kgqa.planner.reading import MAX_READINGS, Reading, Value
 from kgqa.planner.schema_terms import Term
 from kgqa.planner.schema_view import SchemaView
+from kgqa.text import name_words
 
 
 def holder_of(r: Reading, term: Term) -> str | None:
@@ -21,6 +22,18 @@ def holder_of(r: Reading, term: Term) -> str | None:
     if term.owner == r.query.nodes.get(r.target):
         return r.target
     return join_label(r, term.owner)
+
+
+def _keyed(view: SchemaView, a: str, b: str) -> tuple[str, str] | None:
+    """(the label that refers, its property) where one of labels ``a`` and ``b`` has a property named exactly as the
+    other's key, a key whose name says more than "id" (actor.Musical_ID and musical's key Musical_ID), else None."""
+    for ref, other in ((a, b), (b, a)):
+        key = view.spec.primary_keys.get(other, "")
+        words = [w for w in name_words(key) if w not in ("id", "code", "no", "num", "name", "key")]
+        prop = next((p for p in view.nodes.get(ref, {}) if p.lower() == key.lower()), None)
+        if words and prop is not None and prop != view.spec.primary_keys.get(ref):
+            return ref, prop
+    return None
 
 
 def edge_of(r: Reading, rel: str) -> str | None:
@@ -51,6 +64,12 @@ def join_label(r: Reading, label: str) -> str | None:
         return r.vars[label]
     start = r.query.nodes[r.target]
     paths = r.view.paths(start, label, max_hops=3, prefer=set(r.rels_named))
+    if not paths and label not in r.negated and (keyed := _keyed(r.view, start, label)) is not None:
+        var = r.var_for(label)  # no relationship: the property that holds the other's key joins them
+        ref, prop = keyed
+        r.query.keyed.append((r.target, prop, var, r.view.key(label)) if ref == start else
+                             (var, prop, r.target, r.view.key(start)))
+        return var
     if not paths:
         r.decline(f"how {start} and {label} are joined")
         return None

@@ -93,6 +93,7 @@ class Query:
     having: list[tuple[Column, str, Any]] = field(default_factory=list)  # a bound on an aggregate column
     absent: list[Absent] = field(default_factory=list)  # patterns that must not exist (NOT EXISTS)
     one_per: str | None = None  # a node variable: one row per such node, however many matches it has
+    keyed: list[tuple[str, str, str, str]] = field(default_factory=list)  # (var, prop, var, key): joined by value
     as_numbers: set[tuple[str, str]] = field(default_factory=set)  # (holder, prop): text read as a number
 
     def label_of(self, var: str) -> str | None:
@@ -115,6 +116,7 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
     text += "MATCH " + ", ".join(parts)
     num = q.as_numbers
     conds = [_condition(w, params, overall, num) for w in q.where]
+    conds += [f"{a}.{ident(p)} = {b}.{ident(k)}" for a, p, b, k in q.keyed]
     for a in q.absent:
         sub = "MATCH " + ", ".join(_path(q, a.edges, set(seen)))
         if a.where:
