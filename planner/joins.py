@@ -26,7 +26,7 @@ def holder_of(r: Reading, term: Term) -> str | None:
 
 def _keyed(view: SchemaView, a: str, b: str) -> tuple[str, str] | None:
     """(the label that refers, its property) where one of labels ``a`` and ``b`` has a property named exactly as the
-    other's key, a key whose name says more than "id" (actor.Musical_ID and musical's key Musical_ID), else None."""
+    other's key, a key whose name says more than "id" (band.Gig_ID and gig's key Gig_ID), else None."""
     for ref, other in ((a, b), (b, a)):
         key = view.spec.primary_keys.get(other, "")
         words = [w for w in name_words(key) if w not in ("id", "code", "no", "num", "name", "key")]
