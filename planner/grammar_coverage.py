@@ -181,15 +181,19 @@ def _made(r: Reading, verb: Any) -> bool:
     return all(t.i in r.used for t in rest)
 
 
+KEY_COLUMN_WORDS = CODE_WORDS | {"name", "no", "num"}  # the last words of a key column a relationship is named after
+
+
 def _generic(r: Reading, edge: Any) -> bool:
     """Whether a relationship's name says no more than that its ends are linked (``HAS_OWNER``, ``boat_owner``):
-    its words are its labels' words and :data:`cues.LINK_WORDS`."""
+    its words are its labels' words and :data:`cues.LINK_WORDS`; in a "has" name, also the words of the key column
+    it follows (``HAS_DEPT_NAME``: "dept" shortens department, "name" names its key)."""
     full = [w for lb in (r.query.nodes.get(edge.src, ""), r.query.nodes.get(edge.dst, "")) for w in name_words(lb)]
     ends = {w[:4] for w in full}
     words = name_words(edge.rel)
-    keyed = "has" in words  # HAS_DEPT_NAME: named after the key column it follows ("dept" of department, "name")
-    return all(w in cues.LINK_WORDS or w[:4] in ends or keyed and (w in CODE_WORDS | {"name", "no", "num"} or any(abbreviates(w, e) for e in full))
-               for w in words)
+    keyed = "has" in words
+    return all(w in cues.LINK_WORDS or w[:4] in ends or
+               keyed and (w in KEY_COLUMN_WORDS or any(abbreviates(w, e) for e in full)) for w in words)
 
 
 def _said_by_label(r: Reading, verb: Any) -> bool:

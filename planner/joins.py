@@ -2,8 +2,9 @@
 edge of a relationship from the asked node (:func:`edge_of`), a label joined along the one shortest schema path
 (:func:`join_label`; two paths are a choice of the reading, the word that names a relationship decides), and the
 other end of a relationship of a label to itself (:func:`other_end`), and a second copy of a path
-(:func:`copy_path`, for "both A and B" of nodes each asked node has several of). A label said not to be there is joined into
-its NOT EXISTS pattern instead.
+(:func:`copy_path`, for "both A and B" of nodes each asked node has several of; :func:`absent_path`, for "A but not
+B"). A label said not to be there is joined into its NOT EXISTS pattern instead. Two labels no relationship joins are
+joined by equal values where one holds a property named as the other's key (``Query.keyed``).
 """
 
 from __future__ import annotations
