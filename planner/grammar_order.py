@@ -11,7 +11,6 @@ from kgqa.planner.joins import edge_of, join_label, many_along, path_to
 from kgqa.planner.query import Column, Overall, Where
 from kgqa.planner.reading import Reading, is_timed, item_at, pick, pick_prop
 from kgqa.planner.schema_terms import Term, count_prop
-from kgqa.text import name_words
 
 
 def order(r: Reading, label: str) -> None:
@@ -369,8 +368,7 @@ def _ordered(r: Reading, label: str) -> None:
 
 def _first_by_time(r: Reading, label: str) -> None:
     """"the first two books Toni Morrison wrote": a number of rows with no order said, ordered by the time the
-    asked nodes were made; "the top 5 transfers where ...", of nodes that hold one amount of money, by the largest
-    amount; else a decline ("the first 5 invoices with ...": in which order)."""
+    asked nodes were made; else a decline ("the first 5 invoices with ...": in which order)."""
     q, doc = r.query, r.doc
     limits = [v for v in r.values if v.kind == "limit"]
     if q.limit is None and not q.order and limits and not any(c.is_aggregate for c in q.columns):
@@ -380,19 +378,7 @@ def _first_by_time(r: Reading, label: str) -> None:
                       and r.vars.get(x.term.owner) == r.target), None)
         timed = timed_prop(r, named, first.lemma_.lower()) if first is not None and named is not None else None
         col = column_of(r, timed, label) if timed is not None else None
-        top = [t for t in doc[max(0, limits[0].start - 2):limits[0].start] if t.lower_ == "top"]
-        money = [p for p in r.view.nodes.get(label, {}) if r.view.is_number(label, p) and
-                 any(w in cues.MONEY_WORDS for w in name_words(p))]
-        if col is None and first is None and top and len(money) == 1 and named is not None and \
-                named.start <= limits[0].end + 1:  # the nodes themselves ranked, not "the top 3 codes in the ..."
-            # "the top 5 transfers where ...": of nodes that hold one amount of money, the largest amounts first
-            col = Column(r.target, money[0])
-            q.order.append((col, True))
-            q.limit = limits[0].value
-            r.use((top[0].i, top[0].i + 1), (limits[0].start, limits[0].end))
-            if col not in q.columns:
-                q.columns.append(col)
-        elif col is not None:
+        if col is not None:
             q.order.append((col, first.lemma_.lower() == "last"))
             q.limit = limits[0].value
             r.use((first.i, first.i + 1), (limits[0].start, limits[0].end))
