@@ -74,10 +74,13 @@ def _capitalized_runs(question: str, index) -> list[tuple[int, int, str, list[En
     [(start, end, text, candidates)]."""
     out = []
     for m in re.finditer(r"(?:[A-Z][\w'.-]+\s+){1,5}[A-Z][\w'.-]+", question):
-        cands = index.link(m.group(0), k=5)
-        whole = cands and difflib.SequenceMatcher(None, m.group(0).lower(), cands[0].name.lower()).ratio() >= 0.75
+        text = m.group(0)
+        if text.endswith(".") and not re.search(r"\b[A-Z][a-z]?\.$", text):
+            text = text.rstrip(".")  # "reviewed by Brittany Harris.": the sentence's full stop, not the name's
+        cands = index.link(text, k=5)
+        whole = cands and difflib.SequenceMatcher(None, text.lower(), cands[0].name.lower()).ratio() >= 0.75
         if whole and _clear_lead(cands):
             # trusted below FUZZY_MIN: the whole run reads like the name and no other node is close
             cands = [cands[0].__class__(**{**cands[0].to_dict(), "score": max(cands[0].score, FUZZY_MIN)})] + cands[1:]
-            out.append((m.start(), m.end(), m.group(0), cands))
+            out.append((m.start(), m.start() + len(text), text, cands))
     return out

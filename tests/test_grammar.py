@@ -788,3 +788,29 @@ def test_values_denied_inside_what_is_not_there_and_labels_named_by_their_head_n
         assert [row[0] for row in answer("Show the name of the tallest pilot.")] == ["Bo"]
         assert answer("What are the ids of shipping lanes?") == [[1], [2]]
         assert answer("What are the names of the bands in the gig titled 'Opening Night'?") == [["Echo"], ["Glow"]]
+
+
+def test_a_name_at_the_end_of_a_sentence_is_linked_by_name_not_one_key(tmp_path, small_graph):
+    """"rated by Ann Lee.": the full stop is the sentence's, so the whole name said is the lexicon's value of the
+    name property, as it is without the full stop, not the key of the node the entity index finds for "Ann Lee."."""
+    from kgqa.kg.entity_index import EntityIndex
+    from kgqa.kg.registry import graph_spec
+    from kgqa.planner.compiler import Compiler
+    from kgqa.planner.linker import link_mentions
+    from kgqa.planner.schema_view import SchemaView
+
+    folder = small_graph(tmp_path / "graphs", "rated",
+                         "CREATE NODE TABLE reviewer(rid INT64, name STRING, PRIMARY KEY(rid));\n"
+                         "CREATE NODE TABLE film(fid INT64, title STRING, PRIMARY KEY(fid));\n"
+                         "CREATE REL TABLE rated(FROM reviewer TO film);\n",
+                         {"reviewer": "rid,name\n1,Ann Lee\n2,Cy Moss\n3,Bo Park\n",
+                          "film": "fid,title\n1,Dune\n2,Heat\n3,Up\n",
+                          "rated": "from,to\n1,1\n1,2\n3,3\n"})
+    with Graph(folder, read_only=True) as g:
+        spec = graph_spec(g)
+        c = Compiler(SchemaView.from_graph(g, spec))
+        question = "Show the titles of films rated by Ann Lee."
+        mentions, _ = link_mentions(question, c, EntityIndex(g, spec))
+        assert [(m.prop, m.value) for m in mentions] == [("name", "Ann Lee")]
+        plan = c.grammar(question, mentions)[0]
+        assert sorted(r[0] for r in g.query(plan.cypher, plan.params).rows) == ["Dune", "Heat"]
