@@ -27,8 +27,8 @@ AGE_WORDS = frozenset({"age"})
 # what an adjective measures, as words in a property's name ("the heaviest relationship": its weight)
 MEASURES = {"heavy": ("weight",), "light": ("weight",), "tall": ("height",), "high": ("height",),
             "long": ("length", "duration"), "short": ("length", "duration", "height"),
-            "expensive": ("price", "cost", "fee"), "costly": ("price", "cost", "fee"), "cheap": ("price", "cost", "fee"), "fast": ("speed",),
-            "slow": ("speed",), "big": ("size",), "large": ("size",),
+            "expensive": ("price", "cost", "fee"), "costly": ("price", "cost", "fee"), "cheap": ("price", "cost", "fee"),
+            "fast": ("speed",), "slow": ("speed",), "big": ("size",), "large": ("size",),
             "small": ("size",), "rich": ("wealth", "net_worth"), "popular": ("popularity",), "strong": ("strength",),
             "young": ("age",), "old": ("age",), "cost": ("price", "cost"), "earn": ("salary", "wage", "income", "pay"),
             "pay": ("salary", "wage", "income", "pay")}

@@ -168,32 +168,27 @@ def many_along(view: SchemaView, q: Query, path: list[Edge], start: str) -> bool
 def absent_path(r: Reading, path: list[Edge], tag: str) -> tuple[Absent, str]:
     """Adds a copy of ``path`` from the asked node that must not exist (a NOT EXISTS with variables of its own),
     returning it and the variable of its last node ("allergic to milk but not to cat": no allergy of cat)."""
-    q = r.query
     a = Absent()
-    old = cur = r.target
-    for e in path:
-        far = e.dst if e.src == old else e.src
-        new = r.var_for(q.nodes[far], f"{tag}:{far}")
-        var = f"r{len(q.edges) + sum(len(x.edges) for x in q.absent) + len(a.edges)}"
-        a.edges.append(Edge(var, e.rel, cur, new) if e.src == old else Edge(var, e.rel, new, cur))
-        a.own.add(new)
-        r.absent_of[new] = a
-        cur, old = new, far
-    q.absent.append(a)
-    return a, cur
+    r.query.absent.append(a)
+    last = copy_path(r, path, tag, into=a.edges)
+    a.own = {v for e in a.edges for v in (e.src, e.dst)} - {r.target}
+    r.absent_of.update(dict.fromkeys(a.own, a))
+    return a, last
 
 
-def copy_path(r: Reading, path: list[Edge], tag: str, start: str | None = None) -> str:
+def copy_path(r: Reading, path: list[Edge], tag: str, start: str | None = None,
+              into: list[Edge] | None = None) -> str:
     """Adds a second copy of ``path`` from the asked node, or from ``start`` standing in for it (new variables
-    for every node after it), returning the variable of the copy's last node ("students who play Chess and
-    (play) Tennis")."""
+    for every node after it), to the pattern or to ``into`` (a NOT EXISTS's edges), returning the variable of the
+    copy's last node ("students who play Chess and (play) Tennis")."""
     q = r.query
+    edges = q.edges if into is None else into
     old = r.target
     cur = start or r.target
     for e in path:
         far = e.dst if e.src == old else e.src
         new = r.var_for(q.nodes[far], f"{tag}:{far}")
         var = f"r{len(q.edges) + sum(len(a.edges) for a in q.absent)}"
-        q.edges.append(Edge(var, e.rel, cur, new) if e.src == old else Edge(var, e.rel, new, cur))
+        edges.append(Edge(var, e.rel, cur, new) if e.src == old else Edge(var, e.rel, new, cur))
         cur, old = new, far
     return cur

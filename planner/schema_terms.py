@@ -86,6 +86,10 @@ class SchemaTerms:
         self.index: dict[str, set[Term]] = {}  # a key (joined forms of a name's words) -> terms
         self.exact: dict[str, set[Term]] = {}  # a schema name as written, lower case -> its terms
         self._label_words = {_singular(name_words(lb)[-1]) for lb in view.nodes if name_words(lb)}
+        self._heads: dict[str, list[str]] = {}  # the singular last word of a name (noise words off) -> those names
+        for name in [*view.nodes, *view.rels]:
+            if ws := [w for w in name_words(name) if w not in NAME_NOISE]:
+                self._heads.setdefault(_singular(ws[-1]), []).append(name)
         for label, props in view.nodes.items():
             self._add(label, Term("label", label))
             for prop in props:
@@ -194,8 +198,7 @@ class SchemaTerms:
         if len(words) < 2 or not head.isalpha() or len(head) < 4 or \
                 {head, words[-1]} & (GENERIC_HEADS | CODE_WORDS | UNIT_WORDS | PREPOSITIONS):
             return None
-        ends = [name for name in [*self.view.nodes, *self.view.rels] if not self._points_to(name, label)
-                and (ws := [w for w in name_words(name) if w not in NAME_NOISE]) and _singular(ws[-1]) == head]
+        ends = [name for name in self._heads.get(head, []) if not self._points_to(name, label)]
         return [words[-1]] if len(ends) == 1 else None
 
     def _points_to(self, rel: str, label: str) -> bool:
