@@ -12,6 +12,7 @@ from kgqa.planner.attach import (
 from kgqa.planner.reading import (
     Item,
     Reading,
+    aggregates_said,
     pick,
     term_name,
 )
@@ -128,8 +129,9 @@ def focus(r: Reading) -> None:
                 lem[it.end:it.end + 1] == ["of"] and not term.exact:
             continue  # "the number of patients": a count, not CabinNumber
         head = r.doc[it.end - 1]
-        if any(r.doc[k].tag_ in ("JJS", "RBS") for k in range(max(0, it.start - 2), it.start)):
-            continue  # "the top 3 most expensive products": the order, not a column
+        if any(r.doc[k].tag_ in ("JJS", "RBS") for k in range(max(0, it.start - 2), it.start)) and \
+                len(aggregates_said(r, it.start)) < 2:
+            continue  # "the top 3 most expensive products": the order, not a column ("the average and largest": two)
         shared = it.end < len(r.doc) and r.doc[it.end].lower_ in ("and", "or", ",") and any(
             x.start == it.end + 1 and x.end - x.start >= 2 for x in r.items)  # "the first and last name"
         shared = shared or any(it is pair[0] for pair in r.paired)  # "the full names": the first of a pair

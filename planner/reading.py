@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from kgqa.planner import cues
 from kgqa.planner.frame import Mention
 from kgqa.planner.query import Absent, Column, Query
 from kgqa.planner.schema_terms import SchemaTerms, Term
@@ -183,3 +184,27 @@ def is_timed(prop: str) -> bool:
     from kgqa.planner.lexicon import is_time_like
 
     return is_time_like(prop) or "year" in prop.lower()
+
+
+def aggregates_said(r: Reading, i: int) -> list[tuple[int, str]]:
+    """Returns (position, function) for the aggregates said right before the word at ``i``, in order, joined by
+    commas and "and" ("the minimum, average and maximum"); a superlative ("the highest and lowest") counts only
+    beside another."""
+    lem, doc = r.lemmas, r.doc
+    out: list[tuple[int, str]] = []
+    joined = True  # a comma or "and" since the last one
+    j = i - 1
+    while j >= 0 and (lem[j] in cues.AGGREGATES or lem[j] in (",", "and", "the") or
+                      doc[j].text.lower() in cues.SUPERLATIVES and doc[j].tag_ in ("JJS", "RBS")):
+        if lem[j] in (",", "and"):
+            joined = True
+        elif lem[j] != "the":
+            if not joined and (lem[j] not in cues.AGGREGATES or lem[out[0][0]] not in cues.AGGREGATES):
+                break  # "the average minimum" is two; "the highest average" one
+            fn = cues.AGGREGATES.get(lem[j]) or ("max" if cues.SUPERLATIVES[doc[j].text.lower()] else "min")
+            out.insert(0, (j, fn))
+            joined = False
+        j -= 1
+    if len(out) == 1 and lem[out[0][0]] not in cues.AGGREGATES:
+        return []
+    return out

@@ -188,7 +188,10 @@ class SchemaTerms:
             if len(words) > 1 and words[0] in COUNT_PREFIXES and rest and self.view.is_number(owner, name):
                 variants.append(["number", *rest])  # "the number of widgets" of no_of_widgets, num_widgets
         for v in variants:
-            for key in _keys(v):
+            keys = _keys(v)
+            if term.kind != "rel" and len(v) > 1:
+                keys |= _keys([_singular(v[0]), *v[1:]])  # Days_in_Office: "the day in office"
+            for key in keys:
                 self.index.setdefault(key, set()).add(term)
 
     def _head_only(self, label: str, words: list[str]) -> list[str] | None:

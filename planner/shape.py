@@ -11,7 +11,7 @@ from kgqa.planner.grammar_columns import ROWID, column_of, node_columns, owner_o
 from kgqa.planner.grammar_order import alphabetical, order
 from kgqa.planner.joins import edge_of, holder_of, join_label
 from kgqa.planner.query import Column
-from kgqa.planner.reading import Item, Reading, is_timed, item_at, pick, pick_prop
+from kgqa.planner.reading import Item, Reading, aggregates_said, is_timed, item_at, pick, pick_prop
 from kgqa.text import name_words
 
 
@@ -67,14 +67,10 @@ def shape(r: Reading) -> None:
                 r.view.is_number(it.term.owner, it.term.prop) and any(lem[k] in cues.AGGREGATES for k in range(max(0, i - 4), i - 2)):
             r.use((i - 2, i))  # "the average number of international passengers": of the number a property holds
             i -= 2
-        j = i - 1
-        fns = []
-        while j >= 0 and (lem[j] in cues.AGGREGATES or lem[j] in (",", "and", "the")):
-            if lem[j] in cues.AGGREGATES:
-                fns.insert(0, cues.AGGREGATES[lem[j]])
-                r.use((j, j + 1))
-            j -= 1
-        if len(fns) > 1:  # "the minimum, average and maximum age"
+        said = aggregates_said(r, i)
+        r.use(*[(j, j + 1) for j, _ in said if len(said) > 1 or lem[j] in cues.AGGREGATES])
+        fns = [fn for _, fn in said]
+        if len(fns) > 1:  # "the minimum, average and maximum age", "the highest, lowest and average cost"
             col = column_of(r, it, label)
             if col is not None:
                 aggs.extend(Column(col.holder, col.prop, fn) for fn in fns)

@@ -814,3 +814,21 @@ def test_a_name_at_the_end_of_a_sentence_is_linked_by_name_not_one_key(tmp_path,
         assert [(m.prop, m.value) for m in mentions] == [("name", "Ann Lee")]
         plan = c.grammar(question, mentions)[0]
         assert sorted(r[0] for r in g.query(plan.cypher, plan.params).rows) == ["Dune", "Heat"]
+
+
+def test_coordinated_aggregates_and_names_whose_first_word_is_plural(tmp_path, small_graph):
+    """"the average and largest cost" and "the highest, lowest, and average cost" are one aggregate each, where a lone
+    superlative ranks ("the highest cost": the procedure that has it); "the week on top" names a property whose
+    name begins with the plural "Weeks"."""
+    folder = small_graph(tmp_path / "graphs", "aggregates",
+                         "CREATE NODE TABLE procedure(pid INT64, name STRING, cost DOUBLE, PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE record(rid INT64, title STRING, Weeks_on_Top INT64, PRIMARY KEY(rid));\n",
+                         {"procedure": "pid,name,cost\n1,Scan,100\n2,Cast,40\n3,Drip,10\n",
+                          "record": "rid,title,Weeks_on_Top\n1,Blue,3\n2,Red,1\n3,Gold,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What is the average and largest cost of all procedures?") == [[50.0, 100.0]]
+        assert answer("Tell me the highest, lowest, and average cost of procedures.") == [[100.0, 10.0, 50.0]]
+        assert answer("What is the average minimum cost of procedures?") == [[50.0, 10.0]]
+        assert answer("What are the maximum and minimum week on top of all records?") == [[3, 1]]
+        assert answer("What is the name of the procedure with the highest cost?") == [["Scan", 100.0]]
