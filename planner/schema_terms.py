@@ -190,7 +190,8 @@ class SchemaTerms:
         for v in variants:
             keys = _keys(v)
             if term.kind != "rel" and len(v) > 1:
-                keys |= _keys([_singular(v[0]), *v[1:]])  # Days_in_Office: "the day in office"
+                for first in forms(v[0]) - {v[0]}:  # Days_in_Office: "the day in office"; a "billing date": "bill date"
+                    keys |= _keys([first, *v[1:]])
             for key in keys:
                 self.index.setdefault(key, set()).add(term)
 
