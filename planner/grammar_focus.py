@@ -12,6 +12,7 @@ from kgqa.planner.attach import (
 from kgqa.planner.reading import (
     Item,
     Reading,
+    aged,
     aggregates_said,
     pick,
     term_name,
@@ -53,8 +54,10 @@ def focus(r: Reading) -> None:
             r.name_asked = True
             named_at = nxt
         elif nxt < len(r.doc) and r.doc[nxt].pos_ == "NOUN" and r.doc[nxt].dep_ != "compound" and \
-                not any(x.start <= nxt < x.end for x in r.items) and \
+                not any(x.start <= nxt < x.end and (x.end > nxt + 1 or any(t.owner == label for t in x.terms))
+                        for x in r.items) and \
                 r.lemmas[nxt] not in cues.NAMING_WORDS and (term := _named_by(r, label, nxt)) is not None:
+            r.items = [x for x in r.items if x.start != nxt]  # not another label's type code
             _ask(r, nxt, term)  # "the video game types": the label's one property named by the word (GType)
     elif lem and lem[0] == "who" and (doer := _doer(r) or r.view.spec.who):
         label = doer  # "Who borrowed Kindred?": the far end of the verb's relationship, else the person label
@@ -130,7 +133,7 @@ def focus(r: Reading) -> None:
             continue  # "the number of patients": a count, not CabinNumber
         head = r.doc[it.end - 1]
         if any(r.doc[k].tag_ in ("JJS", "RBS") for k in range(max(0, it.start - 2), it.start)) and \
-                len(aggregates_said(r, it.start)) < 2:
+                len(aggregates_said(r, it.start)) < 2 and not aged(r, it.start, term):
             continue  # "the top 3 most expensive products": the order, not a column ("the average and largest": two)
         shared = it.end < len(r.doc) and r.doc[it.end].lower_ in ("and", "or", ",") and any(
             x.start == it.end + 1 and x.end - x.start >= 2 for x in r.items)  # "the first and last name"

@@ -208,3 +208,11 @@ def aggregates_said(r: Reading, i: int) -> list[tuple[int, str]]:
     if len(out) == 1 and lem[out[0][0]] not in cues.AGGREGATES:
         return []
     return out
+
+
+def aged(r: Reading, i: int, term: Term | None) -> bool | None:
+    """Whether the word before ``i`` is "oldest" (True) or "youngest" (False) said of ``term``, an age property
+    itself ("the oldest age": its highest value); None when it is not."""
+    if i == 0 or term is None or term.kind != "prop" or (term.prop or "").lower() not in cues.AGE_WORDS:
+        return None
+    return cues.AGE_SUPERLATIVES.get(r.doc[i - 1].lower_) if r.doc[i - 1].tag_ == "JJS" else None

@@ -156,6 +156,9 @@ class SchemaTerms:
                 variants.append(trimmed)
             if len(rest := _own_words_off(words, owner)) < len(words):
                 variants.append(rest)  # "singer_name" of singer, "settlement_amount" of Settlements
+                if len(rest) == 2 and rest[-1] in CODE_WORDS and rest[-1] != "id" and rest[0].isalpha() and \
+                        _singular(rest[0]) not in self._label_words:
+                    variants.append(rest[:1])  # "the type of the form": its one type code
             if prop_is_key(self.view, owner, name) and name.lower().endswith("id") and words != ["id"]:
                 variants.append(["id"])  # "aircraft with id 12": the key "aid"
             labels = {tuple(name_words(lb)) for lb in self.view.nodes}
@@ -180,6 +183,8 @@ class SchemaTerms:
             if len(words) > 1 and words[-1] in ("id", "no", "num", "nbr") and words[:-1] != own and not any(
                     name_words(p) == words[:-1] + ["number"] for p in self.view.nodes.get(owner, {})):
                 variants.append(words[:-1] + ["number"])  # "the widget number" of widget_id
+            if rest[-2:] == ["email", "address"]:
+                variants.append(rest[:-1])  # "the email" of Buyer_Email_Address
             if words[-1] == "phone":
                 variants.append(words + ["number"])  # "the phone number" of vendor_phone
             if len(words) == 2 and words[1] == "by" and _past_tense(words[0]):
@@ -244,9 +249,12 @@ class SchemaTerms:
 
     def _splits_label(self, words: list[str], i: int, size: int) -> bool:
         """Whether the run ``words[i:i + size]``, read across "of" ("ids of tourist" as tourist_id), ends inside a
-        label's name that goes on after it ("the ids of tourist attractions"): the label is read, not the run."""
+        label's name that goes on after it ("the ids of tourist attractions"), or begins inside a property's name said
+        before it ("the email address of customer"): those names are read, not the run."""
         if "of" not in words[i + 1:i + size - 1]:
             return False
+        if i > 0 and words[i - 1] and any(t.kind == "prop" for t in self.lookup(words[i - 1:i + 1])):
+            return True  # "the email address of customer": the run before "of" begins inside a name said before it
         tail = words[i + words[i:i + size].index("of") + 1:i + size]
         return any(len(words) >= i + size + extra and all(words[i + size:i + size + extra]) and any(
             t.kind == "label" for t in self.lookup(tail + words[i + size:i + size + extra])) for extra in (1, 2))

@@ -11,7 +11,7 @@ from kgqa.planner.grammar_columns import ROWID, column_of, node_columns, owner_o
 from kgqa.planner.grammar_order import alphabetical, order
 from kgqa.planner.joins import edge_of, holder_of, join_label
 from kgqa.planner.query import Column
-from kgqa.planner.reading import Item, Reading, aggregates_said, is_timed, item_at, pick, pick_prop
+from kgqa.planner.reading import Item, Reading, aged, aggregates_said, is_timed, item_at, pick, pick_prop
 from kgqa.text import name_words
 
 
@@ -89,14 +89,16 @@ def shape(r: Reading) -> None:
         if fn is None and numeric and aggs and i > 0 and lem[i - 1] in ("and", ",") and \
                 any(x.end == i - 1 for x in r.asked):
             fn = aggs[-1].fn  # "the average rating and resolution": the average of each
-        sup = next(((j, lem[j]) for j in range(max(0, i - 2), i) if lem[j] in cues.SUPERLATIVES
+        sup = next(((j, cues.SUPERLATIVES[lem[j]]) for j in range(max(0, i - 2), i) if lem[j] in cues.SUPERLATIVES
                     and doc[j].tag_ in ("JJS", "RBS")), None)
+        if (old := aged(r, i, it.term)) is not None:
+            sup = (i - 1, old)  # "the oldest age": the highest age
         col = column_of(r, it, label)
         if col is None:
             continue
         if fn is None and sup is not None and (len(r.asked) == 1 and not r.query.where or group) and \
                 not any(v.kind == "limit" for v in r.values):
-            fn = "max" if cues.SUPERLATIVES[sup[1]] else "min"
+            fn = "max" if sup[1] else "min"
             r.use((sup[0], sup[0] + 1))
         if fn:
             r.use(*[(j, j + 1) for j in range(max(0, i - 2), i) if lem[j] in cues.AGGREGATES])

@@ -819,12 +819,17 @@ def test_a_name_at_the_end_of_a_sentence_is_linked_by_name_not_one_key(tmp_path,
 def test_coordinated_aggregates_and_names_whose_first_word_is_plural(tmp_path, small_graph):
     """"the average and largest cost" and "the highest, lowest, and average cost" are one aggregate each, where a lone
     superlative ranks ("the highest cost": the procedure that has it); "the week on top" names a property whose
-    name begins with the plural "Weeks", and "the bill date" billing_date: the first word by any of its forms."""
+    name begins with the plural "Weeks", and "the bill date" billing_date: the first word by any of its forms; "the oldest age" is the highest age; "the
+    type" of a patient its patient_type_code and "the email" its email address."""
     folder = small_graph(tmp_path / "graphs", "aggregates",
                          "CREATE NODE TABLE procedure(pid INT64, name STRING, cost DOUBLE, billing_date DATE, PRIMARY KEY(pid));\n"
-                         "CREATE NODE TABLE record(rid INT64, title STRING, Weeks_on_Top INT64, PRIMARY KEY(rid));\n",
+                         "CREATE NODE TABLE record(rid INT64, title STRING, Weeks_on_Top INT64, PRIMARY KEY(rid));\n"
+                         "CREATE NODE TABLE Patients(pid INT64, name STRING, age INT64, patient_type_code STRING, "
+                         "Patient_Email_Address STRING, PRIMARY KEY(pid));\n",
                          {"procedure": "pid,name,cost,billing_date\n1,Scan,100,2020-01-02\n2,Cast,40,2021-03-04\n3,Drip,10,2022-05-06\n",
-                          "record": "rid,title,Weeks_on_Top\n1,Blue,3\n2,Red,1\n3,Gold,2\n"})
+                          "record": "rid,title,Weeks_on_Top\n1,Blue,3\n2,Red,1\n3,Gold,2\n",
+                          "Patients": "pid,name,age,patient_type_code,Patient_Email_Address\n"
+                                      "1,Ann,30,OUT,ann@x.org\n2,Bo,52,IN,bo@x.org\n"})
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert answer("What is the average and largest cost of all procedures?") == [[50.0, 100.0]]
@@ -833,3 +838,6 @@ def test_coordinated_aggregates_and_names_whose_first_word_is_plural(tmp_path, s
         assert answer("What are the maximum and minimum week on top of all records?") == [[3, 1]]
         assert answer("What is the name of the procedure with the highest cost?") == [["Scan", 100.0]]
         assert answer("What is the bill date of the procedure named Cast?") == [[date(2021, 3, 4)]]
+        assert answer("What is the oldest age among the patients?") == [[52]]
+        assert answer("What is the type of the patient named Bo?") == [["IN"]]
+        assert answer("What is the email of the patient named Ann?") == [["ann@x.org"]]
