@@ -312,6 +312,8 @@ def conditions(r: Reading) -> None:
             said = prop_item.start if prop_item and not any(e[1] > prop_item.start for e in r.where_ends) else \
                 min(v.start, op_span[-1][0] if op and op_span else v.start)  # "height over 200 or under 190"
             r.where_ends.append((said, max([v.end] + [b for _, b in op_span])))  # "2001 or before": its own "or"
+        if prop_item is None and named is not None and v.kind == "linked" and term in named.terms:
+            prop_item = named  # "in the fall election cycle": the value's property named right after it
         if prop_item is not None:
             prop_item.term = term
             r.use((prop_item.start, prop_item.end))

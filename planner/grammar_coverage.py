@@ -7,7 +7,7 @@ from typing import Any
 
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import ROWID
-from kgqa.planner.grammar_words import verb_of_rel
+from kgqa.planner.grammar_words import key_twin, verb_of_rel
 from kgqa.planner.joins import edge_of, join_label
 from kgqa.planner.reading import (
     Reading,
@@ -27,8 +27,9 @@ def pattern(r: Reading) -> None:
     target_label = r.query.nodes[r.target]
     # relationships named by a verb or noun, or owning a property used: an edge from the asked label
     for it in r.items:
-        if it.term is None and (it.kinds() == {"rel"} or verb_of_rel(r, it)):  # not a word that may name a property
-            rels = [t.owner for t in it.terms if t.kind == "rel" and (t.exact or it.kinds() == {"rel"})]
+        twin = key_twin(r, it)
+        if it.term is None and (it.kinds() == {"rel"} or twin or verb_of_rel(r, it)):  # not a word that may name a property
+            rels = [t.owner for t in it.terms if t.kind == "rel" and (t.exact or it.kinds() == {"rel"} or twin)]
             exact = [t.owner for t in it.terms if t.kind == "rel" and t.exact]
             touching = [x for x in (exact or rels) if any(target_label in pair for pair in r.view.rels.get(x, []))]
             joined = [x for x in rels if x in r.rel_var]

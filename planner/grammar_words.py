@@ -28,6 +28,14 @@ def _object_named(r: Reading, t) -> bool:
         t.lemma_.lower() not in cues.FILLER
 
 
+def _before_its_property(r: Reading, t, m) -> bool:
+    """Whether a lower-case word spelled otherwise in the graph ('Fall') is written right before the name of the
+    property that holds it ("in the fall election cycle"): it says the value."""
+    words = [x.lower_ for x in r.doc[t.i + 1:t.i + 4]]
+    return any(any(x.kind == "prop" and x.owner == m.label and x.prop == m.prop for x in r.terms.lookup(words[:n]))
+               for n in range(1, len(words) + 1))
+
+
 def values(r: Reading) -> None:
     """Linked values and quoted literals (from the lexicon's mentions), then numbers, become :class:`Value`s."""
     doc = r.doc
@@ -40,7 +48,7 @@ def values(r: Reading) -> None:
             continue  # "tracks that belong to": a lower-case verb or function word, not the track 'Belong'
         if m.label and len(span) == 1 and span[0].text.islower() and quoted_value(span[0]) is None and \
                 (span[0].tag_ in ("JJR", "JJS", "RBR", "RBS") or span[0].pos_ == "NOUN" and str(m.value) != span[0].text
-                 and not _object_named(r, span[0])):
+                 and not _object_named(r, span[0]) and not _before_its_property(r, span[0], m)):
             continue  # "more than one student", "the numbers of wines": a word, not the student 'More' or wine 'Numbers'
         kind = "linked" if m.label else "text"
         options = tuple(dict.fromkeys([(m.label, m.prop)] + [(a[0], a[1]) for a in m.alternatives])) if m.label else ()
@@ -127,7 +135,7 @@ def schema(r: Reading) -> None:
             it.end += 1  # "crew members": the crew, one by one
     for it in r.items:
         rels = {t.owner for t in it.terms if t.kind == "rel"}
-        if rels and (it.kinds() == {"rel"} or verb_of_rel(r, it)):
+        if rels and (it.kinds() == {"rel"} or verb_of_rel(r, it) or key_twin(r, it)):
             r.rels_named.extend(sorted(rels))
     # weak evidence for a path: a word that shares its first five letters with a relationship's name
     stems = {w[:5] for w in words if len(w) >= 5}
@@ -337,3 +345,13 @@ def verb_of_rel(r: Reading, it: Item) -> bool:
     word may also name a label (Signing)."""
     return all(r.doc[k].pos_ in ("VERB", "AUX") for k in range(it.start, it.end)) and \
         any(t.kind == "rel" and t.exact for t in it.terms)
+
+
+def key_twin(r: Reading, it: Item) -> bool:
+    """Whether the properties an item names are each the key column a relationship it names was made from
+    (a column Judge_Vote beside HAS_JUDGE_VOTE from its label): the words name the relationship."""
+    props = [t for t in it.terms if t.kind == "prop" and not t.on_rel]
+    rels = [t.owner for t in it.terms if t.kind == "rel"]
+    return bool(props) and bool(rels) and it.kinds() == {"prop", "rel"} and all(any(
+        [w for w in name_words(rel) if w != "has"] == name_words(t.prop) and
+        any(a == t.owner for a, _ in r.view.rels.get(rel, [])) for rel in rels) for t in props)

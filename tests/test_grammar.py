@@ -841,3 +841,20 @@ def test_coordinated_aggregates_and_names_whose_first_word_is_plural(tmp_path, s
         assert answer("What is the oldest age among the patients?") == [[52]]
         assert answer("What is the type of the patient named Bo?") == [["IN"]]
         assert answer("What is the email of the patient named Ann?") == [["ann@x.org"]]
+
+
+def test_a_relationship_named_by_the_key_column_it_was_made_from_and_a_value_before_its_property(tmp_path, small_graph):
+    """"students who have treasurer votes": Treasurer_Vote is the key column HAS_TREASURER_VOTE was made from, so the
+    words name the relationship; "in the spring election cycle" is the value 'Spring' written before its property."""
+    folder = small_graph(tmp_path / "graphs", "ballots",
+                         "CREATE NODE TABLE pupil(sid INT64, name STRING, PRIMARY KEY(sid));\n"
+                         "CREATE NODE TABLE ballot(bid INT64, Election_Cycle STRING, Treasurer_Vote INT64, "
+                         "PRIMARY KEY(bid));\n"
+                         "CREATE REL TABLE HAS_TREASURER_VOTE(FROM ballot TO pupil);\n",
+                         {"pupil": "sid,name\n1,Ann\n2,Bo\n3,Cy\n",
+                          "ballot": "bid,Election_Cycle,Treasurer_Vote\n1,Spring,1\n2,Fall,2\n3,Fall,1\n",
+                          "HAS_TREASURER_VOTE": "from,to\n1,1\n2,2\n3,1\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What are the names of the pupils who have treasurer votes?") == [["Ann"], ["Bo"]]
+        assert answer("Find the names of pupils who have treasurer votes in the spring election cycle.") == [["Ann"]]
