@@ -17,7 +17,7 @@ from kgqa.planner.reading import (
     pick,
     term_name,
 )
-from kgqa.planner.schema_terms import CODE_WORDS, NAME_NOISE, Term, forms, names_own_label
+from kgqa.planner.schema_terms import CODE_WORDS, HEAD_FIRST, NAME_NOISE, Term, forms, names_own_label
 from kgqa.text import fold, name_words
 
 
@@ -235,11 +235,12 @@ def _theirs(r: Reading, label: str) -> None:
 
 
 def _named_by(r: Reading, label: str, i: int, last_only: bool = False) -> Term | None:
-    """The one property of ``label`` whose name starts or ends (``last_only``: ends) with token ``i``'s word, as
-    written or as its lemma (date_of_entry, GType, host_details), else None."""
+    """The one property of ``label`` whose name starts or ends (``last_only``: ends, or starts with a head written
+    first: date_order_made) with token ``i``'s word, as written or as its lemma (date_of_entry, GType, host_details),
+    else None."""
     said = {r.lemmas[i], r.doc[i].lower_}
     own = [p for p in r.view.nodes.get(label, {}) if (w := name_words(p)) and
-           ({w[-1], _uncoded(w)[-1]} & said or not last_only and w[0] in said)]
+           ({w[-1], _uncoded(w)[-1]} & said or (not last_only or w[0] in HEAD_FIRST) and w[0] in said)]
     return Term("prop", label, own[0]) if len(own) == 1 else None
 
 

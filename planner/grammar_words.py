@@ -74,6 +74,8 @@ def values(r: Reading) -> None:
             q = letter  # "the letter M": a text searched for, unquoted
         if q is not None:
             r.values.append(Value(t.i, t.i + 1, q, "text"))
+        elif t.text[:1] == "0" and t.text[1:2].isdigit() and t.text.isdigit():
+            r.values.append(Value(t.i, t.i + 1, t.text, "text"))  # "0114": a code written with its zeros, not 114
         elif t.like_num and t.pos_ in ("NUM", "PROPN", "NOUN", "ADJ"):
             number = parse_number(t.text)
             if number is not None and not (t.lower_ == "one" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ in ("of", "or")) \

@@ -174,6 +174,8 @@ class SchemaTerms:
                 # "Date_Booking_Made", "Amount_Refund": "the booking date", "the refund amount"
                 rest = [w for w in words[1:] if not _past_tense(w) and w not in PREPOSITIONS] or words[1:]
                 variants.append(rest + words[:1])
+                if (bare := [w for w in rest if _singular(w) not in {_singular(x) for x in own}]) and bare != rest:
+                    variants.append(bare + words[:1])  # date_visit_end of Visits: "the end date"
             if words[-1] in CODE_WORDS and tuple(words[:-1]) not in labels and (len(words) > 2 or len(words) == 2 and (
                     words[-1] != "id" and _singular(words[0]) not in self._label_words)):
                 variants.append(words[:-1])  # "tool type" of tool_type_code, not "roller coaster" of its id

@@ -104,16 +104,17 @@ class SchemaView:
 
     def _check_text(self, owner: str, prop: str, values: list) -> None:
         """Records ``owner.prop`` as text that holds numbers ("32.38" freight, written as text by a CSV import)
-        when every one of its ``values`` is a number, or dates when every one given is ISO date text; keys and
-        ``...ID`` codes are neither."""
+        when every one of its ``values`` is a number and none is written with leading zeros, or dates when every one
+        given is ISO date text; keys and ``...ID`` codes are neither."""
         words = name_words(prop)
         if prop == self.spec.primary_keys.get(owner) and values and all(isinstance(v, str) and v.isdigit()
                                                                         for v in values):
             self.numeric_keys.add(owner)  # listed in the order of their numbers, not their text
         if prop == self.spec.primary_keys.get(owner) or (words and words[-1] == "id"):
             return
-        if values and all(isinstance(v, str) and _NUMBER.fullmatch(v.strip()) for v in values):
-            self.numeric_text.add((owner, prop))
+        if values and all(isinstance(v, str) and _NUMBER.fullmatch(v.strip()) for v in values) and \
+                not any(v.strip().lstrip("-")[:1] == "0" and v.strip().lstrip("-")[1:2].isdigit() for v in values):
+            self.numeric_text.add((owner, prop))  # not "0114": a code written with its leading zeros
         given = [v for v in values if v not in MISSING_TEXT]
         if given and all(isinstance(v, str) and ISO_DATE.fullmatch(v.strip()) for v in given):
             self.date_text.add((owner, prop))

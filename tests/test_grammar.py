@@ -858,3 +858,24 @@ def test_a_relationship_named_by_the_key_column_it_was_made_from_and_a_value_bef
         _, answer = first_plan_rows(g)
         assert answer("What are the names of the pupils who have treasurer votes?") == [["Ann"], ["Bo"]]
         assert answer("Find the names of pupils who have treasurer votes in the spring election cycle.") == [["Ann"]]
+
+
+def test_dates_named_head_first_and_numbers_written_with_leading_zeros(tmp_path, small_graph):
+    """"the dates of the orders" is the orders' one date_order_placed (its head written first); "the start and end
+    dates" of visits are date_visit_start and date_visit_end, the label's own word left out; a tracking number held
+    as text with leading zeros ('0114') is a code, compared as the text said, not cast to a number."""
+    folder = small_graph(tmp_path / "graphs", "dated",
+                         "CREATE NODE TABLE orders(order_id INT64, status STRING, date_order_placed STRING, "
+                         "PRIMARY KEY(order_id));\n"
+                         "CREATE NODE TABLE visits(vid INT64, date_visit_start STRING, date_visit_end STRING, "
+                         "PRIMARY KEY(vid));\n"
+                         "CREATE NODE TABLE parcels(pid INT64, tracking_number STRING, PRIMARY KEY(pid));\n",
+                         {"orders": "order_id,status,date_order_placed\n1,open,2020-01-02\n2,shut,2021-05-06\n",
+                          "visits": "vid,date_visit_start,date_visit_end\n1,2020-01-01,2020-01-05\n",
+                          "parcels": "pid,tracking_number\n1,0114\n2,3452\n3,77\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What are the dates of the orders whose status is open?") == [["2020-01-02"]]
+        assert answer("What are the start and end dates of all visits?") == [["2020-01-01", "2020-01-05"]]
+        assert answer("What is the id of the parcel whose tracking number is 3452?") == [[2]]
+        assert answer("What is the id of the parcel whose tracking number is 0114?") == [[1]]
