@@ -153,8 +153,37 @@ def focus(r: Reading) -> None:
     if r.asked or named_at is not None:
         _conjoined(r, label, {r.doc[x.end - 1].i for x in r.asked} | ({named_at} if named_at is not None else set()))
     _theirs(r, label)
+    _names_asked(r, label, first_label)
     if lem[:1] == ["where"] and not r.asked:
         _where_asked(r, label)
+
+
+def _names_asked(r: Reading, label: str, first_label: int) -> None:
+    """"the names and headquarters of all companies", where no property is a name but one is named after the label
+    (Company of company): that property is asked; "the names of studios", where the studios are a text property
+    asked: the words are read with it."""
+    for t in r.doc[:first_label]:
+        if t.lemma_.lower() not in ("name", "title") or t.i in r.used or any(
+                x.start <= t.i < x.end and (x.end - x.start > 1 or x.term is not None or
+                                            any(y.owner == label for y in x.terms)) for x in r.items):
+            continue  # not "the protein names": a property's own words
+        nxt = t.i + 1
+        if r.lemmas[nxt:nxt + 1] == ["of"]:
+            k = nxt + 1
+            while k < len(r.doc) and r.lemmas[k] in cues.DETERMINERS:
+                k += 1
+            if any(x.start == k and x.term is not None and x.term.kind == "prop" and
+                   r.view.prop_type(x.term.owner, x.term.prop) == "STRING" and
+                   name_words(x.term.prop)[-1:] != ["id"] for x in r.asked):
+                r.use((t.i, nxt + 1))  # "the names of studios": the studios themselves
+            continue
+        if not any(x.start > t.i for x in r.asked) or r.lemmas[nxt:nxt + 1] not in (["and"], [","]):
+            continue
+        own = [p for p in r.view.nodes.get(label, {}) if not any(w in ("name", "title") for w in name_words(p))]
+        selves = [p for p in own if names_own_label(label, p) and r.view.prop_type(label, p) == "STRING"]
+        if len(selves) == 1 and len(own) == len(r.view.nodes.get(label, {})):
+            r.items = [x for x in r.items if x.start != t.i]  # not another label's name
+            _ask(r, t.i, Term("prop", label, selves[0]))  # "the names and headquarters of all companies"
 
 
 def _conjoined(r: Reading, label: str, heads: set[int]) -> None:
