@@ -27,11 +27,15 @@ def _ordered(r: Reading, label: str) -> None:
     ways = cues.DESCENDING | cues.ASCENDING
     for i, w in enumerate(lem):
         # "ordered by age", "listed by descending age", "in descending order of age", "in descending order by share"
-        if w in cues.ORDER_WORDS | {"list"} and lem[i + 1:i + 2] == ["by"] or \
-                w == "order" and lem[i + 1:i + 2] in (["of"], ["by"]) and i > 0 and (lem[i - 1] in ways | {"in"}):
-            k = i + 2
+        said = 2 if lem[i + 1:i + 2] == ["by"] else 4 if lem[i + 1:i + 4] in (["the", "result", "by"],
+                                                                          ["the", "list", "by"]) else 0
+        if w in cues.ORDER_WORDS | {"list"} and said or \
+                w == "order" and lem[i + 1:i + 2] in (["of"], ["by"]) and i > 0 and (
+                    lem[i - 1] in ways | {"in"} or lem[max(0, i - 2):i] == ["in", "the"]):
+            # "sort the results by age", "in the order of their names"
+            k = i + (said or 2)
             fn = None
-            while k < len(lem) and (lem[k] in ways or lem[k] == "the" or lem[k] in cues.AGGREGATES and
+            while k < len(lem) and (lem[k] in ways or lem[k] in ("the", "their", "its") or lem[k] in cues.AGGREGATES and
                                     not any(x.start <= k < x.end for x in r.items)):
                 fn = cues.AGGREGATES.get(lem[k], fn)  # "in descending order of the total number of stocks"
                 k += 1
@@ -42,8 +46,9 @@ def _ordered(r: Reading, label: str) -> None:
                 q.order.append((counted, any(x in cues.DESCENDING for x in lem[max(0, i - 3):k + 3])))
                 r.use((i, k + 1), *[(j, j + 1) for j in range(max(0, i - 3), i) if lem[j] in ways | {"in", "an"}])
                 continue
-            if it is None:
-                continue
+            if it is None or lem[it.start:it.end] in (["name"], ["title"]) and not any(
+                    t.owner in q.nodes.values() or t.owner in r.rel_var for t in it.terms):
+                continue  # not "in the order of their names" read as the names of a label nothing else says
             col = column_of(r, it, label)
             if col is None or fn is not None and (col.prop is None or col.is_aggregate):
                 continue
@@ -64,7 +69,8 @@ def _ordered(r: Reading, label: str) -> None:
             q.order.append((col, desc))
             r.use((i, k), *[(k, k + 1) for k in range(it.end, min(len(lem), it.end + 6))
                             if lem[k] in ways | {"order", "in", "of", "from", "to"}],
-                  *[(j, j + 1) for j in range(max(0, i - 3), i) if lem[j] in ways | {"in", "an"}])
+                  *[(j, j + 1) for j in range(max(0, i - 3), i) if lem[j] in ways | {"in", "an"} or
+                    lem[j] == "the" and lem[j - 1:j] == ["in"]])
     figures = [c for c in q.columns if c.is_aggregate]
     if not q.order and any(w in cues.ORDER_ADVERBS for w in low):
         k = next(i for i, w in enumerate(low) if w in cues.ORDER_ADVERBS)

@@ -883,13 +883,19 @@ def test_dates_named_head_first_and_numbers_written_with_leading_zeros(tmp_path,
 
 def test_names_of_a_label_named_by_its_own_property_and_of_text_values(tmp_path, small_graph):
     """"the names and headquarters of all firms": a firm has no name property but one named after the label (Firm);
-    "the names of studios": the studios are a text property, listed; "the names of the branch ids" stay unread."""
+    "the names of studios": the studios are a text property, listed; "the names of the branch ids" stay unread; "in the
+    order of their studios" and "order the results by studio" order."""
     folder = small_graph(tmp_path / "graphs", "firms",
                          "CREATE NODE TABLE firm(fid INT64, Firm STRING, Headquarters STRING, Studio STRING, "
                          "Branch_ID STRING, PRIMARY KEY(fid));\n",
                          {"firm": "fid,Firm,Headquarters,Studio,Branch_ID\n1,Acme,Oslo,North,B1\n2,Bolt,Riga,South,B2\n"})
     with Graph(folder, read_only=True) as g:
         c, answer = first_plan_rows(g)
+        ordered = first_plan_rows(g, ordered=True)[1]
         assert answer("What are the names and headquarters of all firms?") == [["Oslo", "Acme"], ["Riga", "Bolt"]]
+        assert ordered("List the headquarters and studios of all firms in the order of their studios.") == \
+            [["Oslo", "North"], ["Riga", "South"]]
+        assert ordered("What are the headquarters of the firms? Order the results by studio, descending.") == \
+            [["Riga"], ["Oslo"]]
         assert answer("List the names of studios of firms in Oslo.") == [["North"]]
         assert not c.grammar("List the names of the branch ids.", c.value_mentions("List the names of the branch ids."))
