@@ -110,6 +110,8 @@ def coverage(r: Reading) -> None:
     used = [name_words(p) for p in _props_used(r)]
     restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and any(
         words[-len(m):] == m for words in used for m in map(name_words, cues.MEASURES.get(t.lemma_.lower(), ())))}
+    restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and any(
+        _agent_of(t.lemma_.lower(), w) for words in used for w in words)}  # "movies directed by X": the director
     left = [w for w in left if w not in restating]  # "wines produced in Sonoma": the verb of the join
     left += _other_times(r)
     if left:
@@ -132,6 +134,13 @@ def coverage(r: Reading) -> None:
     for pair in r.paired:
         if sum((it.term.owner, it.term.prop) in shown for it in pair if it.term is not None) == 1:
             r.decline(f"'{r.doc[pair[0].start:pair[1].end].text}' as one value")  # "the most common full name"
+
+
+def _agent_of(verb: str, word: str) -> bool:
+    """Whether ``word`` of a property's name is the verb itself or the one who does it, by their common stem
+    ("direct": director, "nominate": nominee, "host": Host_city)."""
+    n = next((k for k, (a, b) in enumerate(zip(verb, word)) if a != b), min(len(verb), len(word)))
+    return len(verb) >= 4 and n >= 4 and n >= len(verb) - 3 and len(word) - n <= 3
 
 
 def _asked_of_both(r: Reading, other: str) -> bool:

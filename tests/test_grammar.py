@@ -899,3 +899,18 @@ def test_names_of_a_label_named_by_its_own_property_and_of_text_values(tmp_path,
             [["Riga"], ["Oslo"]]
         assert answer("List the names of studios of firms in Oslo.") == [["North"]]
         assert not c.grammar("List the names of the branch ids.", c.value_mentions("List the names of the branch ids."))
+
+
+def test_a_verb_restated_by_its_doers_property(tmp_path, small_graph):
+    """"films directed by Ann Lee": the director property holds who directed; "the nominees nominated for the most
+    films": the nominee; a verb no property used is named after stays unread."""
+    folder = small_graph(tmp_path / "graphs", "films",
+                         "CREATE NODE TABLE film(fid INT64, title STRING, director STRING, nominee STRING, "
+                         "PRIMARY KEY(fid));\n",
+                         {"film": "fid,title,director,nominee\n1,Dune,Ann Lee,Cy\n2,Heat,Bo Park,Cy\n3,Up,Ann Lee,Di\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        assert answer("What are the titles of all films directed by Ann Lee?") == [["Dune"], ["Up"]]
+        assert answer("Who is the nominee who has been nominated for the most films?") == [["Cy", 2]]
+        question = "What are the titles of all films painted by Ann Lee?"
+        assert not c.grammar(question, c.value_mentions(question))
