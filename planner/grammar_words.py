@@ -15,7 +15,7 @@ from kgqa.planner.reading import (
     parse_number,
     pick,
 )
-from kgqa.planner.schema_terms import Term, abbreviates, forms, names_own_label, spells_label
+from kgqa.planner.schema_terms import NAME_NOISE, Term, abbreviates, forms, names_own_label, spells_label
 from kgqa.planner.schema_view import ISO_DATE
 from kgqa.text import fold, name_words
 
@@ -127,6 +127,7 @@ def schema(r: Reading) -> None:
                if not all(w in quiet for w in words[a:b]) or any(t.exact or _spelled(t, words[a:b]) for t in terms)]
     _shared_heads(r, words)
     _headed_rels(r, words)
+    _verbs_of_rels(r)
     _rels_of_values(r)
     _shortened(r, words)
     _full_names(r)
@@ -168,6 +169,28 @@ def _headed_rels(r: Reading, words: list[str]) -> None:
         other = {t.owner for t in r.terms.lookup([words[it.start]]) if t.kind == "label" and t.owner in ends}
         if len(labels) == 1 and other - {t.owner for t in labels}:
             it.terms = labels
+
+
+def _verbs_of_rels(r: Reading) -> None:
+    """"cities that hosted a competition": a verb that names nothing, whose lemma is the one word of a relationship's
+    name besides its ends' and its noise words (HAS_HOST_TOWN from contest to town), names that relationship."""
+    taken = {i for it in r.items for i in range(it.start, it.end) if it.end - it.start > 1 or "prop" not in it.kinds()
+             or "rel" in it.kinds()}  # a verb read as a property's word alone ("hosted": Hosts) may name the join
+    for t in r.doc:
+        if t.pos_ != "VERB" or t.tag_ not in ("VBD", "VBN") or t.i in taken or len(t.lemma_) < 4:
+            continue  # "hosted", not "play sports" of Plays_Games
+        objects = {x.owner for c in t.children if c.dep_ == "dobj" for it in r.items if it.start <= c.i < it.end
+                   for x in it.terms if x.kind == "label"}
+        rels = []
+        for rel, pairs in r.view.rels.items():
+            ends = {f for pair in pairs for lb in pair for w in name_words(lb) for f in forms(w)}
+            rest = [w for w in name_words(rel) if w not in NAME_NOISE and w not in ends]
+            if rest and len(rest) == 1 and t.lemma_.lower() in forms(rest[0]) and (
+                    not objects or objects & {lb for pair in pairs for lb in pair}):
+                rels.append(rel)
+        if len(rels) == 1:
+            r.items = [x for x in r.items if x.start != t.i] + [Item(t.i, t.i + 1, {Term("rel", rels[0])})]
+    r.items.sort(key=lambda x: x.start)
 
 
 def _rels_of_values(r: Reading) -> None:

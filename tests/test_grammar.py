@@ -914,3 +914,18 @@ def test_a_verb_restated_by_its_doers_property(tmp_path, small_graph):
         assert answer("Who is the nominee who has been nominated for the most films?") == [["Cy", 2]]
         question = "What are the titles of all films painted by Ann Lee?"
         assert not c.grammar(question, c.value_mentions(question))
+
+
+def test_a_past_verb_names_the_relationship_of_its_one_other_word(tmp_path, small_graph):
+    """"towns that have hosted more than one contest": HAS_HOST_TOWN from contest to town is named by "hosted", the
+    one word of its name besides its ends', though "hosted" alone would be the contest's Hosts property."""
+    folder = small_graph(tmp_path / "graphs", "hosting",
+                         "CREATE NODE TABLE town(tid INT64, name STRING, PRIMARY KEY(tid));\n"
+                         "CREATE NODE TABLE contest(cid INT64, theme STRING, Hosts STRING, PRIMARY KEY(cid));\n"
+                         "CREATE REL TABLE HAS_HOST_TOWN(FROM contest TO town);\n",
+                         {"town": "tid,name\n1,Oslo\n2,Riga\n",
+                          "contest": "cid,theme,Hosts\n1,Sun,Ann\n2,Sea,Bo\n3,Sky,Cy\n",
+                          "HAS_HOST_TOWN": "from,to\n1,1\n2,1\n3,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What are the names of towns that have hosted more than one contest?") == [["Oslo", 2]]
