@@ -178,7 +178,7 @@ def _verbs_of_rels(r: Reading) -> None:
              or "rel" in it.kinds()}  # a verb read as a property's word alone ("hosted": Hosts) may name the join
     for t in r.doc:
         if t.pos_ != "VERB" or t.tag_ not in ("VBD", "VBN") or t.i in taken or len(t.lemma_) < 4:
-            continue  # "hosted", not "play sports" of Plays_Games
+            continue  # "hosted", not "play sports" beside Plays_Cards
         objects = {x.owner for c in t.children if c.dep_ == "dobj" for it in r.items if it.start <= c.i < it.end
                    for x in it.terms if x.kind == "label"}
         rels = []
