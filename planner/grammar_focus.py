@@ -259,7 +259,8 @@ def _theirs(r: Reading, label: str) -> None:
             continue
         term = _named_by(r, label, t.i)
         if term is not None:
-            _ask(r, t.i, term)
+            r.show_target = r.show_target or not r.asked and r.lemmas[t.i - 2:t.i - 1] == ["and"]
+            _ask(r, t.i, term)  # "all allergies and their types": the allergies, and each one's type
             r.use((t.i - 1, t.i))
 
 

@@ -117,9 +117,14 @@ class SchemaTerms:
         words = name_words(name)
         variants = [words, [w for w in words if w not in NAME_NOISE] or words]
         if term.kind == "label" and variants[1] != words and any(
-                lb != name and [_singular(w) for w in name_words(lb)] == [_singular(w) for w in variants[1]]
-                for lb in self.view.nodes):
-            variants.pop()  # not "show" of show_record beside show: another label's name
+                lb != name and [_singular(w) for w in name_words(lb)] == [_singular(w) for w in variants[1]] or
+                lb != name and [_singular(w) for w in name_words(self.view.spec.primary_keys.get(lb) or "")] ==
+                [_singular(w) for w in variants[1]] for lb in self.view.nodes):
+            variants[1] = words  # not "show" of show_record beside show: another label's name, or its key's ("allergy")
+        key = name_words(self.view.spec.primary_keys.get(name) or "") if term.kind == "label" else []
+        if key and len(key) < len(words) and [_singular(w) for w in words[:len(key)]] == [_singular(w) for w in key] \
+                and key[-1] not in CODE_WORDS:
+            variants.append(key)  # Pet_Kind keyed by Pet: "the pets" are its nodes
         if words and words[-1].rstrip("0123456789") != words[-1] and words[-1].rstrip("0123456789").isalpha():
             variants.append(words[:-1] + [words[-1].rstrip("0123456789")])  # VISITS3: one of the "visits"
         for k, w in enumerate(words):

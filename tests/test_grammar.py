@@ -929,3 +929,23 @@ def test_a_past_verb_names_the_relationship_of_its_one_other_word(tmp_path, smal
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert answer("What are the names of towns that have hosted more than one contest?") == [["Oslo", 2]]
+
+
+def test_a_label_named_by_its_key_and_its_nodes_beside_their_property(tmp_path, small_graph):
+    """Pet_Type keyed by Pet: "the pets" are its nodes, not those of the table Has_Pet that links owners to them;
+    "all pets and their types" shows each pet beside its type."""
+    folder = small_graph(tmp_path / "graphs", "pets",
+                         "CREATE NODE TABLE owner(oid INT64, name STRING, PRIMARY KEY(oid));\n"
+                         "CREATE NODE TABLE Pet_Type(Pet STRING, PetType STRING, PRIMARY KEY(Pet));\n"
+                         "CREATE NODE TABLE Has_Pet(_rowid INT64, oid INT64, Pet STRING, PRIMARY KEY(_rowid));\n"
+                         "CREATE REL TABLE HAS_OWNER(FROM Has_Pet TO owner);\n"
+                         "CREATE REL TABLE HAS_PET_HAS_PET(FROM Has_Pet TO Pet_Type);\n",
+                         {"owner": "oid,name\n1,Ann\n2,Bo\n",
+                          "Pet_Type": "Pet,PetType\nCat,fur\nDog,fur\nCarp,fish\n",
+                          "Has_Pet": "_rowid,oid,Pet\n1,1,Cat\n2,2,Cat\n3,2,Carp\n",
+                          "HAS_OWNER": "from,to\n1,1\n2,2\n3,2\n",
+                          "HAS_PET_HAS_PET": "from,to\n1,Cat\n2,Cat\n3,Carp\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Show all pets and their types.") == [["Carp", "fish"], ["Cat", "fur"], ["Dog", "fur"]]
+        assert answer("How many pets have the type 'fur'?") == [[2]]
