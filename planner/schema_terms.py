@@ -102,6 +102,8 @@ class SchemaTerms:
             if rel not in view.rel_props:
                 self._add(rel, Term("rel", rel))
         self._single = self._one_word_names()  # for shortened()
+        self._tiny = [(p.lower(), Term("prop", label, p)) for label, props in view.nodes.items() for p in props
+                      if 2 <= len(p) <= 3 and p.isalpha()]
         self._counts: dict[tuple[str, str], int] = {}
         for hits in view.values.values():
             for lb, p, _ in hits:
@@ -268,10 +270,18 @@ class SchemaTerms:
 
     def shortened(self, word: str) -> set[Term]:
         """Returns the terms whose whole name is one word of four letters or more that ``word`` begins with and
-        goes on past ("specifications": ``spec``, "committees": ``committ``), for a word that names nothing."""
+        goes on past ("specifications": ``spec``, "committees": ``committ``), for a word that names nothing; and
+        the properties of two or three letters that abbreviate it."""
         w = word.lower()
-        return {t for name, t in self._single if len(w) >= len(name) + 2 and w.startswith(name) and
-                w[len(name):] not in SUFFIXES} if w.isalpha() else set()
+        if not w.isalpha():
+            return set()
+        found = {t for name, t in self._single if len(w) >= len(name) + 2 and w.startswith(name) and
+                 w[len(name):] not in SUFFIXES}
+        # and a property named by three letters that start the word ("enrollment": enr), or by two consonants in it
+        # in order ("hours": HS)
+        return found | {t for name, t in self._tiny if len(w) >= 5 and (
+            len(name) == 3 and w.startswith(name) and len(w) >= 6 or
+            len(name) == 2 and not set(name) & set("aeiouy") and abbreviates(name, w))}
 
     def _one_word_names(self) -> list[tuple[str, Term]]:
         """Returns (word, term) for every schema name that is one word of four letters or more."""
