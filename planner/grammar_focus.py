@@ -65,6 +65,9 @@ def focus(r: Reading) -> None:
     else:
         owners = _common_owners([it for it in r.items if "prop" in it.kinds()])
         owners = _referenced(r, owners) or _named_after(r, owners) or owners
+        nouns = {v.label for v in r.values if v.noun} & set(owners)
+        if len(owners) > 1 and len(nouns) == 1:
+            owners = sorted(nouns)  # "the first and last names of the instructors": the nodes that hold 'Instructor'
         if len(owners) == 1:
             label = owners[0]
             if any({t.owner for t in it.terms if t.kind == "prop"} == {label} for it in r.items):

@@ -965,3 +965,15 @@ def test_properties_named_by_two_or_three_letters(tmp_path, small_graph):
         assert answer("How many athletes trained for more than 1000 hours?") == [[1]]
         question = "How many prescriptions does the athlete Ann have?"
         assert not c.grammar(question, c.value_mentions(question))
+
+
+def test_the_label_of_a_plural_noun_the_graph_holds_among_those_owning_the_properties(tmp_path, small_graph):
+    """"the first and last names of the instructors": both labels have the names, one holds 'Instructor'."""
+    folder = small_graph(tmp_path / "graphs", "ranks",
+                         "CREATE NODE TABLE Faculty(fid INT64, Fname STRING, Lname STRING, Rank STRING, PRIMARY KEY(fid));\n"
+                         "CREATE NODE TABLE Student(sid INT64, Fname STRING, Lname STRING, PRIMARY KEY(sid));\n",
+                         {"Faculty": "fid,Fname,Lname,Rank\n1,Ann,Lee,Instructor\n2,Bo,Park,Professor\n",
+                          "Student": "sid,Fname,Lname\n1,Cy,Moss\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What are the first name and last name of all the instructors?") == [["Ann", "Lee"]]
