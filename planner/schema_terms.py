@@ -201,6 +201,8 @@ class SchemaTerms:
             rest = words[2:] if words[1:2] == ["of"] else words[1:]
             if len(words) > 1 and words[0] in COUNT_PREFIXES and rest and self.view.is_number(owner, name):
                 variants.append(["number", *rest])  # "the number of widgets" of no_of_widgets, num_widgets
+            if len(words) == 2 and words[0] == "total" and self.view.is_number(owner, name):
+                variants.append(["total", "number", "of", words[1]])  # "the total number of pupils": Total_Pupils
         for v in variants:
             keys = _keys(v)
             if term.kind != "rel" and len(v) > 1:
