@@ -279,6 +279,9 @@ class SchemaTerms:
             return set()
         found = {t for name, t in self._single if len(w) >= len(name) + 2 and w.startswith(name) and
                  w[len(name):] not in SUFFIXES}
+        one = _singular(w)
+        found |= {t for name, t in self._single if len(one) >= 5 and name.startswith(one) and
+                  name[len(one):] in ("ality", "ity", "hood")}  # "the nations": Nationality
         # and a property named by three letters that start the word ("enrollment": enr), or by two consonants in it
         # in order ("hours": HS)
         return found | {t for name, t in self._tiny if len(w) >= 5 and (
