@@ -11,6 +11,7 @@ from kgqa.planner.joins import edge_of, join_label, many_along, path_to
 from kgqa.planner.query import Column, Overall, Where
 from kgqa.planner.reading import Reading, is_timed, item_at, pick, pick_prop
 from kgqa.planner.schema_terms import Term, count_prop
+from kgqa.text import name_words
 
 
 def order(r: Reading, label: str) -> None:
@@ -112,15 +113,16 @@ def _ordered(r: Reading, label: str) -> None:
                 skip += 1  # "the number of incoming [:FOLLOWS] relationships"
             it = next((x for x in r.items if x.start == i and x.end > k), None) or \
                 next((x for x in r.items if x.start in (k, k + 1, skip)), None)  # "the most number of guests": no_of_guests
-            times = it is None and lem[k:k + 1] == ["time"] and bool(q.edges)
-            if it is None and not times:
+            times = it is None and lem[k:k + 1] == ["time"]
+            tally = _times_held(r, label) if times and not q.edges else None
+            if it is None and not (times and (q.edges or tally)):
                 r.decline("the number of what")
                 return
             term = pick(it, "label", None) if it is not None else None
             prop = pick(it, "prop", label) or (pick_prop(it, r) if "prop" in it.kinds() else None) if it else None
             if times:
-                cnt = Column(None, None, "count")  # "won the most number of times": the matches of the verb's edges
-                r.use((k, k + 1))
+                cnt = Column(None, None, "count") if q.edges else tally  # "won the most number of times": the
+                r.use((k, k + 1))  # matches of the verb's edges; "accessed ...": access_count; "nominated ...": rows
             elif term is not None and term.owner != label and (held := count_prop(r.view, label, term.owner)):
                 cnt = Column(r.target, held)  # "by the number of guests": the number each holds (Number_of_guests)
                 it.term = Term("prop", label, held)
@@ -370,6 +372,20 @@ def _ordered(r: Reading, label: str) -> None:
         q.limit = limit
         r.use(lspan)
         return
+
+
+def _times_held(r: Reading, label: str) -> Column | None:
+    """What "the most number of times" counts of the asked label with no edges: the one number property a verb of
+    the question names ("accessed": access_count), else, where only the label's own properties are asked, the nodes
+    holding each asked value ("the nominee nominated the most times"); else None."""
+    verbs = [t.lemma_.lower() for t in r.doc if t.pos_ == "VERB" and len(t.lemma_) >= 4]
+    held = [p for p in r.view.nodes.get(label, {}) if r.view.is_number(label, p) and
+            any(w[:4] == v[:4] for w in name_words(p) for v in verbs)]
+    if len(held) == 1:
+        return Column(r.target, held[0])
+    if r.asked and all(x.term is not None and x.term.kind == "prop" and x.term.owner == label for x in r.asked):
+        return Column(r.target, None, "count", True)
+    return None
 
 
 def _first_by_time(r: Reading, label: str) -> None:

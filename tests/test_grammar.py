@@ -912,6 +912,7 @@ def test_a_verb_restated_by_its_doers_property(tmp_path, small_graph):
         c, answer = first_plan_rows(g)
         assert answer("What are the titles of all films directed by Ann Lee?") == [["Dune"], ["Up"]]
         assert answer("Who is the nominee who has been nominated for the most films?") == [["Cy", 2]]
+        assert answer("Show the nominee who has been nominated the greatest number of times.") == [["Cy", 2]]
         question = "What are the titles of all films painted by Ann Lee?"
         assert not c.grammar(question, c.value_mentions(question))
 
