@@ -122,7 +122,7 @@ def _ordered(r: Reading, label: str) -> None:
             prop = pick(it, "prop", label) or (pick_prop(it, r) if "prop" in it.kinds() else None) if it else None
             if times:
                 cnt = Column(None, None, "count") if q.edges else tally  # "won the most number of times": the
-                r.use((k, k + 1))  # matches of the verb's edges; "accessed ...": access_count; "nominated ...": rows
+                r.use((k, k + 1))  # matches of the verb's edges; "viewed ...": view_count; "nominated ...": rows
             elif term is not None and term.owner != label and (held := count_prop(r.view, label, term.owner)):
                 cnt = Column(r.target, held)  # "by the number of guests": the number each holds (Number_of_guests)
                 it.term = Term("prop", label, held)
@@ -376,7 +376,7 @@ def _ordered(r: Reading, label: str) -> None:
 
 def _times_held(r: Reading, label: str) -> Column | None:
     """What "the most number of times" counts of the asked label with no edges: the one number property a verb of
-    the question names ("accessed": access_count), else, where only the label's own properties are asked, the nodes
+    the question names ("viewed": view_count), else, where only the label's own properties are asked, the nodes
     holding each asked value ("the nominee nominated the most times"); else None."""
     verbs = [t.lemma_.lower() for t in r.doc if t.pos_ == "VERB" and len(t.lemma_) >= 4]
     held = [p for p in r.view.nodes.get(label, {}) if r.view.is_number(label, p) and
