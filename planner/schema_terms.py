@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from kgqa.planner import cues
 from kgqa.planner.schema_view import SchemaView
 from kgqa.text import fold, name_words
 
@@ -104,6 +105,8 @@ class SchemaTerms:
         self._single = self._one_word_names()  # for shortened()
         self._tiny = [(p.lower(), Term("prop", label, p)) for label, props in view.nodes.items() for p in props
                       if 2 <= len(p) <= 3 and p.isalpha()]
+        self._pairs = [(w[0], w[1], Term("prop", label, p)) for label, props in view.nodes.items() for p in props
+                       if len(w := name_words(p)) == 2 and all(len(x) >= 3 and x.isalpha() for x in w)]
         self._counts: dict[tuple[str, str], int] = {}
         for hits in view.values.values():
             for lb, p, _ in hits:
@@ -302,13 +305,18 @@ class SchemaTerms:
                 and len(words[0]) >= 4 and words[0].isalpha()]
 
     def lookup(self, run: list[str]) -> set[Term]:
-        """Returns the terms a run of words names (the schema name as written first: "VISITS3")."""
+        """Returns the terms a run of words names (the schema name as written first: "VISITS3"); two words that
+        name nothing, the property whose two name words begin them ("widget count": wdg_cnt), unless the first
+        is an aggregate ("the total points" is no tot_pts)."""
         out: set[Term] = set(self.exact.get(run[0], ())) if len(run) == 1 else set()
         if any(len(w) < 2 or not any(c.isalpha() for c in w) for w in run):
             return out
         said = {(t.kind, t.owner, t.prop) for t in out}
         for key in _run_keys(tuple(run)):
             out |= {t for t in self.index.get(key, set()) if (t.kind, t.owner, t.prop) not in said}
+        if not out and len(run) == 2 and all(w.isalpha() for w in run) and run[0] not in cues.AGGREGATES:
+            out = {t for a, b, t in self._pairs if run[0].startswith(a) and run[1].startswith(b) and
+                   (a, b) != (run[0], run[1])}
         return out
 
 

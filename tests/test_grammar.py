@@ -955,20 +955,21 @@ def test_a_label_named_by_its_key_and_its_nodes_beside_their_property(tmp_path, 
 def test_properties_named_by_two_or_three_letters(tmp_path, small_graph):
     """"enrollment" is enr, which it begins with; "hours" is HS, its consonants in order; a three-letter name that
     only scatters through the word ("prescriptions" and PCP) is not read; "the total number of pupils" is
-    Total_Pupils, and "the nations" Nationality."""
+    Total_Pupils, "the nations" Nationality and "the account balance" acc_bal, two words each begun by a word of its."""
     folder = small_graph(tmp_path / "graphs", "short",
                          "CREATE NODE TABLE school(sid INT64, sName STRING, enr INT64, Total_Pupils INT64, "
                          "PRIMARY KEY(sid));\n"
                          "CREATE NODE TABLE athlete(aid INT64, aName STRING, HS INT64, PCP INT64, Nationality STRING, "
-                         "PRIMARY KEY(aid));\n",
+                         "acc_bal INT64, PRIMARY KEY(aid));\n",
                          {"school": "sid,sName,enr,Total_Pupils\n1,North,1200,900\n2,South,800,700\n",
-                          "athlete": "aid,aName,HS,PCP,Nationality\n1,Ann,1500,3,Norway\n2,Bo,600,4,Chile\n"})
+                          "athlete": "aid,aName,HS,PCP,Nationality,acc_bal\n1,Ann,1500,3,Norway,70\n2,Bo,600,4,Chile,90\n"})
     with Graph(folder, read_only=True) as g:
         c, answer = first_plan_rows(g)
         assert answer("What is the average enrollment of all schools?") == [[1000.0]]
         assert answer("Which schools have a total number of pupils above 800?") == [["North", 1]]
         assert answer("How many athletes trained for more than 1000 hours?") == [[1]]
         assert answer("What are the nations of athletes who trained for more than 1000 hours?") == [["Norway"]]
+        assert answer("What is the account balance of the athlete named Bo?") == [[90]]
         question = "How many prescriptions does the athlete Ann have?"
         assert not c.grammar(question, c.value_mentions(question))
 
