@@ -306,7 +306,7 @@ class SchemaTerms:
 
     def lookup(self, run: list[str]) -> set[Term]:
         """Returns the terms a run of words names (the schema name as written first: "VISITS3"); two words that
-        name nothing, the property whose two name words begin them ("widget count": wdg_cnt), unless the first
+        name nothing, the property whose two name words begin them ("employee salary": emp_sal), unless the first
         is an aggregate ("the total points" is no tot_pts)."""
         out: set[Term] = set(self.exact.get(run[0], ())) if len(run) == 1 else set()
         if any(len(w) < 2 or not any(c.isalpha() for c in w) for w in run):
