@@ -9,6 +9,7 @@ joined by equal values where one holds a property named as the other's key (``Qu
 
 from __future__ import annotations
 
+from kgqa.kg.derive import is_name_like
 from kgqa.planner.query import Absent, Edge, Query
 from kgqa.planner.reading import MAX_READINGS, Reading, Value
 from kgqa.planner.schema_terms import Term
@@ -25,15 +26,26 @@ def holder_of(r: Reading, term: Term) -> str | None:
     return join_label(r, term.owner)
 
 
-def _keyed(view: SchemaView, a: str, b: str) -> tuple[str, str] | None:
-    """(the label that refers, its property) where one of labels ``a`` and ``b`` has a property named exactly as the
-    other's key, a key whose name says more than "id" (band.Gig_ID and gig's key Gig_ID), else None."""
+def _keyed(view: SchemaView, a: str, b: str) -> tuple[str, str, str] | None:
+    """(the label that refers, its property, the other's property it holds) where one of labels ``a`` and ``b`` has a
+    property named exactly as the other's key, a key whose name says more than "id" (band.Gig_ID and gig's key
+    Gig_ID); else where the two share one property, neither's key, that says more than a name or details and has
+    the same type on both (a classroom number on teachers and on pupils); else None."""
+    generic = ("id", "code", "no", "num", "name", "key")
     for ref, other in ((a, b), (b, a)):
         key = view.spec.primary_keys.get(other, "")
-        words = [w for w in name_words(key) if w not in ("id", "code", "no", "num", "name", "key")]
+        words = [w for w in name_words(key) if w not in generic]
         prop = next((p for p in view.nodes.get(ref, {}) if p.lower() == key.lower()), None)
         if words and prop is not None and prop != view.spec.primary_keys.get(ref):
-            return ref, prop
+            return ref, prop, key
+    keys = {view.spec.primary_keys.get(a, ""), view.spec.primary_keys.get(b, "")}
+    theirs = {p.lower(): p for p in view.nodes.get(b, {})}
+    shared = [(p, theirs[p.lower()]) for p in view.nodes.get(a, {}) if p.lower() in theirs and p not in keys and
+              theirs[p.lower()] not in keys and not is_name_like(p) and
+              any(w not in (*generic, "details", "description", "other") for w in name_words(p))
+              and view.prop_type(a, p) == view.prop_type(b, theirs[p.lower()])]
+    if len(shared) == 1:
+        return a, shared[0][0], shared[0][1]
     return None
 
 
@@ -67,9 +79,8 @@ def join_label(r: Reading, label: str) -> str | None:
     paths = r.view.paths(start, label, max_hops=3, prefer=set(r.rels_named))
     if not paths and label not in r.negated and (keyed := _keyed(r.view, start, label)) is not None:
         var = r.var_for(label)  # no relationship: the property that holds the other's key joins them
-        ref, prop = keyed
-        r.query.keyed.append((r.target, prop, var, r.view.key(label)) if ref == start else
-                             (var, prop, r.target, r.view.key(start)))
+        ref, prop, held = keyed
+        r.query.keyed.append((r.target, prop, var, held) if ref == start else (var, prop, r.target, held))
         return var
     if not paths:
         r.decline(f"how {start} and {label} are joined")

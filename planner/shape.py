@@ -132,7 +132,7 @@ def shape(r: Reading) -> None:
                 return
             aggs.append(Column(var, None, "count", True))  # "how many tracks are on each album"
             r.use((c_item.start, c_item.end))
-        elif q.edges:
+        elif q.edges or q.keyed:
             aggs.append(Column(r.target, None, "count", True))  # "how many artists have volumes": each once
         else:
             aggs.append(Column(None, None, "count"))
@@ -166,7 +166,7 @@ def shape(r: Reading) -> None:
     if group:
         q.columns = group + [c for c in q.columns if c not in group]
     q.columns.extend(aggs)
-    if aggs and q.edges and not group and not r.bounds and all(c.holder == r.target and c.prop for c in q.columns):
+    if aggs and (q.edges or q.keyed) and not group and not r.bounds and all(c.holder == r.target and c.prop for c in q.columns):
         q.one_per = r.target  # "the average credit score of customers who have a loan": each customer once
     order(r, label)
     if not q.edges and not any("label" in it.kinds() for it in r.items) and q.columns and not any(
@@ -183,7 +183,7 @@ def shape(r: Reading) -> None:
     if not any(c.is_aggregate for c in q.columns) and not q.distinct:
         _edge_columns(r)
     node_cols = node_columns(r, r.target)
-    if q.edges and not any(c.is_aggregate for c in q.columns):
+    if (q.edges or q.keyed) and not any(c.is_aggregate for c in q.columns):
         if q.columns[:len(node_cols)] == node_cols and len(q.columns) == len(node_cols):
             q.distinct = True  # "which customers ordered Chai": each customer once, however many orders
         elif all(c.holder == r.target for c in q.columns) and all(c.holder == r.target for c, _ in q.order):

@@ -984,3 +984,19 @@ def test_the_label_of_a_plural_noun_the_graph_holds_among_those_owning_the_prope
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert answer("What are the first name and last name of all the instructors?") == [["Ann", "Lee"]]
+
+
+def test_labels_no_relationship_joins_share_one_property(tmp_path, small_graph):
+    """Teachers and pupils, no relationship between them, both with a Classroom: "the teachers who teach grade 1" are
+    those of the classrooms of grade 1 pupils, each once; names and details they also share do not join them."""
+    folder = small_graph(tmp_path / "graphs", "rooms",
+                         "CREATE NODE TABLE teachers(tid INT64, LastName STRING, Classroom INT64, other_details STRING, "
+                         "PRIMARY KEY(tid));\n"
+                         "CREATE NODE TABLE pupils(pid INT64, LastName STRING, Grade INT64, Classroom INT64, "
+                         "other_details STRING, PRIMARY KEY(pid));\n",
+                         {"teachers": "tid,LastName,Classroom,other_details\n1,Lee,101,x\n2,Park,102,x\n",
+                          "pupils": "pid,LastName,Grade,Classroom,other_details\n1,Moss,1,101,x\n2,Kim,1,101,x\n"
+                                    "3,Roe,2,102,x\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What are the last names of the teachers who teach pupils in grade 1?") == [["Lee"]]
