@@ -40,6 +40,9 @@ def _ordered(r: Reading, label: str) -> None:
                                     not any(x.start <= k < x.end for x in r.items)):
                 fn = cues.AGGREGATES.get(lem[k], fn)  # "in descending order of the total number of stocks"
                 k += 1
+            if lem[k:k + 2] == ["number", "of"] and item_at(r, k) is None and (held := item_at(r, k + 2)) is not None \
+                    and any(t.kind == "prop" and r.view.is_number(t.owner, t.prop) for t in held.terms):
+                k += 2  # "by the number of followers": the number each holds (followers)
             it = item_at(r, k)
             counted = next((c for c in q.columns if c.fn == "count"), None) if lem[k:k + 1] in (["count"], ["number"]) \
                 and it is None else None  # "each location ordered by the count": by the count asked for
@@ -101,6 +104,8 @@ def _ordered(r: Reading, label: str) -> None:
         r.use((ends - 1, ends + 4))
     if q.order:  # "Sort the names ... in ascending order of price": the verb of the order read
         r.use(*[(t.i, t.i + 1) for t in doc if t.lemma_.lower() in cues.ORDER_WORDS and t.pos_ == "VERB"])
+        r.use(*[(t.i, t.i + 3) for t in doc if t.lemma_.lower() in cues.ORDER_WORDS and
+                lem[t.i + 1:t.i + 3] in (["the", "result"], ["the", "list"])])  # "Sort the result in ... order"
     # "the top 5 suppliers by the number of cities", "the highest number of discontinued products"
     for i, w in enumerate(lem):
         if w == "number" and lem[i + 1:i + 2] == ["of"] and i > 0 and i not in r.used and (

@@ -836,6 +836,9 @@ def test_coordinated_aggregates_and_names_whose_first_word_is_plural(tmp_path, s
         assert answer("Tell me the highest, lowest, and average cost of procedures.") == [[100.0, 10.0, 50.0]]
         assert answer("What is the average minimum cost of procedures?") == [[50.0, 10.0]]
         assert answer("What are the maximum and minimum week on top of all records?") == [[3, 1]]
+        assert first_plan_rows(g, ordered=True)[1](
+            "List the titles of records. Sort the results by the number of weeks on top in descending order.") == \
+            [["Blue"], ["Gold"], ["Red"]]
         assert answer("What is the name of the procedure with the highest cost?") == [["Scan", 100.0]]
         assert answer("What is the bill date of the procedure named Cast?") == [[date(2021, 3, 4)]]
         assert answer("What is the oldest age among the patients?") == [[52]]
