@@ -90,10 +90,16 @@ def _ordered(r: Reading, label: str) -> None:
             col = next((c for c in plain if type_of(r, c) == "STRING"), None)
         if col is not None:
             said = {t.lower_ for t in doc} | set(lem)
-            q.order.append((col, bool(said & {"descending", "reverse", "decreasing"})))
             end = k
             while end < len(low) and (low[end] in cues.ORDER_ADVERBS or low[end] in ("order", "and", "by")):
                 end += 1
+            by = item_at(r, end + (lem[end:end + 1] == ["the"])) if "by" in low[k:end] else None
+            named = next((c for c in plain if by is not None and c.holder == r.target and any(
+                t.kind == "prop" and t.owner == label and t.prop == c.prop for t in by.terms)), None)
+            if named is not None:
+                col = named  # "ordered alphabetically by name": the name shown
+                r.use((end, by.end))
+            q.order.append((col, bool(said & {"descending", "reverse", "decreasing"})))
             r.use((max(0, k - 2) if low[max(0, k - 1)] in ("in", "an") or low[max(0, k - 2)] == "in" else
                    k - 1 if k and lem[k - 1] in cues.ORDER_WORDS else k, end))  # "ordered alphabetically"
     ends = next((i for i in range(1, len(lem) - 3) if lem[i - 1] in cues.ORDER_WORDS and lem[i] == "from" and

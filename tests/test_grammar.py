@@ -1003,3 +1003,14 @@ def test_labels_no_relationship_joins_share_one_property(tmp_path, small_graph):
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert answer("What are the last names of the teachers who teach pupils in grade 1?") == [["Lee"]]
+
+
+def test_ordered_alphabetically_by_a_column_shown(tmp_path, small_graph):
+    """"ordered alphabetically by job": by the job shown, not by the first text column."""
+    folder = small_graph(tmp_path / "graphs", "crew",
+                         "CREATE NODE TABLE crew(cid INT64, name STRING, job STRING, PRIMARY KEY(cid));\n",
+                         {"crew": "cid,name,job\n1,Ann,pilot\n2,Bo,cook\n3,Cy,admin\n"})
+    with Graph(folder, read_only=True) as g:
+        ordered = first_plan_rows(g, ordered=True)[1]
+        assert ordered("What are the names and jobs of every crew member ordered alphabetically by job?") == \
+            [["Cy", "admin"], ["Bo", "cook"], ["Ann", "pilot"]]
