@@ -111,7 +111,7 @@ def coverage(r: Reading) -> None:
     restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and any(
         words[-len(m):] == m for words in used for m in map(name_words, cues.MEASURES.get(t.lemma_.lower(), ())))}
     restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and any(
-        _agent_of(t.lemma_.lower(), w) for words in used for w in words)}  # "movies directed by X": the director
+        _agent_of(t.lemma_.lower(), w) for words in used for w in words)}  # "films directed by X": the director
     left = [w for w in left if w not in restating]  # "wines produced in Sonoma": the verb of the join
     left += _other_times(r)
     if left:

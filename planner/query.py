@@ -2,8 +2,8 @@
 
 A query is a pattern (node variables with their labels, edges between them, and nodes joined by equal property
 values where no relationship joins them), conditions on properties of nodes or edges, the columns returned
-(properties, nodes, aggregates), and the order and limit. Aggregates group by the other columns, as Cypher does. Values are parameters, never inlined; names are quoted by
-:func:`kgqa.kg.cypher.ident`.
+(properties, nodes, aggregates), and the order and limit. Aggregates group by the other columns, as Cypher does.
+Values are parameters, never inlined; names are quoted by :func:`kgqa.kg.cypher.ident`.
 """
 
 from __future__ import annotations
