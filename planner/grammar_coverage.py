@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from kgqa.planner import cues
@@ -139,7 +140,7 @@ def coverage(r: Reading) -> None:
 def _agent_of(verb: str, word: str) -> bool:
     """Whether ``word`` of a property's name is the verb itself or the one who does it, by their common stem
     ("direct": director, "nominate": nominee, "host": Host_city)."""
-    n = next((k for k, (a, b) in enumerate(zip(verb, word)) if a != b), min(len(verb), len(word)))
+    n = len(os.path.commonprefix([verb, word]))
     return len(verb) >= 4 and n >= 4 and n >= len(verb) - 3 and len(word) - n <= 3
 
 

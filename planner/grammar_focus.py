@@ -182,9 +182,11 @@ def _names_asked(r: Reading, label: str, first_label: int) -> None:
             continue
         if not any(x.start > t.i for x in r.asked) or r.lemmas[nxt:nxt + 1] not in (["and"], [","]):
             continue
-        own = [p for p in r.view.nodes.get(label, {}) if not any(w in ("name", "title") for w in name_words(p))]
-        selves = [p for p in own if names_own_label(label, p) and r.view.prop_type(label, p) == "STRING"]
-        if len(selves) == 1 and len(own) == len(r.view.nodes.get(label, {})):
+        props = r.view.nodes.get(label, {})
+        if any(w in ("name", "title") for p in props for w in name_words(p)):
+            continue  # a property is its name
+        selves = [p for p in props if names_own_label(label, p) and r.view.prop_type(label, p) == "STRING"]
+        if len(selves) == 1:
             r.items = [x for x in r.items if x.start != t.i]  # not another label's name
             _ask(r, t.i, Term("prop", label, selves[0]))  # "the names and headquarters of all companies"
 

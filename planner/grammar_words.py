@@ -15,7 +15,7 @@ from kgqa.planner.reading import (
     parse_number,
     pick,
 )
-from kgqa.planner.schema_terms import NAME_NOISE, Term, abbreviates, forms, names_own_label, spells_label
+from kgqa.planner.schema_terms import Term, abbreviates, forms, names_own_label, spells_label
 from kgqa.planner.schema_view import ISO_DATE
 from kgqa.text import fold, name_words
 
@@ -181,13 +181,7 @@ def _verbs_of_rels(r: Reading) -> None:
             continue  # "hosted", not "play sports" beside Plays_Cards
         objects = {x.owner for c in t.children if c.dep_ == "dobj" for it in r.items if it.start <= c.i < it.end
                    for x in it.terms if x.kind == "label"}
-        rels = []
-        for rel, pairs in r.view.rels.items():
-            ends = {f for pair in pairs for lb in pair for w in name_words(lb) for f in forms(w)}
-            rest = [w for w in name_words(rel) if w not in NAME_NOISE and w not in ends]
-            if rest and len(rest) == 1 and t.lemma_.lower() in forms(rest[0]) and (
-                    not objects or objects & {lb for pair in pairs for lb in pair}):
-                rels.append(rel)
+        rels = [rel for rel, ends in r.terms.verb_rels.get(t.lemma_.lower(), []) if not objects or objects & ends]
         if len(rels) == 1:
             r.items = [x for x in r.items if x.start != t.i] + [Item(t.i, t.i + 1, {Term("rel", rels[0])})]
     r.items.sort(key=lambda x: x.start)

@@ -87,6 +87,14 @@ class SchemaTerms:
         self.index: dict[str, set[Term]] = {}  # a key (joined forms of a name's words) -> terms
         self.exact: dict[str, set[Term]] = {}  # a schema name as written, lower case -> its terms
         self._label_words = {_singular(name_words(lb)[-1]) for lb in view.nodes if name_words(lb)}
+        # a form of the one word of a relationship's name besides its ends' and noise words -> (relationship, ends)
+        self.verb_rels: dict[str, list[tuple[str, set[str]]]] = {}
+        for rel, pairs in view.rels.items():
+            ends = {lb for pair in pairs for lb in pair}
+            said = {f for lb in ends for w in name_words(lb) for f in forms(w)}
+            if len(rest := [w for w in name_words(rel) if w not in NAME_NOISE and w not in said]) == 1:
+                for f in forms(rest[0]):
+                    self.verb_rels.setdefault(f, []).append((rel, ends))
         self._heads: dict[str, list[str]] = {}  # the singular last word of a name (noise words off) -> those names
         for name in [*view.nodes, *view.rels]:
             if ws := [w for w in name_words(name) if w not in NAME_NOISE]:
