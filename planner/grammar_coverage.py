@@ -11,6 +11,7 @@ from kgqa.planner.grammar_columns import ROWID
 from kgqa.planner.grammar_words import key_twin, verb_of_rel
 from kgqa.planner.joins import edge_of, join_label
 from kgqa.planner.reading import (
+    Item,
     Reading,
     is_timed,
     pick,
@@ -39,6 +40,10 @@ def pattern(r: Reading) -> None:
             if len(touching) > 1:
                 term = r.choose(it.start, [Term("rel", x) for x in touching], f"'{r.doc[it.start:it.end].text}' means")
                 touching = [term.owner] if term else []
+            if len(touching) == 1 and _own_place(r, it, target_label, touching[0]):
+                it.term = Term("rel", touching[0])  # "students living in each city": the city is theirs, no join
+                r.use((it.start, it.end))
+                continue
             if len(touching) == 1:
                 it.term = Term("rel", touching[0])
                 if not any(e.rel == touching[0] for a in r.query.absent for e in a.edges) or any(
@@ -72,6 +77,23 @@ def pattern(r: Reading) -> None:
     inner = {v for a in r.query.absent for v in a.own}
     if any(e.src in inner or e.dst in inner for e in r.query.edges):
         r.decline("what the negation covers")  # a node said not to be there, also joined as there------------------------------------------------------------------
+
+
+def _own_place(r: Reading, it: Item, label: str, rel: str) -> bool:
+    """Whether a verb naming ``rel`` ("living") has its place ("in each city") named by a property of the asked
+    ``label`` alone, no property or name of the relationship's far label: the verb says where that property is."""
+    if it.end - it.start != 1 or r.doc[it.start].pos_ != "VERB":
+        return False
+    far = {lb for pair in r.view.rels.get(rel, []) if label in pair for lb in pair if lb != label}
+    objs = [g.i for p in r.doc[it.start].children if p.dep_ == "prep" for g in p.children if g.dep_ == "pobj"]
+    for k in objs:
+        x = next((x for x in r.items if x.start <= k < x.end), None)
+        if x is None or x.term is not None:
+            continue
+        owners = {t.owner for t in x.terms}
+        if x.kinds() == {"prop"} and owners == {label} and not owners & far and label not in far:
+            return True
+    return False
 
 
 def coverage(r: Reading) -> None:

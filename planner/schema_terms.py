@@ -39,6 +39,7 @@ UNIT_WORDS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros
 GENERIC_HEADS = frozenset({"name", "names", "date", "dates", "type", "types", "details", "detail", "description",
                            "year", "time", "status", "count", "number", "code", "id", "value", "text", "info"})
 SAME_WORDS = {"sex": ("gender",), "gender": ("sex",)}  # name words that say the same thing
+MEASURE_HEADS = frozenset({"score", "value"})  # said after a number's own name: "the snatch score" of Snatch
 HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written first: Date_Booking_Made, Amount_Refund
 NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim",
                         "profile", "profiles", "record", "records", "all"})
@@ -212,6 +213,9 @@ class SchemaTerms:
             rest = words[2:] if words[1:2] == ["of"] else words[1:]
             if len(words) > 1 and words[0] in COUNT_PREFIXES and rest and self.view.is_number(owner, name):
                 variants.append(["number", *rest])  # "the number of widgets" of no_of_widgets, num_widgets
+            if words[-1] not in MEASURE_HEADS | UNIT_WORDS and self.view.is_number(owner, name) and \
+                    not prop_is_key(self.view, owner, name) and words[-1] not in CODE_WORDS | COUNT_PREFIXES:
+                variants += [words + [head] for head in MEASURE_HEADS]  # "the total score" of Total
             if len(words) == 2 and words[0] == "total" and self.view.is_number(owner, name):
                 variants.append(["total", "number", "of", words[1]])  # "the total number of pupils": Total_Pupils
         for v in variants:

@@ -1014,3 +1014,22 @@ def test_ordered_alphabetically_by_a_column_shown(tmp_path, small_graph):
         ordered = first_plan_rows(g, ordered=True)[1]
         assert ordered("What are the names and jobs of every crew member ordered alphabetically by job?") == \
             [["Cy", "admin"], ["Bo", "cook"], ["Ann", "pilot"]]
+
+
+def test_a_number_named_with_score_and_a_verb_placing_the_doer_by_its_own_property(tmp_path, small_graph):
+    """"the snatch score" is the number Snatch; "athletes living in each city" are grouped by their own city,
+    not joined along Lives_in to the clubs they live at (which would drop those living at none)."""
+    folder = small_graph(tmp_path / "graphs", "lifts",
+                         "CREATE NODE TABLE athlete(aid INT64, name STRING, Snatch DOUBLE, city_code STRING, "
+                         "age INT64, PRIMARY KEY(aid));\n"
+                         "CREATE NODE TABLE club(clid INT64, club_name STRING, PRIMARY KEY(clid));\n"
+                         "CREATE REL TABLE Lives_in(FROM athlete TO club);\n",
+                         {"athlete": "aid,name,Snatch,city_code,age\n1,Ann,130.5,BAL,20\n2,Bo,140,BAL,30\n"
+                                     "3,Cy,150,NYC,40\n",
+                          "club": "clid,club_name\n1,Iron\n",
+                          "Lives_in": "from,to\n1,1\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What is the minimum snatch score?") == [[130.5]]
+        assert answer("List the names of athletes whose snatch score is higher than 135.") == [["Bo"], ["Cy"]]
+        assert answer("Find the average age of all athletes living in each city.") == [["BAL", 25.0], ["NYC", 40.0]]
