@@ -40,7 +40,8 @@ GENERIC_HEADS = frozenset({"name", "names", "date", "dates", "type", "types", "d
                            "year", "time", "status", "count", "number", "code", "id", "value", "text", "info"})
 SAME_WORDS = {"sex": ("gender",), "gender": ("sex",)}  # name words that say the same thing
 MEASURE_HEADS = frozenset({"score", "value"})  # said after a number's own name: "the snatch score" of Snatch
-HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written first: Date_Booking_Made, Amount_Refund
+HEAD_FIRST = frozenset({"date", "amount", "time"})
+LIGHT_VERBS = frozenset({"made", "done"})  # say no event of their own: Date_Claim_Made is the claim's date  # a name's head written first: Date_Booking_Made, Amount_Refund
 NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim",
                         "profile", "profiles", "record", "records", "all"})
 
@@ -96,6 +97,9 @@ class SchemaTerms:
             if len(rest := [w for w in name_words(rel) if w not in NAME_NOISE and w not in said]) == 1:
                 for f in forms(rest[0]):
                     self.verb_rels.setdefault(f, []).append((rel, ends))
+        self._name_words = {_singular(w) for name in [*view.nodes, *view.rels] for w in name_words(name)} | {
+            _singular(w) for props in [*view.nodes.values(), *view.rel_props.values()] for p in props
+            for w in name_words(p)}  # every word of the graph's names, singular
         self._heads: dict[str, list[str]] = {}  # the singular last word of a name (noise words off) -> those names
         for name in [*view.nodes, *view.rels]:
             if ws := [w for w in name_words(name) if w not in NAME_NOISE]:
@@ -192,7 +196,10 @@ class SchemaTerms:
             if len(words) > 1 and words[0] in HEAD_FIRST:
                 # "Date_Booking_Made", "Amount_Refund": "the booking date", "the refund amount"
                 rest = [w for w in words[1:] if not _past_tense(w) and w not in PREPOSITIONS] or words[1:]
-                variants.append(rest + words[:1])
+                done = [w for w in words[1:] if _past_tense(w) and w not in LIGHT_VERBS]
+                if not (done and rest != words[1:] and self._done_sibling(owner, name, words[0], rest)):
+                    variants.append(rest + words[:1])  # not "the claim date" of Date_Claim_Settled beside _Made
+                variants += [[noun, words[0]] for w in done for noun in self._nouns_of(w)]  # "the settlement date"
                 if (bare := [w for w in rest if _singular(w) not in {_singular(x) for x in own}]) and bare != rest:
                     variants.append(bare + words[:1])  # date_visit_end of Visits: "the end date"
             if words[-1] in CODE_WORDS and tuple(words[:-1]) not in labels and (len(words) > 2 or len(words) == 2 and (
@@ -225,6 +232,28 @@ class SchemaTerms:
                     keys |= _keys([first, *v[1:]])
             for key in keys:
                 self.index.setdefault(key, set()).add(term)
+
+    def _nouns_of(self, verb: str) -> list[str]:
+        """The nouns of a past verb the graph's own names use ("settled": settlement, "claimed": claim, "paid":
+        payment), else none."""
+        from lemminflect import getLemma
+
+        out = []
+        for lemma in getLemma(verb, upos="VERB"):
+            for noun in (lemma + "ment", lemma + "ion", lemma[:-1] + "ion", lemma):
+                if noun not in out and noun != verb and _singular(noun) in self._name_words:
+                    out.append(noun)
+        return out
+
+    def _done_sibling(self, owner: str, name: str, head: str, rest: list[str]) -> bool:
+        """Whether another property of ``owner`` named head first has the same other words and no verb, or a light
+        one (Date_Claim_Made beside Date_Claim_Settled): "the claim date" is that one."""
+        for p in self.view.nodes.get(owner, self.view.rel_props.get(owner, {})):
+            w = name_words(p)
+            if p != name and w[:1] == [head] and [x for x in w[1:] if not _past_tense(x)] == rest and \
+                    all(x in LIGHT_VERBS for x in w[1:] if _past_tense(x)):
+                return True
+        return False
 
     def _head_only(self, label: str, words: list[str]) -> list[str] | None:
         """The last word of a label's name of several words, where no other label's or relationship's name ends with

@@ -1033,3 +1033,22 @@ def test_a_number_named_with_score_and_a_verb_placing_the_doer_by_its_own_proper
         assert answer("What is the minimum snatch score?") == [[130.5]]
         assert answer("List the names of athletes whose snatch score is higher than 135.") == [["Bo"], ["Cy"]]
         assert answer("Find the average age of all athletes living in each city.") == [["BAL", 25.0], ["NYC", 40.0]]
+
+
+def test_a_date_or_amount_named_by_the_noun_of_its_verb(tmp_path, small_graph):
+    """Date_Claim_Settled is "the settlement date" (the graph names settlements), Date_Claim_Made "the claim date"
+    alone; Amount_Settled "the amount of settlement"."""
+    folder = small_graph(tmp_path / "graphs", "claims",
+                         "CREATE NODE TABLE Claims(Claim_ID INT64, Date_Claim_Made DATE, Date_Claim_Settled DATE, "
+                         "Amount_Settled DOUBLE, PRIMARY KEY(Claim_ID));\n"
+                         "CREATE NODE TABLE Settlements(Settlement_ID INT64, Note STRING, PRIMARY KEY(Settlement_ID));\n"
+                         "CREATE REL TABLE HAS_CLAIM(FROM Settlements TO Claims);\n",
+                         {"Claims": "Claim_ID,Date_Claim_Made,Date_Claim_Settled,Amount_Settled\n"
+                                    "1,2020-01-02,2020-03-04,10.5\n2,2021-05-06,2021-07-08,20\n",
+                          "Settlements": "Settlement_ID,Note\n1,x\n",
+                          "HAS_CLAIM": "from,to\n1,1\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What are the claim dates and settlement dates of all the claims?") == [
+            [date(2020, 1, 2), date(2020, 3, 4)], [date(2021, 5, 6), date(2021, 7, 8)]]
+        assert answer("Compute the total amount of settlement across all the claims.") == [[30.5]]
