@@ -40,8 +40,8 @@ GENERIC_HEADS = frozenset({"name", "names", "date", "dates", "type", "types", "d
                            "year", "time", "status", "count", "number", "code", "id", "value", "text", "info"})
 SAME_WORDS = {"sex": ("gender",), "gender": ("sex",)}  # name words that say the same thing
 MEASURE_HEADS = frozenset({"score", "value"})  # said after a number's own name: "the snatch score" of Snatch
-HEAD_FIRST = frozenset({"date", "amount", "time"})
-LIGHT_VERBS = frozenset({"made", "done"})  # say no event of their own: Date_Claim_Made is the claim's date  # a name's head written first: Date_Booking_Made, Amount_Refund
+HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written first: Date_Booking_Made, Amount_Refund
+LIGHT_VERBS = frozenset({"made", "done"})  # say no event of their own: Date_Order_Made is the order's date
 NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim",
                         "profile", "profiles", "record", "records", "all"})
 
@@ -198,7 +198,7 @@ class SchemaTerms:
                 rest = [w for w in words[1:] if not _past_tense(w) and w not in PREPOSITIONS] or words[1:]
                 done = [w for w in words[1:] if _past_tense(w) and w not in LIGHT_VERBS]
                 if not (done and rest != words[1:] and self._done_sibling(owner, name, words[0], rest)):
-                    variants.append(rest + words[:1])  # not "the claim date" of Date_Claim_Settled beside _Made
+                    variants.append(rest + words[:1])  # not "the order date" of Date_Order_Shipped beside _Made
                 variants += [[noun, words[0]] for w in done for noun in self._nouns_of(w)]  # "the settlement date"
                 if (bare := [w for w in rest if _singular(w) not in {_singular(x) for x in own}]) and bare != rest:
                     variants.append(bare + words[:1])  # date_visit_end of Visits: "the end date"
@@ -247,7 +247,7 @@ class SchemaTerms:
 
     def _done_sibling(self, owner: str, name: str, head: str, rest: list[str]) -> bool:
         """Whether another property of ``owner`` named head first has the same other words and no verb, or a light
-        one (Date_Claim_Made beside Date_Claim_Settled): "the claim date" is that one."""
+        one (Date_Order_Made beside Date_Order_Shipped): "the order date" is that one."""
         for p in self.view.nodes.get(owner, self.view.rel_props.get(owner, {})):
             w = name_words(p)
             if p != name and w[:1] == [head] and [x for x in w[1:] if not _past_tense(x)] == rest and \
