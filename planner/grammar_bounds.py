@@ -1,11 +1,12 @@
 """Bounds on how many nodes of another label each asked node reaches, for the grammar reader's conditions: "users
-who tweeted more than once" (:func:`repeated`), "students with at least two pets" (:func:`count_bound`)."""
+who tweeted more than once" (:func:`repeated`), "students with at least two pets" (:func:`count_bound`), "courses with
+more than one prerequisite" (:func:`edge_bound`)."""
 
 from __future__ import annotations
 
 from kgqa.planner import cues
 from kgqa.planner.attach import comparator, trailing_comparator
-from kgqa.planner.joins import join_label
+from kgqa.planner.joins import edge_of, join_label
 from kgqa.planner.query import Column, Where
 from kgqa.planner.reading import Item, Reading, Value, pick
 from kgqa.planner.schema_terms import Term, count_prop
@@ -92,3 +93,25 @@ def count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
         return
     r.bounds.append((Column(var, None, "count", True), op or "=", v.value))
     r.use((v.start, v.end), (it.start, it.end), *span)
+
+
+def edge_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> bool:
+    """"courses with more than one prerequisite": a bound on how many edges of the relationship a word names
+    (``it``, naming relationships alone) each asked node has; False when none of them touches the asked label."""
+    label = r.query.nodes.get(r.target)
+    rels = [t.owner for t in it.terms if any(label in pair for pair in r.view.rels.get(t.owner, []))]
+    if len(rels) != 1:
+        return False
+    var = edge_of(r, rels[0])
+    if var is None:
+        return True
+    it.term = Term("rel", rels[0])
+    op, span = comparator(low_ops, max(0, v.start - 4), v.start)
+    trailing, tspan = trailing_comparator(low_ops, v.end)
+    if trailing:
+        op, span = trailing, span + [tspan]
+    span.append((v.end, it.start))
+    if (op, v.value) not in ((">=", 1), (">", 0)):  # "at least one prerequisite": there is one, the join says it
+        r.bounds.append((Column(var, None, "count", True), op or "=", v.value))
+    r.use((v.start, v.end), (it.start, it.end), *span)
+    return True

@@ -18,7 +18,7 @@ from kgqa.planner.attach import (
     trailing_comparator,
 )
 from kgqa.planner.grammar_both import conjunctions, two_nodes
-from kgqa.planner.grammar_bounds import count_bound, repeated
+from kgqa.planner.grammar_bounds import count_bound, edge_bound, repeated
 from kgqa.planner.grammar_columns import ROWID
 from kgqa.planner.grammar_measures import measured_beside, measured_props
 from kgqa.planner.grammar_times import date_prop, dated, year_prop
@@ -65,6 +65,12 @@ def conditions(r: Reading) -> None:
         if v.kind == "number" and counted is not None and isinstance(v.value, int):
             count_bound(r, v, counted, low_ops=[t.lower_ for t in r.doc])
             continue
+        edges = next((it for it in r.items if it.start == gap and it.kinds() == {"rel"}), None)
+        count = v.value if v.kind == "number" else parse_number(v.value) if v.kind == "linked" else None
+        if edges is not None and isinstance(count, int) and not isinstance(count, bool):
+            if edge_bound(r, replace(v, kind="number", value=count), edges,
+                          low_ops=[t.lower_ for t in r.doc]):
+                continue  # "courses with more than one prerequisite": a bound on the edges of prereq
         named = next((it for it in r.items if it.start == gap and "prop" in it.kinds()), None) or (next(
             (it for it in r.items if it.start == gap + 1 and it.kinds() == {"prop"} and any(
                 _is_number(r, t) for t in it.terms)), None) if lem[gap:gap + 1] == ["in"] else None)

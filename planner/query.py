@@ -130,14 +130,20 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
     names = _names(columns)
     returned = ", ".join(f"{_expr(c, num)} AS {ident(n)}" for c, n in zip(columns, names))
     if q.having:
-        # a bound on an aggregate: computed first, filtered, then returned
-        text += f" WITH {'DISTINCT ' if q.distinct else ''}" + returned
+        # a bound on an aggregate: computed first, filtered, then returned; per node where one_per says so
+        per = q.one_per and not q.distinct and all(c.is_aggregate or c.holder == q.one_per for c in columns)
+        if per:
+            text += f" WITH {q.one_per}, " + ", ".join(f"{_expr(c, num)} AS {ident(n)}" for c, n in zip(columns, names)
+                                                      if c.is_aggregate)
+        else:
+            text += f" WITH {'DISTINCT ' if q.distinct else ''}" + returned
         bounds = []
         for col, op, value in q.having:
             key = f"p{len(params)}"
             params[key] = value
             bounds.append(f"{ident(names[columns.index(col)])} {op} ${key}")
-        text += " WHERE " + " AND ".join(bounds) + " RETURN " + ", ".join(ident(n) for n in names)
+        text += " WHERE " + " AND ".join(bounds) + " RETURN " + ", ".join(
+            ident(n) if c.is_aggregate or not per else f"{_expr(c, num)} AS {ident(n)}" for c, n in zip(columns, names))
     else:
         if q.one_per:
             text += f" WITH DISTINCT {q.one_per}"

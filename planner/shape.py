@@ -148,6 +148,9 @@ def shape(r: Reading) -> None:
             if col not in aggs:
                 aggs.append(col)
             q.having.append((col, op, value))
+        if not group and all(c.holder == r.target and c.prop for c in q.columns) and \
+                all(col.holder in r.rel_var.values() for col, _, _ in r.bounds):
+            q.one_per = r.target  # "courses with two prerequisites": their edges counted per course, not per title
     if r.name_asked and not q.columns and any(c.holder not in (None, r.target) for c in aggs):
         q.columns.extend(node_columns(r, r.target))  # "the company name with the number of gas stations"
     if r.name_asked and q.columns and all(c.holder != r.target for c in q.columns):

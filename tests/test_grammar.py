@@ -1052,3 +1052,18 @@ def test_a_date_or_amount_named_by_the_noun_of_its_verb(tmp_path, small_graph):
         assert answer("What are the claim dates and settlement dates of all the claims?") == [
             [date(2020, 1, 2), date(2020, 3, 4)], [date(2021, 5, 6), date(2021, 7, 8)]]
         assert answer("Compute the total amount of settlement across all the claims.") == [[30.5]]
+
+
+def test_a_bound_on_the_edges_a_noun_names_counted_per_node(tmp_path, small_graph):
+    """"courses with two prerequisites": the prereq edges of each course counted, two courses of one title apart."""
+    folder = small_graph(tmp_path / "graphs", "syllabus",
+                         "CREATE NODE TABLE course(course_id INT64, title STRING, PRIMARY KEY(course_id));\n"
+                         "CREATE REL TABLE prereq(FROM course TO course);\n",
+                         {"course": "course_id,title\n1,Algebra\n2,Algebra\n3,Topology\n4,Logic\n",
+                          "prereq": "from,to\n1,4\n2,3\n3,4\n3,1\n3,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [row[0] for row in answer("Find the title of courses that have exactly one prerequisite.")] == \
+            ["Algebra", "Algebra"]
+        assert [row[0] for row in answer("What are the titles of courses with more than one prerequisite?")] == \
+            ["Topology"]
