@@ -54,7 +54,7 @@ COMPARATORS = [
     (("in", "or", "after"), ">="), (("in", "or", "before"), "<="), (("on", "or", "after"), ">="),
     (("on", "or", "before"), "<="), (("earlier", "than"), "<"), (("lighter", "than"), "<"), (("above",), ">"), (("over",), ">"),
     (("exceeding",), ">"), (("exceed",), ">"), (("below",), "<"), (("under",), "<"), (("after",), ">"),
-    (("before",), "<"), (("prior", "to"), "<"), (("since",), ">="), (("exactly",), "="), (("equal", "to"), "="), (("equals",), "="),
+    (("before",), "<"), (("prior", "to"), "<"), (("since",), ">="), (("exactly",), "="), (("only",), "="), (("equal", "to"), "="), (("equals",), "="),
     (("not",), "<>"), (("but", "no"), "<>"), (("but", "never"), "<>"), (("other", "than"), "<>"), (("except",), "<>"), (("outside",), "<>"),
 ]
 # a comparison written after the number: "100 or higher"

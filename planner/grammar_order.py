@@ -44,6 +44,11 @@ def _ordered(r: Reading, label: str) -> None:
                     and any(t.kind == "prop" and r.view.is_number(t.owner, t.prop) for t in held.terms):
                 k += 2  # "by the number of followers": the number each holds (followers)
             it = item_at(r, k)
+            own = {t.owner for t in it.terms if t.kind == "label"} if it is not None and it.kinds() == {"label"} else set()
+            if own and (prop := item_at(r, it.end)) is not None and any(
+                    t.kind == "prop" and t.owner in own for t in prop.terms):
+                r.use((it.start, it.end))  # "in descending order of building height": the buildings' height
+                it = prop
             counted = next((c for c in q.columns if c.fn == "count"), None) if lem[k:k + 1] in (["count"], ["number"]) \
                 and it is None else None  # "each location ordered by the count": by the count asked for
             if counted is not None:

@@ -39,6 +39,9 @@ UNIT_WORDS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros
 GENERIC_HEADS = frozenset({"name", "names", "date", "dates", "type", "types", "details", "detail", "description",
                            "year", "time", "status", "count", "number", "code", "id", "value", "text", "info"})
 SAME_WORDS = {"sex": ("gender",), "gender": ("sex",)}  # name words that say the same thing
+# one word for a name's words: "the birthdays" of Date_Of_Birth, dob
+ONE_WORD = {("birth", "date"): "birthday", ("date", "of", "birth"): "birthday", ("dob",): "birthday",
+            ("birth", "day"): "birthday", ("home", "town"): "hometown", ("zip", "code"): "zip"}
 MEASURE_HEADS = frozenset({"score", "value"})  # said after a number's own name: "the snatch score" of Snatch
 HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written first: Date_Booking_Made, Amount_Refund
 LIGHT_VERBS = frozenset({"made", "done"})  # say no event of their own: Date_Order_Made is the order's date
@@ -147,6 +150,9 @@ class SchemaTerms:
             variants.append(words[:-1] + [words[-1].rstrip("0123456789")])  # VISITS3: one of the "visits"
         for k, w in enumerate(words):
             variants += [words[:k] + [other] + words[k + 1:] for other in SAME_WORDS.get(w, ())]  # "gender" of Sex
+        for k in range(len(words)):
+            variants += [words[:k] + [one] + words[k + len(run):] for run, one in ONE_WORD.items()
+                         if tuple(words[k:k + len(run)]) == run]  # "the customer birthday" of customer_birth_date
         if term.kind == "prop" and len(words) > 1 and words[-1] in UNIT_WORDS:
             k = len(words)
             while k > 1 and (words[k - 1] in UNIT_WORDS or words[k - 1] == "in"):
@@ -461,6 +467,8 @@ def _run_keys(run: tuple[str, ...]) -> frozenset[str]:
         keys |= {run[0] + f for f in forms(run[2])}
         if run[0] not in ("number", "count", "numbers"):  # "the number of people" is no Person_ID
             keys |= {run[2] + f for f in forms(run[0])}
+            if run[2].endswith("ing"):  # "year of founding": Found_Year
+                keys |= {v + f for v in forms(run[2]) - {run[2]} for f in forms(run[0])}
     return frozenset(keys | {f + "".join(run[1:]) for f in forms(run[0])})
 
 

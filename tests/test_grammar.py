@@ -1067,3 +1067,22 @@ def test_a_bound_on_the_edges_a_noun_names_counted_per_node(tmp_path, small_grap
             ["Algebra", "Algebra"]
         assert [row[0] for row in answer("What are the titles of courses with more than one prerequisite?")] == \
             ["Topology"]
+
+
+def test_order_of_a_label_and_its_property_one_word_names_and_only_one(tmp_path, small_graph):
+    """"in descending order of building height", "by year of opening" (Open_Year), "the birthdays" of Birth_Date
+    and "locations with only 1 shop" (exactly one)."""
+    folder = small_graph(tmp_path / "graphs", "towers",
+                         "CREATE NODE TABLE buildings(bid INT64, name STRING, Height INT64, Open_Year INT64, "
+                         "Birth_Date STRING, Location STRING, PRIMARY KEY(bid));\n",
+                         {"buildings": "bid,name,Height,Open_Year,Birth_Date,Location\n1,Ash,300,2001,May 1,Oslo\n"
+                                       "2,Elm,500,1999,June 2,Oslo\n3,Oak,400,2005,July 3,Rome\n"})
+    with Graph(folder, read_only=True) as g:
+        ordered = first_plan_rows(g, ordered=True)[1]
+        assert ordered("What are the names of buildings sorted in descending order of building height?") == \
+            [["Elm"], ["Oak"], ["Ash"]]
+        assert ordered("Return the names of buildings, ordered by year of opening ascending.") == \
+            [["Elm"], ["Ash"], ["Oak"]]
+        assert ordered("What are the birthdays of buildings in ascending order of height?") == \
+            [["May 1"], ["July 3"], ["June 2"]]
+        assert [row[0] for row in ordered("Show all locations with only 1 building.")] == ["Rome"]
