@@ -196,3 +196,5 @@ NAME_PARTS = (frozenset({"first", "fname", "f", "given", "forename"}),
 TIMES = {"once": 1, "twice": 2, "thrice": 3}  # "more than once": how many times, as a count
 LETTER_WORDS = frozenset({"letter"})  # "the letter M": the text after it, unquoted
 SUBSTRING_WORDS = frozenset({"contain", "include", "like", "substring", "word", "letter", "start", "end", "begin"})
+# nouns for the asked label's own nodes, counted: "the parties with at least two records"
+ROW_WORDS = frozenset({"record", "entry", "row"})

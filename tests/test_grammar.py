@@ -1086,3 +1086,21 @@ def test_order_of_a_label_and_its_property_one_word_names_and_only_one(tmp_path,
         assert ordered("What are the birthdays of buildings in ascending order of height?") == \
             [["May 1"], ["July 3"], ["June 2"]]
         assert [row[0] for row in ordered("Show all locations with only 1 building.")] == ["Rome"]
+
+
+def test_records_counted_are_the_asked_rows_or_the_edges_named_record(tmp_path, small_graph):
+    """"parties that have at least two records": the rows of each party name; "pilots with more than one record":
+    the edges of pilot_record, the one relationship named so."""
+    folder = small_graph(tmp_path / "graphs", "flights",
+                         "CREATE NODE TABLE party(pid INT64, Party STRING, PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE pilot(plid INT64, Pilot_name STRING, PRIMARY KEY(plid));\n"
+                         "CREATE NODE TABLE aircraft(acid INT64, Model STRING, PRIMARY KEY(acid));\n"
+                         "CREATE REL TABLE pilot_record(FROM pilot TO aircraft);\n",
+                         {"party": "pid,Party\n1,Green\n2,Green\n3,Blue\n",
+                          "pilot": "plid,Pilot_name\n1,Ann\n2,Bo\n",
+                          "aircraft": "acid,Model\n1,A320\n2,B737\n",
+                          "pilot_record": "from,to\n1,1\n1,2\n2,1\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [row[0] for row in answer("Show the name of the party that has at least two records.")] == ["Green"]
+        assert [row[0] for row in answer("Show names of pilots that have more than one record.")] == ["Ann"]
