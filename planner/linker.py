@@ -54,10 +54,17 @@ def link_mentions(question: str, compiler: Compiler, index=None) -> tuple[list[M
             continue
         if not cands or cands[0].score < FUZZY_MIN or text.lower() in compiler.lex.entries:
             continue
+        tied = [c for c in cands if c.score >= cands[0].score - 0.02]
+        named = [c for c in tied if c.prop in (spec.primary_keys.get(c.label), compiler.view.display(c.label))]
+        if not named and len({c.key for c in tied if (c.label, c.prop) == (tied[0].label, tied[0].prop)}) > 1:
+            continue  # "the Comp. Sci. department" matched as many instructors' department: no one node named
+        if named and named[0] is not cands[0]:
+            cands = [named[0]] + [c for c in cands if c is not named[0]]  # the node the text names, not a holder
         candidates.extend(cands[:5])
         top = cands[0]
         prop = spec.primary_keys.get(top.label)
-        alts = [(c.label, spec.primary_keys.get(c.label), c.key) for c in cands[1:3] if c.score >= top.score - 0.02]
+        alts = [(c.label, spec.primary_keys.get(c.label), c.key) for c in cands[1:3] if c.score >= top.score - 0.02
+                and (not named or c in named)]
         mentions.append(Mention(start, start + len(text), text, top.label, prop, top.key, top.score, alts))
         taken.append((start, start + len(text)))
     mentions.sort(key=lambda m: m.start)

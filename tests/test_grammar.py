@@ -1104,3 +1104,29 @@ def test_records_counted_are_the_asked_rows_or_the_edges_named_record(tmp_path, 
         _, answer = first_plan_rows(g)
         assert [row[0] for row in answer("Show the name of the party that has at least two records.")] == ["Green"]
         assert [row[0] for row in answer("Show names of pilots that have more than one record.")] == ["Ann"]
+
+
+def test_a_value_many_nodes_hold_links_to_the_node_it_names_not_one_holder(tmp_path, small_graph):
+    """"the Comp. Sci. department": the entity index finds it as two instructors' dept_name and as the key of a
+    department; the department is linked, not the first instructor holding it."""
+    from kgqa.kg.entity_index import EntityIndex
+    from kgqa.kg.registry import graph_spec
+    from kgqa.planner.compiler import Compiler
+    from kgqa.planner.linker import link_mentions
+    from kgqa.planner.schema_view import SchemaView
+
+    folder = small_graph(tmp_path / "graphs", "faculty",
+                         "CREATE NODE TABLE department(dept_name STRING, building STRING, PRIMARY KEY(dept_name));\n"
+                         "CREATE NODE TABLE instructor(ID STRING, name STRING, dept_name STRING, PRIMARY KEY(ID));\n"
+                         "CREATE REL TABLE INSTRUCTOR_HAS_DEPT_NAME(FROM instructor TO department);\n",
+                         {"department": "dept_name,building\nComp. Sci.,Taylor\nBiology,Watson\n",
+                          "instructor": "ID,name,dept_name\n10,Bondi,Comp. Sci.\n11,Bourrier,Comp. Sci.\n12,Lee,Biology\n",
+                          "INSTRUCTOR_HAS_DEPT_NAME": "from,to\n10,Comp. Sci.\n11,Comp. Sci.\n12,Biology\n"})
+    with Graph(folder, read_only=True) as g:
+        spec = graph_spec(g)
+        c = Compiler(SchemaView.from_graph(g, spec))
+        question = "What are the names of all instructors in the Comp. Sci. department?"
+        mentions, _ = link_mentions(question, c, EntityIndex(g, spec))
+        assert [(m.label, m.value) for m in mentions] == [("department", "Comp. Sci.")]
+        plan = c.grammar(question, mentions)[0]
+        assert sorted(r[0] for r in g.query(plan.cypher, plan.params).rows) == ["Bondi", "Bourrier"]
