@@ -211,9 +211,8 @@ class SchemaTerms:
             if words[-1] in CODE_WORDS and tuple(words[:-1]) not in labels and (len(words) > 2 or len(words) == 2 and (
                     words[-1] != "id" and _singular(words[0]) not in self._label_words)):
                 variants.append(words[:-1])  # "tool type" of tool_type_code, not "roller coaster" of its id
-            if len(words) == 2 and words[-1] in ("count", "number") and tuple(words[:-1]) not in labels and (
-                    words[-1] == "count" or self.view.is_number(owner, name)):  # not seat_number, which names a seat
-                variants.append(words[:-1])  # "how many pages" of page_count: the number it holds
+            if len(words) == 2 and words[-1] == "count" and tuple(words[:-1]) not in labels:
+                variants.append(words[:-1])  # "how many pages" of page_count (not a seat_number, which numbers a seat)
             if len(words) > 1 and words[-1] in ("id", "no", "num", "nbr") and words[:-1] != own and not any(
                     name_words(p) == words[:-1] + ["number"] for p in self.view.nodes.get(owner, {})):
                 variants.append(words[:-1] + ["number"])  # "the widget number" of widget_id

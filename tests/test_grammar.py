@@ -1130,3 +1130,15 @@ def test_a_value_many_nodes_hold_links_to_the_node_it_names_not_one_holder(tmp_p
         assert [(m.label, m.value) for m in mentions] == [("department", "Comp. Sci.")]
         plan = c.grammar(question, mentions)[0]
         assert sorted(r[0] for r in g.query(plan.cypher, plan.params).rows) == ["Bondi", "Bourrier"]
+
+
+def test_a_number_named_after_a_noun_identifies_it_and_counts_nothing(tmp_path, small_graph):
+    """room_number numbers a room: "rooms with capacity more than 50" are classrooms, not the room numbers held."""
+    folder = small_graph(tmp_path / "graphs", "rooms2",
+                         "CREATE NODE TABLE classroom(cid INT64, building STRING, room_number INT64, capacity INT64, "
+                         "PRIMARY KEY(cid));\n",
+                         {"classroom": "cid,building,room_number,capacity\n1,Lamb,101,30\n2,Lamb,102,80\n"
+                                       "3,Taylor,7,90\n4,Watson,8,10\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Find the buildings which have rooms with capacity more than 50.") == [["Lamb"], ["Taylor"]]
