@@ -107,6 +107,11 @@ def coverage(r: Reading) -> None:
     left = [t.text for t in r.doc if t.i not in r.used and not t.is_punct and t.lower_ not in quiet
             and t.lemma_.lower() not in quiet and t.pos_ not in ("DET", "ADP", "PRON", "AUX", "CCONJ", "SCONJ", "PART")
             and not (t.is_stop and t.pos_ not in ("NOUN", "VERB", "ADJ", "PROPN", "NUM") and t.lower_ not in cues.NEGATIONS)]
+    label = r.query.nodes.get(r.target) if r.target else None
+    left += [t.text for t in r.doc if t.i not in r.used and t.lower_ in ("detail", "details") and t.dep_ == "conj" and
+             any(it.start <= t.head.i < it.end for it in r.asked) and label and
+             any(t.lower_.rstrip("s") in [w.rstrip("s") for w in name_words(p)] for p in r.view.nodes.get(label, {}))]
+    # "the name and detail of each staff member": a detail the asked label holds, asked beside its name
     left += [t.text for t in r.doc if t.i not in r.used and (t.lower_ in cues.NEGATIONS or t.lower_ in cues.SCOPE_WORDS
                                                            or t.lower_ in cues.COMPARING)]
     joined = r.query.edges or r.query.absent

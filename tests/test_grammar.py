@@ -1142,3 +1142,16 @@ def test_a_number_named_after_a_noun_identifies_it_and_counts_nothing(tmp_path, 
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert answer("Find the buildings which have rooms with capacity more than 50.") == [["Lamb"], ["Taylor"]]
+
+
+def test_a_detail_asked_beside_a_name_is_not_dropped(tmp_path, small_graph):
+    """"the name and detail of each staff member": the detail the staff hold is asked too; a reading that shows only
+    their names declines rather than answer half the question."""
+    folder = small_graph(tmp_path / "graphs", "crew2",
+                         "CREATE NODE TABLE Staff(sid INT64, Name STRING, Other_Details STRING, PRIMARY KEY(sid));\n",
+                         {"Staff": "sid,Name,Other_Details\n1,Ann,x\n2,Bo,y\n"})
+    with Graph(folder, read_only=True) as g:
+        c, _ = first_plan_rows(g)
+        question = "What is the name and detail of each staff member?"
+        plans = c.grammar(question, c.value_mentions(question))
+        assert not plans or all("Other_Details" in p.cypher for p in plans)
