@@ -318,6 +318,8 @@ def conditions(r: Reading) -> None:
             ors[(holder, term.prop)] = (prev[0], v.end)
             r.use((prev[1], v.end))
             continue
+        if term.on_rel and isinstance(value, str) and (op or "=") == "=":
+            value = r.view.edge_value(term.owner, term.prop, value) or value  # "a result of 'win'": the edges' 'Win'
         if (op or "=") == "=":
             ors[(holder, term.prop)] = (len(r.query.where), v.end)
         last = (term, v.end) if v.kind == "number" else None

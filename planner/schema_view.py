@@ -46,6 +46,7 @@ class SchemaView:
     measures: dict[tuple[str, str], str] = field(default_factory=dict)  # (owner, name) -> arithmetic (annotations)
     date_text: set[tuple[str, str]] = field(default_factory=set)  # text properties whose values are ISO dates
     numeric_keys: set[str] = field(default_factory=set)  # labels whose text keys are all digits ("1", "2", "10")
+    edge_values: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (type, prop) -> folded -> value
 
     @classmethod
     def from_graph(cls, graph: Graph, spec: DomainSpec) -> SchemaView:
@@ -88,7 +89,10 @@ class SchemaView:
             for prop, typ in props.items():
                 if typ == "STRING":
                     q = f"MATCH ()-[n:{ident(rel)}]->() WHERE n.{ident(prop)} IS NOT NULL RETURN DISTINCT n.{ident(prop)} LIMIT 5000"
-                    self._check_text(rel, prop, [v for (v,) in graph.execute_unchecked(q).rows])
+                    values = [v for (v,) in graph.execute_unchecked(q).rows]
+                    self._check_text(rel, prop, values)
+                    self.edge_values[(rel, prop)] = {fold(v): v for v in values
+                                                     if isinstance(v, str) and 0 < len(v) <= _LONG_TEXT}
 
     def with_measures(self, extra: dict[tuple[str, str], str]) -> SchemaView:
         """Returns a view that also holds the numbers ``extra`` computes ((owner, name) -> arithmetic over the
@@ -156,6 +160,11 @@ class SchemaView:
         edges = [self.rel_counts.get(rel, 0) for rel, pairs in self.rels.items()
                  if (label, other) in pairs or (other, label) in pairs]
         return bool(edges) and min(edges) <= most * max(self.node_counts.get(label, 0), 1)
+
+    def edge_value(self, rel: str, prop: str, said: str) -> str | None:
+        """The value of relationship property ``rel.prop`` that ``said`` writes in another case or spacing
+        ("win" for 'Win'), else None."""
+        return self.edge_values.get((rel, prop), {}).get(fold(said))
 
     def prop_type(self, label: str, prop: str) -> str | None:
         """Returns the property's type as the questions see it: ``DOUBLE`` for text that holds numbers."""

@@ -1155,3 +1155,16 @@ def test_a_detail_asked_beside_a_name_is_not_dropped(tmp_path, small_graph):
         question = "What is the name and detail of each staff member?"
         plans = c.grammar(question, c.value_mentions(question))
         assert not plans or all("Other_Details" in p.cypher for p in plans)
+
+
+def test_a_relationship_value_said_in_another_case_is_the_stored_one(tmp_path, small_graph):
+    """"swimmers who have a result of 'win'": the record edges hold 'Win'; the value compared is the one stored."""
+    folder = small_graph(tmp_path / "graphs", "pool",
+                         "CREATE NODE TABLE swimmer(sid INT64, name STRING, PRIMARY KEY(sid));\n"
+                         "CREATE NODE TABLE event(eid INT64, title STRING, PRIMARY KEY(eid));\n"
+                         "CREATE REL TABLE record(FROM swimmer TO event, Result STRING);\n",
+                         {"swimmer": "sid,name\n1,Ann\n2,Bo\n", "event": "eid,title\n1,Open\n",
+                          "record": "from,to,Result\n1,1,Win\n2,1,Loss\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [row[0] for row in answer('Find the names of swimmers who have a result of "win".')] == ["Ann"]
