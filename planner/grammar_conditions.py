@@ -103,6 +103,10 @@ def conditions(r: Reading) -> None:
                 ["between"] and lem[v.end:v.end + 1] == ["and"] and hi.start == v.end + 1:
             # "projects that require between 100 and 300 hours": the property named after the range
             prop_item = next((x for x in r.items if x.start == hi.end and "prop" in x.kinds()), None)
+        if prop_item is None and hi is not None and v.kind == hi.kind == "number" and lem[v.end:v.end + 1] == ["or"] \
+                and hi.start == v.end + 1:
+            # "movies that received 3 or 4 stars": the property named after the second
+            prop_item = next((x for x in r.items if x.start == counted_at(r, hi) and x.kinds() == {"prop"}), None)
         low = [t.lower_ if t.i not in r.used else "" for t in r.doc]  # words read already compare nothing
         op, op_span = comparator(low, prop_item.end if prop_item and prop_item.end <= v.start else max(0, v.start - 4),
                                  v.start)  # "with at least 100000 salary": the comparison before the value
@@ -199,6 +203,12 @@ def conditions(r: Reading) -> None:
                     any(a <= i < b for a, b in op_span)
                     for i, w in enumerate(lem[last[1]:v.start], start=last[1])):
             term = last[0]  # "a capacity greater than 300 or less than 100": the same property again
+        if term is None and year and (season := _season_before(r, v)) is not None:
+            term = season  # "in the Fall of 2010": the year of what holds 'Fall'
+        if term is None and last is not None and v.kind == "number" and (op or "=") == "=" and \
+                lem[last[1]:v.start] in (["or"], [","], ["or", "in"], [",", "or"]):
+            term = last[0]  # "in department 70 or 90": the same property again
+            r.use((last[1], v.start))
         if term is None and year:
             # "opened between 2000 and 2005", "wines made before 2000"; "an exhibition in 2004": the label's named
             owner = _label_before(r, v.start, 2)
@@ -554,3 +564,17 @@ def _holding(r: Reading, term: Term, v: Value, it: Item | None) -> Term | None:
             return Term("prop", fits[0][0], fits[0][1])
     r.decline(f"no {term.owner} has {term.prop} {v.value!r}")
     return None
+
+
+def _season_before(r: Reading, v: Value) -> Term | None:
+    """The one year property of the label holding the value said just before a year ("the Fall of 2010",
+    "Spring 2009"), else None."""
+    prev = next((u for u in r.values if u.kind == "linked" and u.end <= v.start and
+                 all(w in ("of", ",") for w in r.lemmas[u.end:v.start])), None)
+    if prev is None:
+        return None
+    if (own := year_prop(r, prev.label)) is not None:
+        return own
+    owners = {lb for lb, _ in prev.options}
+    found = [t for lb in owners if (t := year_prop(r, lb)) is not None]
+    return found[0] if len(found) == 1 else None

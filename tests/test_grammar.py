@@ -1168,3 +1168,18 @@ def test_a_relationship_value_said_in_another_case_is_the_stored_one(tmp_path, s
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert [row[0] for row in answer('Find the names of swimmers who have a result of "win".')] == ["Ann"]
+
+
+def test_a_year_after_a_season_and_numbers_listed_with_or(tmp_path, small_graph):
+    """"in the Fall of 2009": the year of the section holding 'Fall'; "in department 70 or 90": either key; "3 or 4
+    stars": the number named after the second."""
+    folder = small_graph(tmp_path / "graphs", "terms",
+                         "CREATE NODE TABLE section(sec_id INT64, course STRING, semester STRING, year INT64, "
+                         "stars INT64, dept INT64, PRIMARY KEY(sec_id));\n",
+                         {"section": "sec_id,course,semester,year,stars,dept\n1,Art,Fall,2009,3,70\n"
+                                     "2,Law,Spring,2009,4,80\n3,Math,Fall,2010,5,90\n4,Bio,Fall,2009,5,80\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Which courses have a section in the Fall of 2009?") == [["Art"], ["Bio"]]
+        assert answer("What are the courses of sections with dept 70 or 90?") == [["Art"], ["Math"]]
+        assert answer("What are the courses of sections that have 3 or 4 stars?") == [["Art"], ["Law"]]
