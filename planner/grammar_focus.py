@@ -138,8 +138,7 @@ def focus(r: Reading) -> None:
         if any(r.doc[k].tag_ in ("JJS", "RBS") for k in range(max(0, it.start - 2), it.start)) and \
                 len(aggregates_said(r, it.start)) < 2 and not aged(r, it.start, term):
             continue  # "the top 3 most expensive products": the order, not a column ("the average and largest": two)
-        shared = it.end < len(r.doc) and r.doc[it.end].lower_ in ("and", "or", ",") and any(
-            x.start == it.end + 1 and x.end - x.start >= 2 for x in r.items)  # "the first and last name"
+        shared = _shares_head(r, it)  # "the first and last name", "the first, middle, and last names"
         shared = shared or any(it is pair[0] for pair in r.paired)  # "the full names": the first of a pair
         if (head.dep_ == "amod" and not shared) or (head.tag_ in ("JJ", "VBN") and it.end < first_label + 1 and
                                    r.doc[it.end].i == first_label):
@@ -159,6 +158,24 @@ def focus(r: Reading) -> None:
     _names_asked(r, label, first_label)
     if lem[:1] == ["where"] and not r.asked:
         _where_asked(r, label)
+
+
+def _shares_head(r: Reading, it: Item) -> bool:
+    """Whether an item is followed, across "and", "or" and commas, by one-word items and then an item of several
+    words whose head it shares ("the first, middle, and last names")."""
+    j = it.end
+    while True:
+        k = j
+        while k < len(r.doc) and r.doc[k].lower_ in ("and", "or", ","):
+            k += 1
+        if k == j:
+            return False
+        nxt = next((x for x in r.items if x.start == k), None)
+        if nxt is None:
+            return False
+        if nxt.end - nxt.start >= 2:
+            return True
+        j = nxt.end
 
 
 def _names_asked(r: Reading, label: str, first_label: int) -> None:

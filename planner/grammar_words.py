@@ -312,15 +312,24 @@ def _shared_heads(r: Reading, words: list[str]) -> None:
     """"the first and last name", "the minimum and maximum price": a word before "and" (or a comma) that shares
     the head noun of the property named after it names the property of its own words with that head."""
     taken = {i for it in r.items for i in range(it.start, it.end)}
+    low = [t.lower_ for t in r.doc]
     for it in list(r.items):
         owners = {t.owner for t in it.terms if t.kind == "prop"}
         k = it.start - 1
-        while it.end - it.start >= 2 and owners and k >= 1 and words[k] in ("and", "or", ",") and words[k - 1] \
-                and k - 1 not in taken:
-            terms = {t for t in r.terms.lookup([words[k - 1]] + words[it.start + 1:it.end])
+        while it.end - it.start >= 2 and owners and k >= 1 and low[k] in ("and", "or", ","):
+            if low[k] in ("and", "or") and k >= 2 and low[k - 1] == ",":
+                k -= 1  # "the first, middle, and last names": the comma before "and"
+            limit = next((v for v in r.values if v.kind == "limit" and (v.start, v.end) == (k - 1, k)), None)
+            blanked = not r.doc[k - 1].is_punct and not any(v.start <= k - 1 < v.end for v in r.values if v is not limit)
+            word = words[k - 1] or (low[k - 1] if limit is not None or blanked else "")  # "first": an order word
+            if not word or k - 1 in taken:
+                break
+            terms = {t for t in r.terms.lookup([word] + words[it.start + 1:it.end])
                      if t.kind == "prop" and t.owner in owners}
             if not terms:
                 break
+            if limit is not None:
+                r.values.remove(limit)  # "the first, middle and last names": no first rows
             r.items.append(Item(k - 1, k, terms))
             k -= 2
     r.items.sort(key=lambda x: x.start)

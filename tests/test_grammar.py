@@ -1189,3 +1189,17 @@ def test_a_year_after_a_season_and_numbers_listed_with_or(tmp_path, small_graph)
         assert answer("What are the titles of courses offered in the Fall of 2009?") == [["Art"], ["Bio"]]
         assert answer("What are the titles of courses in department 70 or 90?") == [["Art"], ["Math"]]
         assert answer("What are the titles of courses that have 3 or 4 stars?") == [["Art"], ["Law"]]
+
+
+def test_several_words_sharing_one_head_across_commas(tmp_path, small_graph):
+    """"the first, middle, and last names" and "support, consider, and oppose rates": each word with the head."""
+    folder = small_graph(tmp_path / "graphs", "people3",
+                         "CREATE NODE TABLE Staff(sid INT64, first_name STRING, middle_name STRING, last_name STRING, "
+                         "support_rate DOUBLE, consider_rate DOUBLE, oppose_rate DOUBLE, PRIMARY KEY(sid));\n",
+                         {"Staff": "sid,first_name,middle_name,last_name,support_rate,consider_rate,oppose_rate\n"
+                                   "1,Ann,B,Cole,0.1,0.2,0.3\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What are the first, middle, and last names of all staff?") == [["Ann", "B", "Cole"]]
+        assert answer("List the first, middle and last names of all staff.") == [["Ann", "B", "Cole"]]
+        assert answer("Please list the support, consider, and oppose rates of all staff.") == [[0.1, 0.2, 0.3]]
