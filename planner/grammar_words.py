@@ -15,7 +15,7 @@ from kgqa.planner.reading import (
     parse_number,
     pick,
 )
-from kgqa.planner.schema_terms import Term, abbreviates, forms, names_own_label, spells_label
+from kgqa.planner.schema_terms import NAME_NOISE, Term, abbreviates, forms, names_own_label, spells_label
 from kgqa.planner.schema_view import ISO_DATE
 from kgqa.text import fold, name_words
 
@@ -126,6 +126,7 @@ def schema(r: Reading) -> None:
     r.items = [Item(a, b, terms) for a, b, terms in r.terms.match(words)
                if not all(w in quiet for w in words[a:b]) or any(t.exact or _spelled(t, words[a:b]) for t in terms)]
     _shared_heads(r, words)
+    _generic_label(r)
     _headed_rels(r, words)
     _verbs_of_rels(r)
     _rels_of_values(r)
@@ -306,6 +307,18 @@ def _spelled(term: Term, words: list[str]) -> bool:
 def _order_word(r: Reading, i: int) -> bool:
     """Whether token ``i`` is the "order" of "in (ascending) order of": a word of the sort, no schema name."""
     return r.doc[i].lower_ == "order" and i > 0 and r.doc[i - 1].lower_ in cues.DESCENDING | cues.ASCENDING | {"in"}
+
+
+def _generic_label(r: Reading) -> None:
+    """"the last names of students" where the one label holding a last name besides teachers is a table named
+    "list": a plural noun no schema name or value explains names the one label whose name says nothing of what it
+    holds (noise words alone), when the question names a property of it."""
+    generic = [lb for lb in r.view.nodes if not [w for w in name_words(lb) if w not in NAME_NOISE]]
+    said = [t for t in r.doc if t.tag_ == "NNS" and not any(x.start <= t.i < x.end for x in r.items) and
+            not any(v.start <= t.i < v.end for v in r.values) and t.lemma_.lower() not in cues.FILLER]
+    if len(generic) == 1 and len(said) == 1 and any(
+            t.kind == "prop" and t.owner == generic[0] for it in r.items for t in it.terms):
+        r.items.append(Item(said[0].i, said[0].i + 1, {Term("label", generic[0])}))
 
 
 def _shared_heads(r: Reading, words: list[str]) -> None:

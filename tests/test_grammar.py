@@ -1203,3 +1203,17 @@ def test_several_words_sharing_one_head_across_commas(tmp_path, small_graph):
         assert answer("What are the first, middle, and last names of all staff?") == [["Ann", "B", "Cole"]]
         assert answer("List the first, middle and last names of all staff.") == [["Ann", "B", "Cole"]]
         assert answer("Please list the support, consider, and oppose rates of all staff.") == [[0.1, 0.2, 0.3]]
+
+
+def test_a_table_named_by_noise_words_is_the_plural_noun_nothing_else_explains(tmp_path, small_graph):
+    """Teachers beside a table named "list" of pupils: "the last names of students" are the list's, the only label
+    whose name says nothing of what it holds; "the number of students in each classroom" counts its rows."""
+    folder = small_graph(tmp_path / "graphs", "roster",
+                         "CREATE NODE TABLE list(lid INT64, LastName STRING, Classroom INT64, PRIMARY KEY(lid));\n"
+                         "CREATE NODE TABLE teachers(tid INT64, LastName STRING, Classroom INT64, PRIMARY KEY(tid));\n",
+                         {"list": "lid,LastName,Classroom\n1,Moss,101\n2,Kim,101\n3,Roe,102\n",
+                          "teachers": "tid,LastName,Classroom\n1,Lee,101\n2,Park,102\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What are the last names of all the students?") == [["Kim"], ["Moss"], ["Roe"]]
+        assert answer("Report the number of students in each classroom.") == [[101, 2], [102, 1]]
