@@ -96,8 +96,31 @@ def _own_place(r: Reading, it: Item, label: str, rel: str) -> bool:
     return False
 
 
+def _self_noun_scope(r: Reading) -> str | None:
+    """What a noun naming a relationship of a label to itself ("friends") says of the nodes at its far end that no
+    reading here places there: a clause on them ("friends who are students"), a value they are "of" kept on the asked
+    node ("a friend of Dan"), or the noun twice ("friends of friends"); else None."""
+    selfish = [it for it in r.items if it.term is not None and it.term.kind == "rel" and
+               r.doc[it.end - 1].pos_ == "NOUN" and all(a == b for a, b in r.view.rels.get(it.term.owner, [(0, 1)]))]
+    for it in selfish:
+        head = r.doc[it.end - 1]
+        if sum(1 for x in r.items if any(t.kind == "rel" and t.owner == it.term.owner for t in x.terms)) > 1:
+            return f"the {head.text} of {head.text}"
+        if any(c.dep_ in ("relcl", "acl") for c in head.children):
+            return f"what is said of the {head.text}"
+        held = {w.holder for w in r.query.where}
+        for p in head.children:
+            if p.dep_ == "prep" and p.lower_ == "of" and r.target in held and any(
+                    v.start <= g.i < v.end for g in p.subtree for v in r.values):
+                return f"whose {head.text} is meant"
+    return None
+
+
 def coverage(r: Reading) -> None:
     """Declines when a content word is left unexplained: a plan that ignores it answers another question."""
+    if (why := _self_noun_scope(r)) is not None:
+        r.decline(why)
+        return
     quiet = cues.FILLER - cues.TELLING_FILLER  # "the types of games", "the names of the hosts" say something
     r.use(*_restated_heads(r))
     if any(c.fn == "count" for c in r.query.columns):

@@ -142,7 +142,10 @@ def other_end(r: Reading, v: Value) -> str | None:
     item.term = Term("rel", rel)
     r.use((item.start, item.end))
     far = r.var_for(label, f"{rel}:named")
-    subject = r.doc[v.start:v.end].root.dep_ in ("nsubj", "nsubjpass")
+    root, head = r.doc[v.start:v.end].root, r.doc[item.end - 1]
+    owner = head.pos_ == "NOUN" and (root.dep_ == "poss" and root.head.i == head.i or root.dep_ == "pobj" and
+                                     root.head.lower_ == "of" and root.head.head.i == head.i)
+    subject = root.dep_ in ("nsubj", "nsubjpass") or owner  # "the friends of Bob", "Bob's friends": Bob's edges
     edge = Edge(f"r{len(r.query.edges)}", rel, *((far, r.target) if subject else (r.target, far)))
     r.query.edges.append(edge)
     r.rel_var[rel] = edge.var

@@ -166,6 +166,9 @@ class SchemaTerms:
             rest = [w for w in words if _singular(w) not in ends]
             if len(rest) == 1 and len(rest) < len(words) and _past_tense(rest[0]) and all(a != b for a, b in pairs):
                 variants.append(rest)  # not "plays" of Plays_Cards, "friend" of a Person-to-Person link: a past tense alone
+            elif len(rest) == 1 and len(rest) < len(words) and pairs and all(a == b for a, b in pairs) and \
+                    rest[0].isalpha() and not _past_tense(rest[0]):
+                variants.append(rest)  # "the friends" of a UserFriend link: its edges, the far end
         if term.kind == "label" and len(words) > 1:
             # "Hotel_amenity", "Pet_Type": a label named after another label is the rest of its words
             others = {tuple(_singular(w) for w in name_words(lb)) for lb in self.view.nodes if lb != name}

@@ -1217,3 +1217,22 @@ def test_a_table_named_by_noise_words_is_the_plural_noun_nothing_else_explains(t
         _, answer = first_plan_rows(g)
         assert answer("What are the last names of all the students?") == [["Kim"], ["Moss"], ["Roe"]]
         assert answer("Report the number of students in each classroom.") == [[101, 2], [102, 1]]
+
+
+def test_a_noun_naming_a_relationship_of_a_label_to_itself(tmp_path, small_graph):
+    """PersonFriend from a person to a friend: "the friends of Bob" and "Bob's friends" are the far ends of Bob's
+    edges; "people with exactly one friend" count their edges; "people who do not have friends" have none; a clause
+    on the friends ("friends who are students") is not read onto the people and declines."""
+    folder = small_graph(tmp_path / "graphs", "social",
+                         "CREATE NODE TABLE Person(name STRING, job STRING, PRIMARY KEY(name));\n"
+                         "CREATE REL TABLE PersonFriend(FROM Person TO Person);\n",
+                         {"Person": "name,job\nAlice,student\nBob,doctor\nZach,student\nDan,cook\n",
+                          "PersonFriend": "from,to\nAlice,Bob\nBob,Zach\nZach,Dan\nZach,Alice\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        assert answer("Who are the friends of Bob?") == [["Zach"]]
+        assert answer("Who are Zach's friends?") == [["Alice"], ["Dan"]]
+        assert [row[0] for row in answer("Find the person who has exactly one friend.")] == ["Alice", "Bob"]
+        assert answer("What are the names of all people who do not have friends?") == [["Dan"]]
+        question = "What are the names of the people who have no friends who are students?"
+        assert c.grammar(question, c.value_mentions(question)) == []
