@@ -7,6 +7,7 @@ from __future__ import annotations
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import column_of, node_columns, owner_of, type_of
 from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_word, timed_prop
+from kgqa.planner.grammar_times import date_prop, year_prop
 from kgqa.planner.joins import edge_of, join_label, many_along, path_to
 from kgqa.planner.query import Column, Overall, Where
 from kgqa.planner.reading import Reading, is_timed, item_at, pick, pick_prop
@@ -301,10 +302,14 @@ def _ordered(r: Reading, label: str) -> None:
             r.use((k, k + 1))
         elif w in cues.AGE_SUPERLATIVES:
             ages = [p for p in r.view.nodes.get(label, {}) if p.lower() in cues.AGE_WORDS]
-            if len(ages) != 1:
+            born = (year_prop(r, label) or date_prop(r, label)) if not ages else None
+            if len(ages) != 1 and (born is None or any(c.is_aggregate for c in q.columns)):
                 r.decline(f"the {w}, by what")
                 return
-            q.order.append((Column(r.target, ages[0]), desc))
+            if ages:
+                q.order.append((Column(r.target, ages[0]), desc))
+            else:  # "the oldest movie", "the youngest organization": by the one time it holds, earliest first
+                q.order.append((Column(r.target, born.prop), not desc))
         elif it is not None and "label" in it.kinds() and pick(it, "label", None) is not None \
                 and pick(it, "label", None).owner == label and w in cues.COUNT_SUPERLATIVES and measure == w:
             # "the advisor with the most students": the asked property's values ranked by how many have each

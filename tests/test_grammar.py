@@ -1236,3 +1236,17 @@ def test_a_noun_naming_a_relationship_of_a_label_to_itself(tmp_path, small_graph
         assert answer("What are the names of all people who do not have friends?") == [["Dan"]]
         question = "What are the names of the people who have no friends who are students?"
         assert c.grammar(question, c.value_mentions(question)) == []
+
+
+def test_the_oldest_of_a_label_without_an_age_is_its_earliest_time(tmp_path, small_graph):
+    """"the oldest order" is the one placed first, "the youngest organization" the one formed last."""
+    folder = small_graph(tmp_path / "graphs", "dated",
+                         "CREATE NODE TABLE Orders(order_id INT64, date_order_placed DATE, PRIMARY KEY(order_id));\n"
+                         "CREATE NODE TABLE Organizations(oid INT64, organization_name STRING, date_formed DATE, "
+                         "PRIMARY KEY(oid));\n",
+                         {"Orders": "order_id,date_order_placed\n1,2020-05-01\n2,2019-01-02\n3,2021-03-03\n",
+                          "Organizations": "oid,organization_name,date_formed\n1,Reds,1990-01-01\n2,Blues,2005-06-01\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What is the order id of the oldest order?") == [[2]]
+        assert answer("Find the name of the youngest organization.") == [["Blues"]]
