@@ -346,6 +346,17 @@ def _ordered(r: Reading, label: str) -> None:
                     q.columns.append(cnt)
                 q.order.append((cnt, desc))
             r.use((it.start, it.end))
+        elif it is not None and it.kinds() == {"rel"} and w in cues.COUNT_SUPERLATIVES and measure == w and \
+                len(touching := [t.owner for t in it.terms if any(label in p for p in r.view.rels.get(t.owner, []))]) == 1:
+            var = edge_of(r, touching[0])  # "the department with the fewest members": its membership edges counted
+            if var is None:
+                return
+            it.term = Term("rel", touching[0])
+            cnt = Column(var, None, "count", True)
+            if not any(c.is_aggregate for c in q.columns):
+                q.columns.append(cnt)
+            q.order.append((cnt, desc))
+            r.use((it.start, it.end))
         elif it is not None:
             of_node = "prop" not in it.kinds()  # "the highest roller coaster": one node's measure
             if of_node:

@@ -1250,3 +1250,17 @@ def test_the_oldest_of_a_label_without_an_age_is_its_earliest_time(tmp_path, sma
         _, answer = first_plan_rows(g)
         assert answer("What is the order id of the oldest order?") == [[2]]
         assert answer("Find the name of the youngest organization.") == [["Blues"]]
+
+
+def test_the_most_or_fewest_edges_of_a_relationship_a_noun_names(tmp_path, small_graph):
+    """"the department with the fewest members" counts each department's Member_of edges."""
+    folder = small_graph(tmp_path / "graphs", "members",
+                         "CREATE NODE TABLE Faculty(fid INT64, lname STRING, PRIMARY KEY(fid));\n"
+                         "CREATE NODE TABLE Department(did INT64, DName STRING, PRIMARY KEY(did));\n"
+                         "CREATE REL TABLE Member_of(FROM Faculty TO Department);\n",
+                         {"Faculty": "fid,lname\n1,A\n2,B\n3,C\n", "Department": "did,DName\n1,Art\n2,Law\n",
+                          "Member_of": "from,to\n1,1\n2,1\n3,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [row[0] for row in answer("What is the name of the department with the fewest members?")] == ["Law"]
+        assert [row[0] for row in answer("What is the name of the department with the most members?")] == ["Art"]
