@@ -68,6 +68,11 @@ def pattern(r: Reading) -> None:
                 low = [t.lower_ for t in r.doc]
                 named = low[max(0, it.start - 2):it.start] in (["name", "of"], ["names", "of"], ["title", "of"],
                                                                ["titles", "of"])
+                if var is not None and r.view.display(term.owner) == ROWID and r.doc[it.end - 1].dep_ == "conj" and \
+                        any(x.start < it.start and "label" in x.kinds() and x.term is not None and
+                            r.vars.get(x.term.owner) == r.target for x in r.items):
+                    r.decline(f"what names a {term.owner} (it has only a generated key)")  # "the chip model and
+                    return  # screen mode of the phone": the screen mode asked beside it, with nothing to show
                 if var is not None and r.view.display(term.owner) != ROWID and (r.doc[it.end - 1].dep_ == "conj" or named or
                                         low[max(0, it.start - 1):it.start] in (["their"], ["its"])):
                     r.shown.append(var)  # "the names of members and their parties": each party beside them

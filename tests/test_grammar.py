@@ -1264,3 +1264,23 @@ def test_the_most_or_fewest_edges_of_a_relationship_a_noun_names(tmp_path, small
         _, answer = first_plan_rows(g)
         assert [row[0] for row in answer("What is the name of the department with the fewest members?")] == ["Law"]
         assert [row[0] for row in answer("What is the name of the department with the most members?")] == ["Art"]
+
+
+def test_a_label_asked_beside_another_with_nothing_to_name_it_declines(tmp_path, small_graph):
+    """"the chip model and screen mode of the phone": screen modes have only a generated key, so a reading that
+    joins them and shows the chip model alone answers half the question; it declines."""
+    folder = small_graph(tmp_path / "graphs", "phones",
+                         "CREATE NODE TABLE chip_model(Model_name STRING, RAM INT64, PRIMARY KEY(Model_name));\n"
+                         "CREATE NODE TABLE screen_mode(_rowid INT64, Pixels INT64, PRIMARY KEY(_rowid));\n"
+                         "CREATE NODE TABLE phone(Hardware_Model_name STRING, Company_name STRING, "
+                         "PRIMARY KEY(Hardware_Model_name));\n"
+                         "CREATE REL TABLE HAS_CHIP_MODEL(FROM phone TO chip_model);\n"
+                         "CREATE REL TABLE HAS_SCREEN_MODE(FROM phone TO screen_mode);\n",
+                         {"chip_model": "Model_name,RAM\nX51v,64\n", "screen_mode": "_rowid,Pixels\n1,320\n",
+                          "phone": "Hardware_Model_name,Company_name\nLG-P760,LG\n",
+                          "HAS_CHIP_MODEL": "from,to\nLG-P760,X51v\n", "HAS_SCREEN_MODE": "from,to\nLG-P760,1\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        assert answer('What is the chip model of the phone with hardware model name "LG-P760"?') == [["X51v"]]
+        question = 'What are the chip model and screen mode of the phone with hardware model name "LG-P760"?'
+        assert c.grammar(question, c.value_mentions(question)) == []
