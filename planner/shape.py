@@ -12,6 +12,7 @@ from kgqa.planner.grammar_order import alphabetical, order
 from kgqa.planner.joins import edge_of, holder_of, join_label
 from kgqa.planner.query import Column
 from kgqa.planner.reading import Item, Reading, aged, aggregates_said, is_timed, item_at, pick, pick_prop
+from kgqa.planner.schema_terms import Term, forms
 from kgqa.text import name_words
 
 
@@ -268,6 +269,13 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
             r.use((i, j))
             distinct = any(lem[k] in cues.DISTINCT_WORDS for k in range(j, min(j + 2, len(lem)))) or \
                 w == "number" and lem[i - 1:i] and lem[i - 1] in cues.DISTINCT_WORDS  # "the distinct number of votes"
+            rows = j + (lem[j:j + 1] == ["the"])
+            if lem[rows:rows + 1] and lem[rows] in cues.ROW_WORDS and not any(x.start <= rows < x.end for x in r.items):
+                label = r.query.nodes[r.target]
+                named = [rel for rel, pairs in r.view.rels.items() if any(label in p for p in pairs) and
+                         any(lem[rows] in forms(x) for x in name_words(rel))]
+                if len(named) == 1:  # "the number of records they have": the edges of their one "record" link
+                    return Item(rows, rows + 1, {Term("rel", named[0])}), False
             counted = next((it for it in r.items if it.start >= j), None)
             edges = next((x for x in r.items if counted is not None and x.start == counted.end and
                           x.kinds() == {"rel"} and r.doc[x.end - 1].tag_ == "NNS"), None)

@@ -1104,6 +1104,7 @@ def test_records_counted_are_the_asked_rows_or_the_edges_named_record(tmp_path, 
         _, answer = first_plan_rows(g)
         assert [row[0] for row in answer("Show the name of the party that has at least two records.")] == ["Green"]
         assert [row[0] for row in answer("Show names of pilots that have more than one record.")] == ["Ann"]
+        assert answer("Show the names of pilots and the number of records they have.") == [["Ann", 2], ["Bo", 1]]
 
 
 def test_a_value_many_nodes_hold_links_to_the_node_it_names_not_one_holder(tmp_path, small_graph):
