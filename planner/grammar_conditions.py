@@ -105,7 +105,7 @@ def conditions(r: Reading) -> None:
             prop_item = next((x for x in r.items if x.start == hi.end and "prop" in x.kinds()), None)
         if prop_item is None and hi is not None and v.kind == hi.kind == "number" and lem[v.end:v.end + 1] == ["or"] \
                 and hi.start == v.end + 1:
-            # "movies that received 3 or 4 stars": the property named after the second
+            # "films that received 3 or 4 stars": the property named after the second
             prop_item = next((x for x in r.items if x.start == counted_at(r, hi) and x.kinds() == {"prop"}), None)
         low = [t.lower_ if t.i not in r.used else "" for t in r.doc]  # words read already compare nothing
         op, op_span = comparator(low, prop_item.end if prop_item and prop_item.end <= v.start else max(0, v.start - 4),
