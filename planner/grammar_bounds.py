@@ -57,11 +57,7 @@ def count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
     if term is None or term.owner == label and not grouped:
         r.decline(f"{v.value} {r.doc[it.start:it.end].text} of what")
         return
-    op, span = comparator(low_ops, max(0, v.start - 4), v.start)
-    trailing, tspan = trailing_comparator(low_ops, v.end)
-    if trailing:
-        op, span = trailing, span + [tspan]
-    span.append((v.end, it.start))
+    op, span = _bound_said(v, it, low_ops)
     if grouped and any(w in ("many", "count", "number") for w in r.lemmas[:v.start]):
         r.decline(f"the count of the values held by {v.value} {r.doc[it.start:it.end].text}")  # a count of groups
         return
@@ -106,12 +102,19 @@ def edge_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> bool:
     if var is None:
         return True
     it.term = Term("rel", rels[0])
+    op, span = _bound_said(v, it, low_ops)
+    if (op, v.value) not in ((">=", 1), (">", 0)):  # "at least one prerequisite": there is one, the join says it
+        r.bounds.append((Column(var, None, "count", True), op or "=", v.value))
+    r.use((v.start, v.end), (it.start, it.end), *span)
+    return True
+
+
+def _bound_said(v: Value, it: Item, low_ops: list[str]) -> tuple[str | None, list[tuple[int, int]]]:
+    """The comparison bounding a count said around the number ``v`` before ``it`` ("at least 2", "2 or more"), and
+    the spans of its words, the number's own gap to the noun among them."""
     op, span = comparator(low_ops, max(0, v.start - 4), v.start)
     trailing, tspan = trailing_comparator(low_ops, v.end)
     if trailing:
         op, span = trailing, span + [tspan]
     span.append((v.end, it.start))
-    if (op, v.value) not in ((">=", 1), (">", 0)):  # "at least one prerequisite": there is one, the join says it
-        r.bounds.append((Column(var, None, "count", True), op or "=", v.value))
-    r.use((v.start, v.end), (it.start, it.end), *span)
-    return True
+    return op, span

@@ -22,7 +22,7 @@ from kgqa.planner.grammar_bounds import count_bound, edge_bound, repeated
 from kgqa.planner.grammar_columns import ROWID
 from kgqa.planner.grammar_measures import measured_beside, measured_props
 from kgqa.planner.grammar_times import date_prop, dated, year_prop
-from kgqa.planner.joins import holder_of, other_end
+from kgqa.planner.joins import holder_of, other_end, rels_named_by
 from kgqa.planner.query import Column, Where
 from kgqa.planner.reading import (
     Item,
@@ -34,7 +34,7 @@ from kgqa.planner.reading import (
     pick_prop,
     typed_value,
 )
-from kgqa.planner.schema_terms import Term, forms
+from kgqa.planner.schema_terms import Term
 from kgqa.text import name_words
 
 
@@ -62,14 +62,13 @@ def conditions(r: Reading) -> None:
         counted = next((it for it in r.items if it.start == gap and "label" in it.kinds()), None)
         if counted is None and v.kind == "number" and lem[gap:gap + 1] and lem[gap] in cues.ROW_WORDS and \
                 not any(x.start <= gap < x.end for x in r.items) and r.target is not None:
-            label = r.query.nodes[r.target]
-            named = [rel for rel, pairs in r.view.rels.items() if any(label in p for p in pairs) and
-                     any(lem[gap] in forms(w) for w in name_words(rel))]
+            named = rels_named_by(r, lem[gap])
             if len(named) == 1 and edge_bound(r, v, Item(gap, gap + 1, {Term("rel", named[0])}),
                                               low_ops=[t.lower_ for t in r.doc]):
                 continue  # "pilots with more than one record": the edges of their one relationship named "record"
             if not named:
-                counted = Item(gap, gap + 1, {Term("label", label)})  # "parties with at least two records": their rows
+                counted = Item(gap, gap + 1, {Term("label", r.query.nodes[r.target])})  # "parties with at least two
+                # records": their rows
         if v.kind == "linked" and counted is not None and isinstance(parse_number(v.value), int):
             v = replace(v, kind="number", value=parse_number(v.value))  # "at least two ships", 'two' a ship's id too
         if v.kind == "number" and counted is not None and isinstance(v.value, int):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from kgqa.kg.derive import is_name_like
 from kgqa.planner.query import Absent, Edge, Query
 from kgqa.planner.reading import MAX_READINGS, Reading, Value
-from kgqa.planner.schema_terms import Term
+from kgqa.planner.schema_terms import Term, forms
 from kgqa.planner.schema_view import SchemaView
 from kgqa.text import name_words
 
@@ -206,3 +206,10 @@ def copy_path(r: Reading, path: list[Edge], tag: str, start: str | None = None,
         edges.append(Edge(var, e.rel, cur, new) if e.src == old else Edge(var, e.rel, new, cur))
         cur, old = new, far
     return cur
+
+
+def rels_named_by(r: Reading, word: str) -> list[str]:
+    """The relationships of the asked label whose name has a form of ``word`` ("record": a crew_record)."""
+    label = r.query.nodes[r.target]
+    return [rel for rel, pairs in r.view.rels.items() if any(label in p for p in pairs) and
+            any(word in forms(w) for w in name_words(rel))]

@@ -9,10 +9,10 @@ from __future__ import annotations
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import ROWID, column_of, node_columns, owner_of, type_of
 from kgqa.planner.grammar_order import alphabetical, order
-from kgqa.planner.joins import edge_of, holder_of, join_label
+from kgqa.planner.joins import edge_of, holder_of, join_label, rels_named_by
 from kgqa.planner.query import Column
 from kgqa.planner.reading import Item, Reading, aged, aggregates_said, is_timed, item_at, pick, pick_prop
-from kgqa.planner.schema_terms import Term, forms
+from kgqa.planner.schema_terms import Term
 from kgqa.text import name_words
 
 
@@ -271,9 +271,7 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
                 w == "number" and lem[i - 1:i] and lem[i - 1] in cues.DISTINCT_WORDS  # "the distinct number of votes"
             rows = j + (lem[j:j + 1] == ["the"])
             if lem[rows:rows + 1] and lem[rows] in cues.ROW_WORDS and not any(x.start <= rows < x.end for x in r.items):
-                label = r.query.nodes[r.target]
-                named = [rel for rel, pairs in r.view.rels.items() if any(label in p for p in pairs) and
-                         any(lem[rows] in forms(x) for x in name_words(rel))]
+                named = rels_named_by(r, lem[rows])
                 if len(named) == 1:  # "the number of records they have": the edges of their one "record" link
                     return Item(rows, rows + 1, {Term("rel", named[0])}), False
             counted = next((it for it in r.items if it.start >= j), None)
