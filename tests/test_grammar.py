@@ -39,6 +39,22 @@ def first_plan_rows(g: Graph, ordered: bool = False):
     return c, answer
 
 
+def linked_first_column(g: Graph, question: str):
+    """Returns ``(mentions, rows)``: the question's values as the linker finds them with the entity index of graph
+    ``g``, and the sorted first column of the grammar reader's first plan over them."""
+    from kgqa.kg.entity_index import EntityIndex
+    from kgqa.kg.registry import graph_spec
+    from kgqa.planner.compiler import Compiler
+    from kgqa.planner.linker import link_mentions
+    from kgqa.planner.schema_view import SchemaView
+
+    spec = graph_spec(g)
+    c = Compiler(SchemaView.from_graph(g, spec))
+    mentions, _ = link_mentions(question, c, EntityIndex(g, spec))
+    plan = c.grammar(question, mentions)[0]
+    return mentions, sorted(r[0] for r in g.query(plan.cypher, plan.params).rows)
+
+
 @pytest.fixture(scope="module")
 def home(tmp_path_factory) -> Path:
     home = tmp_path_factory.mktemp("grammar-home")
@@ -793,12 +809,6 @@ def test_values_denied_inside_what_is_not_there_and_labels_named_by_their_head_n
 def test_a_name_at_the_end_of_a_sentence_is_linked_by_name_not_one_key(tmp_path, small_graph):
     """"rated by Ann Lee.": the full stop is the sentence's, so the whole name said is the lexicon's value of the
     name property, as it is without the full stop, not the key of the node the entity index finds for "Ann Lee."."""
-    from kgqa.kg.entity_index import EntityIndex
-    from kgqa.kg.registry import graph_spec
-    from kgqa.planner.compiler import Compiler
-    from kgqa.planner.linker import link_mentions
-    from kgqa.planner.schema_view import SchemaView
-
     folder = small_graph(tmp_path / "graphs", "rated",
                          "CREATE NODE TABLE reviewer(rid INT64, name STRING, PRIMARY KEY(rid));\n"
                          "CREATE NODE TABLE film(fid INT64, title STRING, PRIMARY KEY(fid));\n"
@@ -807,13 +817,9 @@ def test_a_name_at_the_end_of_a_sentence_is_linked_by_name_not_one_key(tmp_path,
                           "film": "fid,title\n1,Dune\n2,Heat\n3,Up\n",
                           "rated": "from,to\n1,1\n1,2\n3,3\n"})
     with Graph(folder, read_only=True) as g:
-        spec = graph_spec(g)
-        c = Compiler(SchemaView.from_graph(g, spec))
-        question = "Show the titles of films rated by Ann Lee."
-        mentions, _ = link_mentions(question, c, EntityIndex(g, spec))
+        mentions, rows = linked_first_column(g, "Show the titles of films rated by Ann Lee.")
         assert [(m.prop, m.value) for m in mentions] == [("name", "Ann Lee")]
-        plan = c.grammar(question, mentions)[0]
-        assert sorted(r[0] for r in g.query(plan.cypher, plan.params).rows) == ["Dune", "Heat"]
+        assert rows == ["Dune", "Heat"]
 
 
 def test_coordinated_aggregates_and_names_whose_first_word_is_plural(tmp_path, small_graph):
@@ -1110,12 +1116,6 @@ def test_records_counted_are_the_asked_rows_or_the_edges_named_record(tmp_path, 
 def test_a_value_many_nodes_hold_links_to_the_node_it_names_not_one_holder(tmp_path, small_graph):
     """"the Comp. Sci. department": the entity index finds it as two instructors' dept_name and as the key of a
     department; the department is linked, not the first instructor holding it."""
-    from kgqa.kg.entity_index import EntityIndex
-    from kgqa.kg.registry import graph_spec
-    from kgqa.planner.compiler import Compiler
-    from kgqa.planner.linker import link_mentions
-    from kgqa.planner.schema_view import SchemaView
-
     folder = small_graph(tmp_path / "graphs", "faculty",
                          "CREATE NODE TABLE department(dept_name STRING, building STRING, PRIMARY KEY(dept_name));\n"
                          "CREATE NODE TABLE instructor(ID STRING, name STRING, dept_name STRING, PRIMARY KEY(ID));\n"
@@ -1124,13 +1124,9 @@ def test_a_value_many_nodes_hold_links_to_the_node_it_names_not_one_holder(tmp_p
                           "instructor": "ID,name,dept_name\n10,Bondi,Comp. Sci.\n11,Bourrier,Comp. Sci.\n12,Lee,Biology\n",
                           "INSTRUCTOR_HAS_DEPT_NAME": "from,to\n10,Comp. Sci.\n11,Comp. Sci.\n12,Biology\n"})
     with Graph(folder, read_only=True) as g:
-        spec = graph_spec(g)
-        c = Compiler(SchemaView.from_graph(g, spec))
-        question = "What are the names of all instructors in the Comp. Sci. department?"
-        mentions, _ = link_mentions(question, c, EntityIndex(g, spec))
+        mentions, rows = linked_first_column(g, "What are the names of all instructors in the Comp. Sci. department?")
         assert [(m.label, m.value) for m in mentions] == [("department", "Comp. Sci.")]
-        plan = c.grammar(question, mentions)[0]
-        assert sorted(r[0] for r in g.query(plan.cypher, plan.params).rows) == ["Bondi", "Bourrier"]
+        assert rows == ["Bondi", "Bourrier"]
 
 
 def test_a_number_named_after_a_noun_identifies_it_and_counts_nothing(tmp_path, small_graph):
