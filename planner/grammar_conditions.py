@@ -238,6 +238,13 @@ def conditions(r: Reading) -> None:
                 asked if v.kind == "linked" and [lb for lb, _ in v.options].count(asked) == 1 else v.label
             term = Term("prop", owner, next(p for lb, p in v.options if lb == owner) if owner != v.label else v.prop)
             # "the album 'Blue Hours'": the value of the label named just before it
+        if term is None and v.kind == "text" and (inside := _searched_in(r, v)) is not None:
+            prop_item, term = inside  # "customers who have 'Diana' in part of their names": a text searched for
+            prop_item.term = term
+            if substring:  # "have the letter 'a' in their names": the cue before, "in their" after
+                r.use((v.end, prop_item.start))
+            else:
+                substring = ("CONTAINS", (v.end, prop_item.start))
         if term is None and v.kind == "text" and substring and not any(
                 v.start - 4 <= x.start < v.start and "prop" in x.kinds() for x in r.items):
             # "the tracks that contain the word 'you'": searched for in what names the asked nodes
@@ -247,10 +254,6 @@ def conditions(r: Reading) -> None:
                 term = None
             elif lem[v.start - 1:v.start] in (["word"], ["string"], ["phrase"]):
                 r.use((v.start - 1, v.start))
-        if term is None and v.kind == "text" and (inside := _searched_in(r, v)) is not None:
-            prop_item, term = inside  # "customers who have 'Diana' in part of their names": a text searched for
-            prop_item.term = term
-            substring = ("CONTAINS", (v.end, prop_item.start))
         if term is None and v.kind == "text" and named_before(lem, v.start):
             label = r.query.nodes[r.target]
             term = Term("prop", label, r.view.display(label))
@@ -275,6 +278,11 @@ def conditions(r: Reading) -> None:
                     not r.terms.holds(term.owner, term.prop, value):
                 r.decline(f"no {term.owner} has {term.prop} {value!r}")  # divisions written 'Division 1', not 1
                 continue
+        lacking = next((i for i in range(max(0, substring[1][0] - 2), substring[1][0]) if lem[i] == "without"),
+                       None) if substring and op is None else None
+        if lacking is not None:  # "employees without the letter M in their first name"
+            op = "<>"
+            r.use((lacking, substring[1][0]))
         if substring and isinstance(value, str):
             op = ("NOT " if op == "<>" else "") + substring[0]  # "whose name does not contain the letter M"
             r.use(substring[1])

@@ -168,6 +168,9 @@ def coverage(r: Reading) -> None:
         words[-len(m):] == m for words in used for m in map(name_words, cues.MEASURES.get(t.lemma_.lower(), ())))}
     restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and any(
         _agent_of(t.lemma_.lower(), w) for words in used for w in words)}  # "films directed by X": the director
+    restating -= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and any(
+        c.dep_ == "dobj" and c.pos_ == "NOUN" and c.i not in r.used for c in t.children)}  # "the name, hire data and
+    # salary": a verb whose object nothing read is asked, not restated
     left = [w for w in left if w not in restating]  # "wines produced in Sonoma": the verb of the join
     left += _other_times(r)
     if left:

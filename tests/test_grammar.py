@@ -497,6 +497,20 @@ def test_letters_searched_for_and_their_negation(rows):
     names = lambda q: sorted(r[0] for r in rows(q))  # noqa: E731
     assert names("Which students have a first name that does not contain the letter A?") == ["Bo", "Cy", "Di", "Ed"]
     assert names("Which students have a first name ending with the letter o?") == ["Bo"]
+    # the letter before, the property after it: "in their last names"; "without" negates it
+    assert names("Which students have the letter 'a' in their last names?") == ["Bo", "Ed"]
+    assert names("What are the first names of students without the letter n in their last name?") == ["Bo", "Di"]
+
+
+def test_a_verb_whose_object_is_unread_is_not_excused(home):
+    """"the first name, hire data and age of students whose ...": "hire" governs "data", which nothing read; it is
+    asked, not a verb restating the condition, so the question declines rather than drop it."""
+    with Graph(home / "graphs" / "campus", read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        assert answer("What are the first name and age of students whose last name is 'Lind'?") == [["Ada", 19],
+                                                                                                 ["Cy", 24]]
+        q = "What are the first name, hire data and age of students whose last name is 'Lind'?"
+        assert c.grammar(q, c.value_mentions(q)) == [] and "'hire'" in " ".join(c.unread(q, c.value_mentions(q)))
 
 
 def test_dates_years_of_dates_and_time_comparisons(tmp_path, small_graph):
