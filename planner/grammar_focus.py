@@ -132,8 +132,11 @@ def focus(r: Reading) -> None:
         if term is None or value_after(r, it) or bound_prop(r, it):
             continue
         if it.end - it.start == 1 and lem[it.start] in ("number", "count", "amount") and \
-                lem[it.end:it.end + 1] == ["of"] and not term.exact:
-            continue  # "the number of patients": a count, not CabinNumber
+                lem[it.end:it.end + 1] == ["of"] and not term.exact and not (
+                    lem[it.start] == "amount" and _of_label(r, it) is not None and
+                    any(w in cues.AGGREGATES for w in lem[max(0, it.start - 2):it.start]) and
+                    r.view.is_number(term.owner, term.prop)):
+            continue  # "the number of patients": a count, not CabinNumber; not "the average amount of settlements"
         head = r.doc[it.end - 1]
         if any(r.doc[k].tag_ in ("JJS", "RBS") for k in range(max(0, it.start - 2), it.start)) and \
                 len(aggregates_said(r, it.start)) < 2 and not aged(r, it.start, term):

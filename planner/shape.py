@@ -16,6 +16,21 @@ from kgqa.planner.schema_terms import Term
 from kgqa.text import name_words
 
 
+def numeric_term(r: Reading, term: Term) -> bool:
+    """Whether a node property holds numbers (typed so, or text of numbers)."""
+    return not term.on_rel and (r.view.is_number(term.owner, term.prop) or r.view.is_numeric_text(term.owner, term.prop))
+
+
+def _count_beside(r: Reading, first: int, col: Column, aggs: list[Column]) -> None:
+    """"the number and average age of students": a count of the nodes whose property the aggregate after it reads,
+    added to ``aggs`` when "number and" (or "count and") opens the list of aggregates at ``first``."""
+    lem = r.lemmas
+    if first >= 2 and lem[first - 1] in ("and", ",") and lem[first - 2] in ("number", "count") and \
+            first - 2 not in r.used and lem[first - 3:first - 2] != ["total"]:
+        aggs.append(Column(col.holder, None, "count"))
+        r.use((first - 2, first))
+
+
 def shape(r: Reading) -> None:
     """Counts ("how many", "the number of"), aggregates ("the average age"), groups ("for each city"),
     superlatives ("the highest", "the top 3 by", "the most orders") and orders ("ordered by age")."""
@@ -69,11 +84,20 @@ def shape(r: Reading) -> None:
             r.use((i - 2, i))  # "the average number of international passengers": of the number a property holds
             i -= 2
         said = aggregates_said(r, i)
+        j = i
+        while j > 0 and lem[j - 1] in ("all", "the"):
+            j -= 1
+        if not said and j > 1 and lem[j - 1] == "of" and lem[j - 2] in cues.AGGREGATES and \
+                it.term is not None and numeric_term(r, it.term):
+            said = aggregates_said(r, j - 1)  # "the sum and average of all settlement amounts"
+            r.use((j - 1, i))
+            i = j - 1
         r.use(*[(j, j + 1) for j, _ in said if len(said) > 1 or lem[j] in cues.AGGREGATES])
         fns = [fn for _, fn in said]
         if len(fns) > 1:  # "the minimum, average and maximum age", "the highest, lowest and average cost"
             col = column_of(r, it, label)
             if col is not None:
+                _count_beside(r, said[0][0], col, aggs)
                 aggs.extend(Column(col.holder, col.prop, fn) for fn in fns)
             continue
         fn = next((cues.AGGREGATES[lem[j]] for j in range(max(0, i - 2), i) if lem[j] in cues.AGGREGATES), None)
@@ -81,8 +105,7 @@ def shape(r: Reading) -> None:
                 r.view.is_number(it.term.owner, it.term.prop) and any(c.holder == r.target for c in q.columns):
             fn = "sum"  # "the student ids and the number of hours played": each one's edges' hours, added up
             r.use((i - 2, i))
-        numeric = it.term is not None and not it.term.on_rel and (r.view.is_number(it.term.owner, it.term.prop) or
-                                                                  r.view.is_numeric_text(it.term.owner, it.term.prop))
+        numeric = it.term is not None and numeric_term(r, it.term)
         if fn is None and numeric and (lem[max(0, i - 2):i] == ["how", "much"] or lem[max(0, i - 2):i + 1] == [
                 "how", "many", "total"]):
             fn = "sum"  # "how many total pounds were purchased": the amount, added up
@@ -102,7 +125,10 @@ def shape(r: Reading) -> None:
             fn = "max" if sup[1] else "min"
             r.use((sup[0], sup[0] + 1))
         if fn:
-            r.use(*[(j, j + 1) for j in range(max(0, i - 2), i) if lem[j] in cues.AGGREGATES])
+            said_at = [j for j in range(max(0, i - 2), i) if lem[j] in cues.AGGREGATES]
+            r.use(*[(j, j + 1) for j in said_at])
+            if said_at:
+                _count_beside(r, said_at[0], col, aggs)
             aggs.append(Column(col.holder, col.prop, fn))
         else:
             q.columns.append(col)

@@ -1295,3 +1295,19 @@ def test_a_label_asked_beside_another_with_nothing_to_name_it_declines(tmp_path,
         assert answer('What is the chip model of the phone with hardware model name "LG-P760"?') == [["X51v"]]
         question = 'What are the chip model and screen mode of the phone with hardware model name "LG-P760"?'
         assert c.grammar(question, c.value_mentions(question)) == []
+
+
+def test_aggregates_listed_before_of_and_a_count_beside_them(tmp_path, small_graph):
+    """"the total and average amount of settlements": the amount the label holds (Settlement_amount), not a count;
+    "the sum and average of all settlement amounts": the aggregates before "of"; "the number and average amount":
+    a count beside the average."""
+    folder = small_graph(tmp_path / "graphs", "claims",
+                         "CREATE NODE TABLE Settlement(Settlement_id INT64, Settlement_amount DOUBLE, "
+                         "PRIMARY KEY(Settlement_id));\n",
+                         {"Settlement": "Settlement_id,Settlement_amount\n1,10.0\n2,30.0\n3,50.0\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g, ordered=True)
+        assert answer("Find the total and average amount of settlements.") == [[90.0, 30.0]]
+        assert answer("Return the sum and average of all settlement amounts.") == [[90.0, 30.0]]
+        assert answer("What is the average of all settlement amounts?") == [[30.0]]
+        assert answer("What are the number and average amount of settlements?") == [[3, 30.0]]
