@@ -208,6 +208,11 @@ def _ordered(r: Reading, label: str) -> None:
             continue
         if doc[i].tag_ not in ("JJS", "RBS") and w not in ("top", "maximum", "minimum"):
             continue
+        after = next((v.end for v in r.values if v.kind == "limit" and v.start == i + 1), None)
+        if w == "top" and after is not None and after < len(doc) and doc[after].tag_ in ("JJS", "RBS") and \
+                lem[after] in cues.SUPERLATIVES:
+            r.use((i, i + 1))  # "the top 3 highest support rates": the superlative after the number ranks
+            continue
         if w == "most" and lem[i + 1:i + 2] in (["recently"], ["recent"]) and i + 1 not in r.used:
             said = next((x for x in r.items if x.start == i + 2 and "prop" in x.kinds()), None)
             said_term = pick(said, "prop", label) or pick_prop(said, r) if said is not None else None
@@ -438,8 +443,27 @@ def _first_by_time(r: Reading, label: str) -> None:
             r.use((first.i, first.i + 1), (limits[0].start, limits[0].end))
             if col not in q.columns:
                 q.columns.append(col)
+        elif (worth := _top_by_worth(r, label, limits[0].start)) is not None:
+            q.order.append((worth, True))  # "the top 3 filings where ...": by the one amount a filing holds
+            q.limit = limits[0].value
+            r.use((limits[0].start - 1, limits[0].end))
+            if worth not in q.columns:
+                q.columns.append(worth)
         else:
             r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 invoices with ...": in which order
+
+
+def _top_by_worth(r: Reading, label: str, at: int) -> Column | None:
+    """"the top 3 filings where ...", no measure said: the one property of the asked label whose name says money
+    (an amount, a price), when "top" opens the number at ``at``; else None."""
+    end = next((v.end for v in r.values if v.start == at), at + 1)
+    named = next((x for x in r.items if x.start == end), None)
+    if r.lemmas[at - 1:at] != ["top"] or named is None or named.term is None or named.term.kind != "label" or \
+            r.vars.get(named.term.owner) != r.target:
+        return None  # not "the top 3 beneficiary codes": what is ranked is named right after the number
+    worth = [p for p in r.view.nodes.get(label, {}) if r.view.is_number(label, p) and
+             any(w in cues.MONEY_WORDS for w in name_words(p))]
+    return Column(r.target, worth[0]) if len(worth) == 1 else None
 
 
 def _said_of(r: Reading, it, label: str) -> bool:

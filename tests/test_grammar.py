@@ -1311,3 +1311,11 @@ def test_aggregates_listed_before_of_and_a_count_beside_them(tmp_path, small_gra
         assert answer("Return the sum and average of all settlement amounts.") == [[90.0, 30.0]]
         assert answer("What is the average of all settlement amounts?") == [[30.0]]
         assert answer("What are the number and average amount of settlements?") == [[3, 30.0]]
+
+
+def test_top_numbers_ranked_by_a_superlative_or_by_worth(rows):
+    """"the top 2 highest fees": the superlative after the number ranks; "the top 2 courses with 4 or more credits",
+    no measure said: by the one property of courses whose name says money (fee_in_usd)."""
+    assert [r[-1] for r in rows("What are the top 2 highest fees of courses?")] == [600, 500]
+    assert [r[0] for r in rows("Show the top 2 courses with at least 4 credits.")] in (["B202", "M101"],
+                                                                                        ["Genetics", "Calculus"])
