@@ -59,11 +59,13 @@ def overall(r: Reading) -> None:
         nxt = next((x for x in r.items if x.start == end), None)
         if nxt is not None and any(t.kind == "prop" and (t.owner, t.prop) == (term.owner, term.prop) for t in nxt.terms):
             end = nxt.end  # "the average budget"
+            if nxt in r.asked:  # "who is older than the average age": a figure compared with, not a column asked
+                r.asked.remove(nxt)
         among: tuple = ()
         quantified = low[i] in cues.QUANTIFIERS or some
         of = lem[end:end + 1] in (["of"], ["for"], ["among"])
         if of or quantified:
-            part = _part(r, end + of, term.owner)
+            part = _part(r, end + of, term.owner, term.prop)
             if part is None and (quantified or lem[end] == "of") or part is not None and part[1] is None:
                 if quantified:
                     continue
@@ -153,14 +155,19 @@ def _value_of(r: Reading, k: int, label: str) -> tuple[str, Value] | None:
     return (prop, v) if prop is not None else None
 
 
-def _part(r: Reading, k: int, label: str) -> tuple[tuple, int | None] | None:
+def _part(r: Reading, k: int, label: str, prop: str | None = None) -> tuple[tuple, int | None] | None:
     """The nodes of ``label`` a figure is computed over, said from token ``k``: all of them ("of all instructors":
     ``((), end)``), those a value names ("of the instructors in the Biology department", "for English songs",
     "any wine from John Anthony winery": ``(((property, value),), end)``), or a part not read (``((), None)``: "of
     the instructors who teach"). None where no word of ``label`` is there."""
     lem = r.lemmas
-    while k < len(lem) and lem[k] in ("all", "the", "every", "any") or lem[k:k + 2] == ["of", "the"]:
+    while k < len(lem) and lem[k] in ("all", "the", "every", "any", "a", "an") or lem[k:k + 2] == ["of", "the"]:
         k += 1
+    again = next((x for x in r.items if x.start == k and x.kinds() == {"prop"} and
+                  any(t.owner == label and t.prop == prop for t in x.terms)), None)
+    if again is not None and lem[k - 1] == "all" and lem[again.end:again.end + 1] not in (["of"], ["in"], ["for"]):
+        again.term = Term("prop", label, prop)
+        return (), again.end  # "greater than the average of all revenues": the property again, over every node
     named = _value_of(r, k, label)  # "the minimum rating for English songs": the value before the label's word
     whole = next((x for x in r.items if x.start == (named[1].end if named else k) and any(
         t.kind == "label" and t.owner == label for t in x.terms)), None)

@@ -1319,3 +1319,11 @@ def test_top_numbers_ranked_by_a_superlative_or_by_worth(rows):
     assert [r[-1] for r in rows("What are the top 2 highest fees of courses?")] == [600, 500]
     assert [r[0] for r in rows("Show the top 2 courses with at least 4 credits.")] in (["B202", "M101"],
                                                                                         ["Genetics", "Calculus"])
+
+
+def test_a_figure_compared_with_is_not_asked(rows):
+    """"Who is older than the average age?": the average is what the ages are compared with, not a column; "the
+    average of all fees": the property again, over every course."""
+    assert sorted(r[0] for r in rows("Who is older than the average age?")) == ["Cy", "Ed"]
+    assert sorted(r[0] for r in rows("Which courses have a fee greater than the average of all fees?")) == \
+        ["Calculus", "Cell Biology", "Genetics"]
