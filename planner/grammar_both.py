@@ -40,8 +40,9 @@ def conjunctions(r: Reading) -> None:
             figure = "count" if counted in ("number", "many", "count") else counted
             r.decline(f"the {figure} of {' and '.join(str(q.where[k].value) for k in ks)} together, or each apart")
             return
-        if not all("and" in r.lemmas[a[1]:b[0]] or "," in r.lemmas[a[1]:b[0]] or "both" in r.lemmas[a[1]:b[0]]
+        if not all({"and", ",", "both"} & set(r.lemmas[a[1]:b[1] - 1])  # "the 'A' committee and the 'B' committee":
                    for a, b in zip(spans, spans[1:])) or any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
+            # the property after the first value opens the second's span
             r.decline("two values of one property at once (both)")
             return
         if any("how" in r.lemmas[a[1]:b[0]] for a, b in zip(spans, spans[1:])):

@@ -1327,3 +1327,19 @@ def test_a_figure_compared_with_is_not_asked(rows):
     assert sorted(r[0] for r in rows("Who is older than the average age?")) == ["Cy", "Ed"]
     assert sorted(r[0] for r in rows("Which courses have a fee greater than the average of all fees?")) == \
         ["Calculus", "Cell Biology", "Genetics"]
+
+
+def test_both_values_each_followed_by_their_property(tmp_path, small_graph):
+    """"members in both the 'Budget' committee and the 'Health' committee": the property written after the first
+    value opens the second's span; the "and" is still between them, so each value is a seat of its own."""
+    folder = small_graph(tmp_path / "graphs", "seats",
+                         "CREATE NODE TABLE club(club_id INT64, club_name STRING, PRIMARY KEY(club_id));\n"
+                         "CREATE NODE TABLE seat(seat_id INT64, committee STRING, PRIMARY KEY(seat_id));\n"
+                         "CREATE REL TABLE HAS_CLUB(FROM seat TO club);\n",
+                         {"club": "club_id,club_name\n1,Reds\n2,Blues\n",
+                          "seat": "seat_id,committee\n1,Budget\n2,Health\n3,Budget\n",
+                          "HAS_CLUB": "from,to\n1,1\n2,1\n3,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        q = "Which clubs have seats in both the 'Budget' committee and the 'Health' committee?"
+        assert [r[0] for r in answer(q)] == ["Reds"]
