@@ -237,8 +237,10 @@ def _of_label(r: Reading, it: Item) -> Term | None:
     if r.lemmas[k:k + 1] != ["of"] or any(x.end == it.start and "label" in x.kinds() for x in r.items):
         return None  # not "the department name of the instructor": the department's
     k += 1
-    while k < len(r.doc) and r.lemmas[k] in cues.DETERMINERS:
-        k += 1
+    while k < len(r.doc) and (r.lemmas[k] in cues.DETERMINERS or (
+            r.doc[k].tag_ in ("JJS", "RBS", "CD") or r.doc[k].tag_ == "JJ" and r.doc[k - 1].tag_ == "RBS") and
+            not any(x.start <= k < x.end for x in r.items)):
+        k += 1  # "the name of the most recent movie", "of the three oldest movies"
     owner = next((pick(x, "label", None) for x in r.items if x.start == k), None)
     if owner is None:
         return None

@@ -1343,3 +1343,19 @@ def test_both_values_each_followed_by_their_property(tmp_path, small_graph):
         _, answer = first_plan_rows(g)
         q = "Which clubs have seats in both the 'Budget' committee and the 'Health' committee?"
         assert [r[0] for r in answer(q)] == ["Reds"]
+
+
+def test_the_name_of_a_ranked_label_is_its_own(tmp_path, small_graph):
+    """"the name of the most recent film": "name" is of the label after "of the most recent", whose naming property
+    is its title, not the name of the reviewers joined to it."""
+    folder = small_graph(tmp_path / "graphs", "reviews",
+                         "CREATE NODE TABLE Film(fid INT64, title STRING, year INT64, PRIMARY KEY(fid));\n"
+                         "CREATE NODE TABLE Critic(cid INT64, name STRING, PRIMARY KEY(cid));\n"
+                         "CREATE REL TABLE Rated(FROM Critic TO Film, stars INT64);\n",
+                         {"Film": "fid,title,year\n1,Alpha,1990\n2,Beta,2005\n3,Gamma,1970\n",
+                          "Critic": "cid,name\n1,Ann\n2,Bob\n",
+                          "Rated": "from,to,stars\n1,1,3\n2,2,4\n1,3,5\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [r[0] for r in answer("What is the name of the most recent film?")] == ["Beta"]
+        assert [r[0] for r in answer("What is the name of the oldest film?")] == ["Gamma"]
