@@ -380,6 +380,9 @@ class Lexicon:
                     continue
                 if text.islower() and n == 1 and text.lower() in self.entries:
                     continue  # a schema word ("discontinued"), not a value
+                if n == 1 and not text.isupper() and all(
+                        len(str(v)) > 3 and str(v).isupper() for _, _, v in hits):
+                    continue  # "the total number", "a Canadian airport": a word, not the code 'TOTAL', 'CANADIAN'
                 before = re.search(r"([a-z]+)\s+$", question[:s].lower())
                 if n == 1 and before and split_camel(before.group(1) + text) in self.entries:
                     continue  # "order ID '10248'": the word ends a property's name (orderID), no value

@@ -1359,3 +1359,15 @@ def test_the_name_of_a_ranked_label_is_its_own(tmp_path, small_graph):
         _, answer = first_plan_rows(g)
         assert [r[0] for r in answer("What is the name of the most recent film?")] == ["Beta"]
         assert [r[0] for r in answer("What is the name of the oldest film?")] == ["Gamma"]
+
+
+def test_a_word_is_no_upper_case_code(tmp_path, small_graph):
+    """"the total number of airlines": "total" is a word, not the call sign 'TOTAL' written in capitals; the code
+    written in capitals is still linked."""
+    folder = small_graph(tmp_path / "graphs", "carriers",
+                         "CREATE NODE TABLE airline(alid INT64, name STRING, callsign STRING, PRIMARY KEY(alid));\n",
+                         {"airline": "alid,name,callsign\n1,Total Air,TOTAL\n2,Blue Sky,BLUESKY\n3,Red Jet,REDJET\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What is the total number of airlines?") == [[3]]
+        assert [r[0] for r in answer("Which airline has the callsign TOTAL?")] == ["Total Air"]
