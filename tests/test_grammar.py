@@ -1371,3 +1371,20 @@ def test_a_word_is_no_upper_case_code(tmp_path, small_graph):
         _, answer = first_plan_rows(g)
         assert answer("What is the total number of airlines?") == [[3]]
         assert [r[0] for r in answer("Which airline has the callsign TOTAL?")] == ["Total Air"]
+
+
+def test_whose_name_is_the_labels_own_naming_property(tmp_path, small_graph):
+    """"the products whose name contains 'Scanner'": products have no property called name but are named by
+    ``product``; the name is theirs, not the District_name of a label joined to them."""
+    folder = small_graph(tmp_path / "graphs", "shops",
+                         "CREATE NODE TABLE product(product_id INT64, product STRING, PRIMARY KEY(product_id));\n"
+                         "CREATE NODE TABLE district(district_id INT64, District_name STRING, "
+                         "PRIMARY KEY(district_id));\n"
+                         "CREATE REL TABLE SOLD_IN(FROM product TO district);\n",
+                         {"product": "product_id,product\n1,Travel Scanner\n2,Desk Lamp\n3,Photo Scanner\n",
+                          "district": "district_id,District_name\n1,Scanner Hill\n2,Old Town\n",
+                          "SOLD_IN": "from,to\n2,1\n1,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert sorted(r[0] for r in answer('Find all the products whose name contains the word "Scanner".')) == \
+            ["Photo Scanner", "Travel Scanner"]
