@@ -54,6 +54,8 @@ def link_mentions(question: str, compiler: Compiler, index=None) -> tuple[list[M
             continue
         if not cands or cands[0].score < FUZZY_MIN or text.lower() in compiler.lex.entries:
             continue
+        if cands[0].source not in ("exact", "casefold") and 2 * len(str(cands[0].name)) < len(text):
+            continue  # "had more than 3" is not the key '3': a fuzzy match must spell most of the words it takes
         tied = [c for c in cands if c.score >= cands[0].score - 0.02]
         named = [c for c in tied if c.prop in (spec.primary_keys.get(c.label), compiler.view.display(c.label))]
         if not named and len({c.key for c in tied if (c.label, c.prop) == (tied[0].label, tied[0].prop)}) > 1:

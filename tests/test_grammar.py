@@ -1388,3 +1388,16 @@ def test_whose_name_is_the_labels_own_naming_property(tmp_path, small_graph):
         _, answer = first_plan_rows(g)
         assert sorted(r[0] for r in answer('Find all the products whose name contains the word "Scanner".')) == \
             ["Photo Scanner", "Travel Scanner"]
+
+
+def test_a_fuzzy_link_spells_most_of_its_words(tmp_path, small_graph):
+    """"teams that had more than 2 eliminations": the words "had more than 2" are no fuzzy mention of the text key
+    '2'; the number bounds the count, compared as written."""
+    folder = small_graph(tmp_path / "graphs", "bouts",
+                         "CREATE NODE TABLE Elimination(Elimination_ID STRING, Team STRING, "
+                         "PRIMARY KEY(Elimination_ID));\n",
+                         {"Elimination": "Elimination_ID,Team\n1,Team Red\n2,Team Red\n3,Team Blue\n4,Team Blue\n"
+                                         "5,Team Blue\n"})
+    with Graph(folder, read_only=True) as g:
+        mentions, rows = linked_first_column(g, "Which teams had more than 2 eliminations?")
+        assert not any("more" in m.text for m in mentions) and rows == ["Team Blue"]
