@@ -443,27 +443,8 @@ def _first_by_time(r: Reading, label: str) -> None:
             r.use((first.i, first.i + 1), (limits[0].start, limits[0].end))
             if col not in q.columns:
                 q.columns.append(col)
-        elif (worth := _top_by_worth(r, label, limits[0].start)) is not None:
-            q.order.append((worth, True))  # "the top 3 filings where ...": by the one amount a filing holds
-            q.limit = limits[0].value
-            r.use((limits[0].start - 1, limits[0].end))
-            if worth not in q.columns:
-                q.columns.append(worth)
         else:
             r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 invoices with ...": in which order
-
-
-def _top_by_worth(r: Reading, label: str, at: int) -> Column | None:
-    """"the top 3 filings where ...", no measure said: the one property of the asked label whose name says money
-    (an amount, a price), when "top" opens the number at ``at``; else None."""
-    end = next((v.end for v in r.values if v.start == at), at + 1)
-    named = next((x for x in r.items if x.start == end), None)
-    if r.lemmas[at - 1:at] != ["top"] or named is None or named.term is None or named.term.kind != "label" or \
-            r.vars.get(named.term.owner) != r.target:
-        return None  # not "the top 3 beneficiary codes": what is ranked is named right after the number
-    worth = [p for p in r.view.nodes.get(label, {}) if r.view.is_number(label, p) and
-             any(w in cues.MONEY_WORDS for w in name_words(p))]
-    return Column(r.target, worth[0]) if len(worth) == 1 else None
 
 
 def _said_of(r: Reading, it, label: str) -> bool:
