@@ -38,7 +38,7 @@ MAX_MAPPINGS = 5000  # column mappings tried before giving up (lenient mode)
 
 # -- cells -----------------------------------------------------------------------------------------
 def _is_number(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    return isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)  # Kuzu sums INT64 into a Decimal
 
 
 def _decimals(x: float) -> int | None:

@@ -102,6 +102,15 @@ def test_int_and_float_rows():
     assert rows_match([[38.0]], [[38]], ordered=True)
 
 
+def test_decimal_sums_are_numbers():
+    """Kuzu returns the sum of an INT64 property as a ``Decimal``: a number like any other, not text."""
+    from decimal import Decimal
+
+    assert rows_match([[Decimal("21993")]], [[21993]], ordered=False)
+    assert rows_match([["x", Decimal("1.5")]], [["x", 1.5]], ordered=False, lenient=False)
+    assert not rows_match([[Decimal("21993")]], [["21993"]], ordered=False)
+
+
 def test_empty_gold_matches_only_empty_prediction():
     assert rows_match([], [], ordered=False)
     assert not rows_match([["The Matrix"]], [], ordered=False)
