@@ -16,7 +16,7 @@ from kgqa.planner.schema_terms import Term
 from kgqa.text import name_words
 
 
-def numeric_term(r: Reading, term: Term) -> bool:
+def _numeric_term(r: Reading, term: Term) -> bool:
     """Whether a node property holds numbers (typed so, or text of numbers)."""
     return not term.on_rel and (r.view.is_number(term.owner, term.prop) or r.view.is_numeric_text(term.owner, term.prop))
 
@@ -88,7 +88,7 @@ def shape(r: Reading) -> None:
         while j > 0 and lem[j - 1] in ("all", "the"):
             j -= 1
         if not said and j > 1 and lem[j - 1] == "of" and lem[j - 2] in cues.AGGREGATES and \
-                it.term is not None and numeric_term(r, it.term):
+                it.term is not None and _numeric_term(r, it.term):
             said = aggregates_said(r, j - 1)  # "the sum and average of all settlement amounts"
             r.use((j - 1, i))
             i = j - 1
@@ -105,7 +105,7 @@ def shape(r: Reading) -> None:
                 r.view.is_number(it.term.owner, it.term.prop) and any(c.holder == r.target for c in q.columns):
             fn = "sum"  # "the student ids and the number of hours played": each one's edges' hours, added up
             r.use((i - 2, i))
-        numeric = it.term is not None and numeric_term(r, it.term)
+        numeric = it.term is not None and _numeric_term(r, it.term)
         if fn is None and numeric and (lem[max(0, i - 2):i] == ["how", "much"] or lem[max(0, i - 2):i + 1] == [
                 "how", "many", "total"]):
             fn = "sum"  # "how many total pounds were purchased": the amount, added up
