@@ -8,6 +8,7 @@ from kgqa.kg.derive import is_name_like
 from kgqa.planner.joins import holder_of, join_label
 from kgqa.planner.query import Column
 from kgqa.planner.reading import Item, Reading, pick, pick_prop
+from kgqa.planner.schema_terms import Term, names_own_label
 
 ROWID = "_rowid"  # the generated key of a table that had none: no name to show
 
@@ -61,3 +62,30 @@ def rel_of(r: Reading, var: str | None) -> str:
 def owner_of(r: Reading, var: str | None) -> str:
     """The label of a node variable, or the type of an edge variable."""
     return r.query.nodes.get(var) or rel_of(r, var)
+
+
+def naming_prop(r: Reading, label: str) -> str | None:
+    """The property a question means by the "name" (or "title") of a ``label`` node that has no property of that
+    word: its display property when name-like, else its one text property named after the label (party.Party);
+    else None."""
+    shown = r.view.display(label)
+    if shown != r.view.key(label) and is_name_like(shown):
+        return shown
+    selves = [p for p in r.view.nodes.get(label, {}) if names_own_label(label, p)]
+    return selves[0] if len(selves) == 1 and r.view.prop_type(label, selves[0]) == "STRING" else None
+
+
+def own_name(r: Reading, it: Item) -> Term | None:
+    """"the product whose name ...", "a scientist whose name ...": the word "name" (or "title") right after a label
+    and "whose"/"with (the)", of a label with no property of that word, is that label's :func:`naming_prop`; else
+    None."""
+    k = it.start
+    if it.end - k != 1 or r.lemmas[k] not in ("name", "title"):
+        return None
+    while k > 0 and r.lemmas[k - 1] in ("with", "whose", "the", "a", "its", "their"):
+        k -= 1
+    lab = next((pick(x, "label", None) for x in r.items if x.end == k and x is not it), None)
+    if k == it.start or lab is None or any(t.kind == "prop" and t.owner == lab.owner for t in it.terms):
+        return None
+    prop = naming_prop(r, lab.owner)  # product.product
+    return Term("prop", lab.owner, prop) if prop is not None else None

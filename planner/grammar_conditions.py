@@ -19,7 +19,7 @@ from kgqa.planner.attach import (
 )
 from kgqa.planner.grammar_both import conjunctions, two_nodes
 from kgqa.planner.grammar_bounds import count_bound, edge_bound, repeated
-from kgqa.planner.grammar_columns import ROWID
+from kgqa.planner.grammar_columns import ROWID, own_name
 from kgqa.planner.grammar_measures import measured_beside, measured_props
 from kgqa.planner.grammar_times import date_prop, dated, year_prop
 from kgqa.planner.joins import holder_of, other_end, rels_named_by
@@ -170,7 +170,7 @@ def conditions(r: Reading) -> None:
                 term = Term("prop", r.query.nodes[r.target], found[0])
                 op_span = op_span + [(measuring[-1].i, measuring[-1].i + 1)]
         if term is None and prop_item is not None:
-            term = _own_name(r, prop_item)  # "the products whose name contains 'Scanner'": the product's own name
+            term = own_name(r, prop_item)  # "the products whose name contains 'Scanner'": the product's own name
         if term is None and prop_item is not None:
             term = pick(prop_item, "prop", _governor(r, prop_item) or _owner_before(r, prop_item) or
                         r.query.nodes.get(r.target))
@@ -412,23 +412,6 @@ def _owner_before(r: Reading, it: Item) -> str | None:
     if lab is not None and k < it.start and any(t.kind == "prop" and t.owner == lab.owner for t in it.terms):
         return lab.owner
     return None
-
-
-def _own_name(r: Reading, it: Item) -> Term | None:
-    """"the product whose name ...", "a scientist whose name ...": the word "name" (or "title") right after a label
-    and "whose"/"with (the)", of a label with no property of that word, is the label's own naming property (its
-    display property, when name-like); else None."""
-    k = it.start
-    if it.end - k != 1 or r.lemmas[k] not in ("name", "title"):
-        return None
-    while k > 0 and r.lemmas[k - 1] in ("with", "whose", "the", "a", "its", "their"):
-        k -= 1
-    lab = next((pick(x, "label", None) for x in r.items if x.end == k and x is not it), None)
-    if k == it.start or lab is None or any(t.kind == "prop" and t.owner == lab.owner for t in it.terms):
-        return None
-    shown = r.view.display(lab.owner)
-    named = is_name_like(shown) or name_words(shown) == name_words(lab.owner)  # product.product
-    return Term("prop", lab.owner, shown) if shown != r.view.key(lab.owner) and named else None
 
 
 def _governor(r: Reading, it: Item) -> str | None:

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
 from kgqa.planner.attach import (
     bound_prop,
     value_after,
 )
+from kgqa.planner.grammar_columns import naming_prop
 from kgqa.planner.reading import (
     Item,
     Reading,
@@ -240,22 +240,17 @@ def _of_label(r: Reading, it: Item) -> Term | None:
     while k < len(r.doc) and (r.lemmas[k] in cues.DETERMINERS or (
             r.doc[k].tag_ in ("JJS", "RBS", "CD") or r.doc[k].tag_ == "JJ" and r.doc[k - 1].tag_ == "RBS") and
             not any(x.start <= k < x.end for x in r.items)):
-        k += 1  # "the name of the most recent movie", "of the three oldest movies"
+        k += 1  # "the name of the most recent film", "of the three oldest films"
     owner = next((pick(x, "label", None) for x in r.items if x.start == k), None)
     if owner is None:
         return None
     own = [t for t in it.terms if t.kind == "prop" and t.owner == owner.owner]
     if own:
         return own[0] if len(own) == 1 else None
-    shown = r.view.display(owner.owner)
     if it.end - it.start != 1 or r.lemmas[it.start] not in ("name", "title"):
         return None
-    if shown != r.view.key(owner.owner) and is_name_like(shown):
-        return Term("prop", owner.owner, shown)
-    selves = [p for p in r.view.nodes.get(owner.owner, {}) if names_own_label(owner.owner, p)]
-    if len(selves) == 1 and r.view.prop_type(owner.owner, selves[0]) == "STRING":
-        return Term("prop", owner.owner, selves[0])  # "the names of the party": Party of party
-    return None
+    prop = naming_prop(r, owner.owner)  # "the names of the party": Party of party
+    return Term("prop", owner.owner, prop) if prop is not None else None
 
 
 def _head_of(r: Reading, it: Item, label: str) -> Term | None:
