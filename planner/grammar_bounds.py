@@ -51,9 +51,8 @@ def count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
     """"students with at least two pets": a bound on how many nodes of that label each row reaches."""
     term = pick(it, "label", None)
     label = r.query.nodes.get(r.target)
-    grouped = term is not None and term.owner == label and r.asked and all(
-        x.term is not None and x.term.kind == "prop" and x.term.owner == label and not x.term.on_rel and
-        x.term.prop != r.view.key(label) for x in r.asked)  # "the headquarters shared by two companies": values
+    grouped = term is not None and term.owner == label and values_asked(r)  # "the headquarters shared by two
+    # companies": values
     if term is None or term.owner == label and not grouped:
         r.decline(f"{v.value} {r.doc[it.start:it.end].text} of what")
         return
@@ -107,6 +106,14 @@ def edge_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> bool:
         r.bounds.append((Column(var, None, "count", True), op or "=", v.value))
     r.use((v.start, v.end), (it.start, it.end), *span)
     return True
+
+
+def values_asked(r: Reading) -> bool:
+    """True when what is asked is only properties of the asked label other than its key ("the studios", "the
+    headquarters"): the rows are the values they take, each a group of the label's nodes."""
+    label = r.query.nodes.get(r.target)
+    return bool(r.asked) and all(x.term is not None and x.term.kind == "prop" and x.term.owner == label and
+                                 not x.term.on_rel and x.term.prop != r.view.key(label) for x in r.asked)
 
 
 def _bound_said(v: Value, it: Item, low_ops: list[str]) -> tuple[str | None, list[tuple[int, int]]]:

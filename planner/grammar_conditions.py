@@ -18,7 +18,7 @@ from kgqa.planner.attach import (
     trailing_comparator,
 )
 from kgqa.planner.grammar_both import conjunctions, two_nodes
-from kgqa.planner.grammar_bounds import count_bound, edge_bound, repeated
+from kgqa.planner.grammar_bounds import count_bound, edge_bound, repeated, values_asked
 from kgqa.planner.grammar_columns import ROWID, own_name
 from kgqa.planner.grammar_measures import measured_beside, measured_props
 from kgqa.planner.grammar_times import date_prop, dated, year_prop
@@ -389,7 +389,8 @@ def _age_said(r: Reading, v: Value, op_span: list[tuple[int, int]]) -> Term | No
 
 def _aggregate_before(r: Reading, it: Item | None, term: Term) -> str | None:
     """The aggregate written just before a numeric property ("whose average salary", "a total amount"), when the
-    property is not the asked node's own (one value each: nothing to aggregate), else None."""
+    property is not the asked node's own (one value each: nothing to aggregate) or the rows are values the asked
+    nodes' properties take ("the studios whose average gross"), else None."""
     if it is None or it.start == 0 or not _is_number(r, term):
         return None
     k = it.start - 1
@@ -397,8 +398,9 @@ def _aggregate_before(r: Reading, it: Item | None, term: Term) -> str | None:
            for x in r.items):  # "the average course credits"
         k = next(x.start for x in r.items if x.end == it.start) - 1
     word = r.lemmas[k] if k >= 0 else ""
-    if word not in cues.AGGREGATES or word == "overall" or term.owner == r.query.nodes.get(r.target):
-        return None
+    if word not in cues.AGGREGATES or word == "overall" or term.owner == r.query.nodes.get(r.target) and (
+            not values_asked(r) or any(x.term == term for x in r.asked)):
+        return None  # "studios whose average gross ...": per value asked, the aggregate over its nodes
     return cues.AGGREGATES[word]
 
 

@@ -40,7 +40,7 @@ def focus(r: Reading) -> None:
     named_at = None
     if labels:
         first = labels[0]
-        term = pick(first, "label", None) or r.choose(
+        term = pick(first, "label", None) or _of_next(r, first) or r.choose(
             first.start, sorted((t for t in first.terms if t.kind == "label"), key=term_name), "is asked about")
         if term is None:
             return
@@ -92,8 +92,9 @@ def focus(r: Reading) -> None:
         low = [t.lower_ for t in r.doc]
         k = labels[0].start
         while k > 0 and (low[k - 1] in cues.DETERMINERS or
-                         any(v.start == k - 1 and v.kind == "limit" for v in r.values)):
-            k -= 1
+                         any(v.start == k - 1 and v.kind == "limit" for v in r.values) or
+                         low[k - 1] in cues.TOP_WORDS and any(v.start == k and v.kind == "limit" for v in r.values)):
+            k -= 1  # "the names of the top 3 districts"
         if low[max(0, k - 2):k] in (["name", "of"], ["names", "of"], ["title", "of"], ["titles", "of"]):
             r.use((k - 2, k))  # "the names of the heads": what names them
     info = [i for i, w in enumerate(lem) if w in ("information", "detail", "everything", "info", "attribute")]
@@ -161,6 +162,21 @@ def focus(r: Reading) -> None:
     _names_asked(r, label, first_label)
     if lem[:1] == ["where"] and not r.asked:
         _where_asked(r, label)
+
+
+def _of_next(r: Reading, it: Item) -> Term | None:
+    """Of the labels a word names, the one label joined to the label named after "of" ("the type of the
+    organization": the label of types joined to organizations, not the one of documents' types), else None."""
+    k = it.end + 1
+    while r.lemmas[it.end:it.end + 1] == ["of"] and k < len(r.doc) and r.lemmas[k] in cues.DETERMINERS:
+        k += 1
+    after = next((pick(x, "label", None) for x in r.items if x.start == k), None) \
+        if r.lemmas[it.end:it.end + 1] == ["of"] else None
+    if after is None:
+        return None
+    joined = [t for t in it.terms if t.kind == "label" and t.owner != after.owner and any(
+        {t.owner, after.owner} == set(pair) for pairs in r.view.rels.values() for pair in pairs)]
+    return joined[0] if len(joined) == 1 else None
 
 
 def _shares_head(r: Reading, it: Item) -> bool:
@@ -238,9 +254,10 @@ def _of_label(r: Reading, it: Item) -> Term | None:
         return None  # not "the department name of the instructor": the department's
     k += 1
     while k < len(r.doc) and (r.lemmas[k] in cues.DETERMINERS or (
-            r.doc[k].tag_ in ("JJS", "RBS", "CD") or r.doc[k].tag_ == "JJ" and r.doc[k - 1].tag_ == "RBS") and
+            r.doc[k].tag_ in ("JJS", "RBS", "CD") or r.doc[k].tag_ == "JJ" and r.doc[k - 1].tag_ == "RBS" or
+            r.lemmas[k] in cues.TOP_WORDS and k + 1 < len(r.doc) and r.doc[k + 1].tag_ == "CD") and
             not any(x.start <= k < x.end for x in r.items)):
-        k += 1  # "the name of the most recent film", "of the three oldest films"
+        k += 1  # "the name of the most recent film", "of the three oldest films", "of the top 3 districts"
     owner = next((pick(x, "label", None) for x in r.items if x.start == k), None)
     if owner is None:
         return None

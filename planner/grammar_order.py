@@ -322,6 +322,10 @@ def _ordered(r: Reading, label: str) -> None:
             if not r.asked or not shown:
                 r.decline(f"the {w} {r.doc[it.start:it.end].text} by what")
                 return
+            other = next((lb for v, lb in q.nodes.items() if lb != label and _said_of(r, it, lb)), None)
+            if other is not None:  # "the projects launched by the organization with the most projects"
+                r.decline(f"the {other} with the {w} {label} first, then its {label}")
+                return
             cnt = Column(None, None, "count")
             q.columns = shown + [cnt]
             q.order.append((cnt, desc))

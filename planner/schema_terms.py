@@ -42,6 +42,7 @@ SAME_WORDS = {"sex": ("gender",), "gender": ("sex",)}  # name words that say the
 # one word for a name's words: "the birthdays" of Date_Of_Birth, dob
 ONE_WORD = {("birth", "date"): "birthday", ("date", "of", "birth"): "birthday", ("dob",): "birthday",
             ("birth", "day"): "birthday", ("home", "town"): "hometown", ("zip", "code"): "zip"}
+SPELLINGS = (("isation", "ization"), ("ise", "ize"), ("our", "or"))  # British and American endings of one word
 MEASURE_HEADS = frozenset({"score", "value"})  # said after a number's own name: "the snatch score" of Snatch
 HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written first: Date_Booking_Made, Amount_Refund
 LIGHT_VERBS = frozenset({"made", "done"})  # say no event of their own: Date_Order_Made is the order's date
@@ -72,6 +73,9 @@ def forms(word: str) -> frozenset[str]:
         for upos in ("NOUN", "VERB"):
             out.update(getLemma(w, upos=upos))
         out.add(_singular(w))
+        for f in list(out):  # "organisation" of Organizations, "colour" of a colour property
+            out.update(f[:-len(a)] + b for one, other in SPELLINGS for a, b in ((one, other), (other, one))
+                       if f.endswith(a) and len(f) >= len(a) + 3)
     elif len(w) > 2 and w.endswith("s") and w[-2].isdigit():
         out.add(w[:-1])  # "VISITS2s", "DROP8s": the plural of a name that ends in a digit
     return frozenset(out)
@@ -176,7 +180,7 @@ class SchemaTerms:
                 if tuple(_singular(w) for w in words[:k]) in others:  # Report_Sections beside Reports
                     rest = words[k + 1:] if words[k] in PREPOSITIONS and k + 1 < len(words) else words[k:]
                     if tuple(_singular(w) for w in rest) in others:
-                        rest = words[k:]  # not "games" of Players_in_Games beside Games
+                        continue  # not "games" of Players_in_Games beside Games, nor "region" of Shop_Region beside Region
                     variants.append(rest)  # "Orders_with_refunds": refunds
         if term.kind == "label" and (head := self._head_only(name, variants[1])):
             variants.append(head)  # "the lanes" of Shipping_Lanes, "fairs" of Farm_Fairs: its one head noun

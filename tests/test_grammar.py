@@ -1398,3 +1398,42 @@ def test_a_fuzzy_link_spells_most_of_its_words(tmp_path, small_graph):
     with Graph(folder, read_only=True) as g:
         mentions, rows = linked_first_column(g, "Which teams had more than 2 eliminations?")
         assert not any("more" in m.text for m in mentions) and rows == ["Team Blue"]
+
+
+def test_an_aggregate_bound_per_value_asked(tmp_path, small_graph):
+    """"the studios whose average gross is above 100": the studios are values of the films' own property; the
+    bound is on the average over each studio's films, not on one film's gross."""
+    folder = small_graph(tmp_path / "graphs", "studios",
+                         "CREATE NODE TABLE film(film_id INT64, Title STRING, Studio STRING, Gross DOUBLE, "
+                         "PRIMARY KEY(film_id));\n",
+                         {"film": "film_id,Title,Studio,Gross\n1,A,North,50\n2,B,North,200\n3,C,South,120\n"
+                                  "4,D,South,130\n5,E,West,90\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [r[0] for r in answer("Which studios have an average gross of over 100?")] == ["North", "South"]
+        assert [r[0] for r in answer("List the studios whose average gross is below 110.")] == ["West"]
+
+
+def test_a_label_named_after_two_labels_and_british_spelling(tmp_path, small_graph):
+    """"the districts" are the district nodes, not the store_district pairs named after store and district; an
+    "organisation" is one of the Organizations."""
+    folder = small_graph(tmp_path / "graphs", "districts",
+                         "CREATE NODE TABLE district(district_id INT64, district_name STRING, city_area DOUBLE, "
+                         "PRIMARY KEY(district_id));\n"
+                         "CREATE NODE TABLE store(store_id INT64, store_name STRING, PRIMARY KEY(store_id));\n"
+                         "CREATE NODE TABLE store_district(store_id INT64, district_id INT64, PRIMARY KEY(store_id));\n"
+                         "CREATE NODE TABLE Organizations(org_id INT64, org_details STRING, PRIMARY KEY(org_id));\n"
+                         "CREATE REL TABLE HAS_DISTRICT(FROM store_district TO district);\n"
+                         "CREATE REL TABLE HAS_STORE(FROM store_district TO store);\n",
+                         {"district": "district_id,district_name,city_area\n1,Hill,5\n2,Dale,15\n3,Moor,25\n",
+                          "store": "store_id,store_name\n1,Corner\n2,Mall\n",
+                          "store_district": "store_id,district_id\n1,1\n2,3\n",
+                          "Organizations": "org_id,org_details\n1,alpha\n2,beta\n",
+                          "HAS_DISTRICT": "from,to\n1,1\n2,3\n", "HAS_STORE": "from,to\n1,1\n2,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [r[0] for r in answer("What are the names of the districts with a city area greater than 10?")] == \
+            ["Dale", "Moor"]
+        assert [r[0] for r in answer("Find the names of the top 2 districts with the largest area.")] == \
+            ["Dale", "Moor"]
+        assert answer("How many organisations are there?") == [[2]]
