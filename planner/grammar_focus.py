@@ -36,6 +36,8 @@ def focus(r: Reading) -> None:
     named properties belong to ("the names of the heads"); "who" asks for the graph's person label."""
     lem = r.lemmas
     labels = [it for it in r.items if "label" in it.kinds()]
+    if labels and _in_clause_of_property(r, labels[0]):
+        labels = []  # "member names who are not in charge of any event": the members' names are asked
     label = None
     named_at = None
     if labels:
@@ -162,6 +164,19 @@ def focus(r: Reading) -> None:
     _names_asked(r, label, first_label)
     if lem[:1] == ["where"] and not r.asked:
         _where_asked(r, label)
+
+
+def _in_clause_of_property(r: Reading, first: Item) -> bool:
+    """Whether the first label is said inside a relative clause on a property named before it, of one other label
+    that a relationship joins to it ("the member names who are not in charge of any event")."""
+    said = next((x for x in r.items if x.end <= first.start and x.kinds() == {"prop"}), None)
+    owners = {t.owner for t in said.terms if not t.on_rel} if said is not None else set()
+    term = pick(first, "label", None)
+    if len(owners) != 1 or term is None or term.owner in owners or not any(
+            {term.owner, *owners} == set(pair) for pairs in r.view.rels.values() for pair in pairs):
+        return False
+    clause = next((t for t in r.doc[first.start].ancestors if t.dep_ == "relcl"), None)
+    return clause is not None and said.start <= clause.head.i < said.end
 
 
 def _of_next(r: Reading, it: Item) -> Term | None:

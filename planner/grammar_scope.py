@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from kgqa.planner import cues
 from kgqa.planner.attach import comparator, denied_after
+from kgqa.planner.grammar_bounds import values_asked
 from kgqa.planner.grammar_measures import measured_props
 from kgqa.planner.joins import holder_of, join_label
 from kgqa.planner.query import Absent, Column, Edge, Overall, Where
@@ -17,6 +18,7 @@ from kgqa.planner.reading import (
     Value,
     pick,
     pick_prop,
+    term_name,
 )
 from kgqa.planner.schema_terms import Term
 
@@ -230,6 +232,13 @@ def negation(r: Reading) -> None:
             term = _negate(r, it, label, scope)
             if term is None:
                 continue
+            if values_asked(r) and not any((own := pick(x, "label", None)) is not None and own.owner == label
+                                           for x in r.items) and \
+                    all(x.term.prop != r.view.display(label) for x in r.asked) and not any(
+                    w in cues.AGGREGATES or w in ("number", "many", "count") for w in r.lemmas):
+                # "the hometowns not associated with any gymnast" (people unsaid): no gymnast's, or a non-gymnast's
+                r.decline(f"the values no {term_name(term)} has, or those of one without it")
+                return
             r.use((i, i + 1), (it.start, it.end))
             if t.lower_ in ("not", "n't", "never"):
                 r.use(*[(k, k + 1) for k in range(max(0, i - 2), i) if r.doc[k].lemma_ in ("do", "be", "have")])

@@ -1437,3 +1437,26 @@ def test_a_label_named_after_two_labels_and_british_spelling(tmp_path, small_gra
         assert [r[0] for r in answer("Find the names of the top 2 districts with the largest area.")] == \
             ["Dale", "Moor"]
         assert answer("How many organisations are there?") == [[2]]
+
+
+def test_a_property_asked_before_a_clause_that_names_another_label(tmp_path, small_graph):
+    """"member names who are not in charge of any event": the clause on "member names" names the events, so the
+    members are asked, those with no event; "the hometowns not associated with any racer" (people unsaid) is
+    declined: the hometowns of no racer, or those of a person who is none, differ."""
+    folder = small_graph(tmp_path / "graphs", "charges",
+                         "CREATE NODE TABLE member(member_id INT64, Member_Name STRING, Hometown STRING, "
+                         "PRIMARY KEY(member_id));\n"
+                         "CREATE NODE TABLE party_event(event_id INT64, Event_Name STRING, PRIMARY KEY(event_id));\n"
+                         "CREATE NODE TABLE racer(racer_id INT64, points DOUBLE, PRIMARY KEY(racer_id));\n"
+                         "CREATE REL TABLE IN_CHARGE(FROM party_event TO member);\n"
+                         "CREATE REL TABLE IS_MEMBER(FROM racer TO member);\n",
+                         {"member": "member_id,Member_Name,Hometown\n1,Ann,Oslo\n2,Bob,Rome\n3,Cid,Oslo\n",
+                          "party_event": "event_id,Event_Name\n1,Gala\n2,Fair\n",
+                          "racer": "racer_id,points\n1,9.5\n",
+                          "IN_CHARGE": "from,to\n1,1\n2,1\n", "IS_MEMBER": "from,to\n1,1\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        assert [r[0] for r in answer("Show all member names who are not in charge of any event.")] == ["Bob", "Cid"]
+        q = "List the distinct hometowns that are not associated with any racer."
+        assert not c.grammar(q, c.value_mentions(q))
+        assert any("no racer has" in why for why in c.unread(q, c.value_mentions(q)))
