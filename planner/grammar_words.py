@@ -133,6 +133,7 @@ def schema(r: Reading) -> None:
     _shortened(r, words)
     _full_names(r)
     _owned_compounds(r)
+    _how_old(r)
     for it in r.items:
         if it.end < len(words) and words[it.end] in cues.INDIVIDUALS and "label" in it.kinds() and \
                 not any(x.start == it.end for x in r.items):
@@ -155,6 +156,15 @@ def schema(r: Reading) -> None:
             r.hints[rel] = sorted(set(r.hints.get(rel, [])) | set(said))
             if rel not in r.rels_hinted:
                 r.rels_hinted.append(rel)
+
+
+def _how_old(r: Reading) -> None:
+    """"How old is the doctor named Zach?": "how old" names the age properties of the labels that hold one."""
+    ages = {Term("prop", lb, p) for lb, props in r.view.nodes.items() for p in props if p.lower() in cues.AGE_WORDS}
+    for i in range(len(r.doc) - 1):
+        if ages and r.lemmas[i:i + 2] == ["how", "old"]:
+            r.items = sorted([x for x in r.items if x.end <= i or x.start >= i + 2] + [Item(i, i + 2, set(ages))],
+                             key=lambda x: x.start)
 
 
 def _headed_rels(r: Reading, words: list[str]) -> None:

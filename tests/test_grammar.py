@@ -1460,3 +1460,17 @@ def test_a_property_asked_before_a_clause_that_names_another_label(tmp_path, sma
         q = "List the distinct hometowns that are not associated with any racer."
         assert not c.grammar(q, c.value_mentions(q))
         assert any("no racer has" in why for why in c.unread(q, c.value_mentions(q)))
+
+
+def test_how_old_asks_for_the_age(tmp_path, small_graph):
+    """"How old is Zach?": "how old" names the age property; "on average" before or after it averages it."""
+    folder = small_graph(tmp_path / "graphs", "ages",
+                         "CREATE NODE TABLE Person(name STRING, age INT64, gender STRING, job STRING, "
+                         "PRIMARY KEY(name));\n",
+                         {"Person": "name,age,gender,job\nZach,45,male,doctor\nAlice,25,female,student\n"
+                                    "Bob,35,male,engineer\nDana,26,female,doctor\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("How old is Zach?") == [[45]]
+        assert answer("How old is each gender, on average?") == [["female", 25.5], ["male", 40.0]]
+        assert answer("On average, how old are the doctors?") == [[35.5]]
