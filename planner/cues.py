@@ -31,7 +31,7 @@ MEASURES = {"heavy": ("weight",), "light": ("weight",), "tall": ("height",), "hi
             "fast": ("speed",), "slow": ("speed",), "big": ("size",), "large": ("size",),
             "small": ("size",), "rich": ("wealth", "net_worth"), "popular": ("popularity",), "strong": ("strength",),
             "young": ("age",), "old": ("age",), "cost": ("price", "cost"), "earn": ("salary", "wage", "income", "pay"),
-            "pay": ("salary", "wage", "income", "pay")}
+            "pay": ("salary", "wage", "income", "pay"), "make": ("salary", "wage", "income", "pay")}
 # the measures' adjectives that say less of it ("the most affordable": the lowest price)
 LOW_MEASURES = frozenset({"light", "short", "cheap", "slow", "small", "young"})
 # nouns that say "the edge" after a relationship's name ("the LIKES2 relationship weight")

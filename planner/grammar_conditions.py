@@ -116,6 +116,9 @@ def conditions(r: Reading) -> None:
         if denied:  # "the attractions Alison visited but Rosalind did not visit": the verb restated names nothing new
             op, op_span = "<>", denied
             r.items[:] = [x for x in r.items if not denied[-1][0] <= x.start < denied[-1][1]]
+        if op is None and prop_item is not None and prop_item.start > 0 and low[prop_item.end:v.start] == ["than"]:
+            op, split = comparator([low[prop_item.start - 1], "than"], 0, 2)  # "more total passengers than 10000"
+            op_span = [(prop_item.start - 1, prop_item.start), (prop_item.end, v.start)] if split else op_span
         if op is None and prop_item is not None and prop_item.end <= v.start:
             ahead, ahead_span = comparator(low, max(0, prop_item.start - 3), prop_item.start)
             if ahead in ("<", ">", "<=", ">=", "<>"):  # "above age 46", "before the year of 2010", "not in country"

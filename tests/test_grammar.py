@@ -1474,3 +1474,20 @@ def test_how_old_asks_for_the_age(tmp_path, small_graph):
         assert answer("How old is Zach?") == [[45]]
         assert answer("How old is each gender, on average?") == [["female", 25.5], ["male", 40.0]]
         assert answer("On average, how old are the doctors?") == [[35.5]]
+
+
+def test_a_comparison_split_around_the_property(tmp_path, small_graph):
+    """"an airport that has more total passengers than 100": "more ... than" around the property compares it;
+    "employees who make more than the average" compares what "make" measures, the salary."""
+    folder = small_graph(tmp_path / "graphs", "ports",
+                         "CREATE NODE TABLE airport(airport_id INT64, name STRING, Total_Passengers DOUBLE, "
+                         "PRIMARY KEY(airport_id));\n"
+                         "CREATE NODE TABLE employee(employee_id INT64, name STRING, salary INT64, "
+                         "PRIMARY KEY(employee_id));\n",
+                         {"airport": "airport_id,name,Total_Passengers\n1,North,50\n2,South,150\n3,East,300\n",
+                          "employee": "employee_id,name,salary\n1,Ann,100\n2,Bob,200\n3,Cid,600\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [r[0] for r in answer("Which airports have more total passengers than 100?")] == ["East", "South"]
+        assert [r[0] for r in answer("What are the names of the employees who make more than the average?")] == \
+            ["Cid"]
