@@ -263,8 +263,9 @@ def _ordered(r: Reading, label: str) -> None:
                 return
             r.use(*[(max(0, v.start - 2), v.end) for v in counted[:1]])
         k = i + 1
-        if lem[k:k + 2] == ["number", "of"]:  # "the most number of students"
-            r.use((k, k + 2))
+        if lem[k:k + 2] == ["number", "of"] or lem[k:k + 2] == ["amount", "of"] and doc[k + 2:k + 3].text and \
+                doc[k + 2].tag_ == "NNS" and any(x.start == k + 2 and "label" in x.kinds() for x in r.items):
+            r.use((k, k + 2))  # "the most number of students", "the fewest amount of amenities": a count
             k += 2
         fn = cues.AGGREGATES.get(lem[k]) if k < len(lem) and lem[k] != "overall" and i + 1 == k else None
         it = next((x for x in r.items if k <= x.start <= k + 2 and x.term is None or x.start == k), None)

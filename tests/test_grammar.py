@@ -1491,3 +1491,17 @@ def test_a_comparison_split_around_the_property(tmp_path, small_graph):
         assert [r[0] for r in answer("Which airports have more total passengers than 100?")] == ["East", "South"]
         assert [r[0] for r in answer("What are the names of the employees who make more than the average?")] == \
             ["Cid"]
+
+
+def test_the_fewest_amount_of_a_label_is_a_count(tmp_path, small_graph):
+    """"the dorm with the fewest amount of amenities": an amount of nodes is how many there are."""
+    folder = small_graph(tmp_path / "graphs", "dorms",
+                         "CREATE NODE TABLE Dorm(dormid INT64, dorm_name STRING, PRIMARY KEY(dormid));\n"
+                         "CREATE NODE TABLE Amenity(amenid INT64, amenity_name STRING, PRIMARY KEY(amenid));\n"
+                         "CREATE REL TABLE Has_amenity(FROM Dorm TO Amenity);\n",
+                         {"Dorm": "dormid,dorm_name\n1,Elm\n2,Oak\n",
+                          "Amenity": "amenid,amenity_name\n1,Gym\n2,Pool\n3,Cafe\n",
+                          "Has_amenity": "from,to\n1,1\n1,2\n2,3\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [r[0] for r in answer("What is the name of the dorm with the fewest amount of amenities?")] == ["Oak"]
