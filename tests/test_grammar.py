@@ -1505,3 +1505,15 @@ def test_the_fewest_amount_of_a_label_is_a_count(tmp_path, small_graph):
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert [r[0] for r in answer("What is the name of the dorm with the fewest amount of amenities?")] == ["Oak"]
+
+
+def test_two_words_whose_second_ends_a_name_word(tmp_path, small_graph):
+    """"zip code" names zip_postcode: the first word as written, the second the end of the name's second word."""
+    folder = small_graph(tmp_path / "graphs", "zips",
+                         "CREATE NODE TABLE Addresses(address_id INT64, city STRING, zip_postcode STRING, "
+                         "PRIMARY KEY(address_id));\n",
+                         {"Addresses": "address_id,city,zip_postcode\n1,Lee,197\n2,Ash,918\n3,Elm,197\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("How many addresses have zip code 197?") == [[2]]
+        assert [r[0] for r in answer("What is the zip code of the address in Ash?")] == ["918"]
