@@ -360,7 +360,7 @@ class SchemaTerms:
     def lookup(self, run: list[str]) -> set[Term]:
         """Returns the terms a run of words names (the schema name as written first: "VISITS3"); two words that
         name nothing, the property whose two name words begin them ("employee salary": emp_sal) or whose second ends
-        with the second ("zip code": zip_postcode), unless the first is an aggregate ("the total points" is no
+        with the second ("post code": post_zipcode), unless the first is an aggregate ("the total points" is no
         tot_pts)."""
         out: set[Term] = set(self.exact.get(run[0], ())) if len(run) == 1 else set()
         if any(len(w) < 2 or not any(c.isalpha() for c in w) for w in run):
@@ -371,7 +371,7 @@ class SchemaTerms:
         if not out and len(run) == 2 and all(w.isalpha() for w in run) and run[0] not in cues.AGGREGATES:
             out = {t for a, b, t in self._pairs if run[0].startswith(a) and run[1].startswith(b) and
                    (a, b) != (run[0], run[1]) or run[0] == a and len(run[1]) >= 4 and len(b) > len(run[1]) + 2 and
-                   b.endswith(run[1])}  # "zip code": zip_postcode
+                   b.endswith(run[1])}  # "post code": post_zipcode
         return out
 
 
