@@ -38,6 +38,7 @@ UNIT_WORDS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros
 # last words too common in names to name one property alone (the "date" of one of two dated properties)
 GENERIC_HEADS = frozenset({"name", "names", "date", "dates", "type", "types", "details", "detail", "description",
                            "year", "time", "status", "count", "number", "code", "id", "value", "text", "info"})
+OWN_HEADS = frozenset({"status", "date", "year", "time"})  # said alone of a label's own "<its head> <word>" property
 SAME_WORDS = {"sex": ("gender",), "gender": ("sex",)}  # name words that say the same thing
 # one word for a name's words: "the birthdays" of Date_Of_Birth, dob
 ONE_WORD = {("birth", "date"): "birthday", ("date", "of", "birth"): "birthday", ("dob",): "birthday",
@@ -190,6 +191,9 @@ class SchemaTerms:
             trimmed = words[1:] if len(words) > 1 and own and abbreviates(words[0], own[0]) else None
             if trimmed:
                 variants.append(trimmed)
+            if len(own) > 1 and len(words) == 2 and _singular(words[0]) == _singular(own[-1]) and \
+                    words[1] in OWN_HEADS:
+                variants.append(words[1:])  # "the status" of sale_status of Shop_Sales: its own
             if len(rest := _own_words_off(words, owner)) < len(words):
                 variants.append(rest)  # "singer_name" of singer, "settlement_amount" of Settlements
                 if len(rest) == 2 and rest[-1] in CODE_WORDS and rest[-1] != "id" and rest[0].isalpha() and \

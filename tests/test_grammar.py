@@ -1517,3 +1517,19 @@ def test_two_words_whose_second_ends_a_name_word(tmp_path, small_graph):
         _, answer = first_plan_rows(g)
         assert answer("How many addresses have zip code 197?") == [[2]]
         assert [r[0] for r in answer("What is the zip code of the address in Ash?")] == ["918"]
+
+
+def test_the_status_of_a_label_named_after_its_head(tmp_path, small_graph):
+    """"orders with status 'Cancelled'": Customer_Orders.order_status is the orders' own status, said alone."""
+    folder = small_graph(tmp_path / "graphs", "statuses",
+                         "CREATE NODE TABLE Customers(customer_id INT64, customer_name STRING, PRIMARY KEY(customer_id));\n"
+                         "CREATE NODE TABLE Customer_Orders(order_id INT64, order_status STRING, order_date STRING, "
+                         "PRIMARY KEY(order_id));\n"
+                         "CREATE REL TABLE PLACED_BY(FROM Customer_Orders TO Customers);\n",
+                         {"Customers": "customer_id,customer_name\n1,Ann\n2,Bob\n3,Cid\n",
+                          "Customer_Orders": "order_id,order_status,order_date\n1,Cancelled,2018-01-02\n"
+                                             "2,Delivered,2018-02-03\n3,Cancelled,2018-03-04\n",
+                          "PLACED_BY": "from,to\n1,1\n2,2\n3,1\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer('How many customers have at least one order with status "Cancelled"?') == [[1]]
