@@ -51,7 +51,13 @@ def values(r: Reading) -> None:
                  and not _object_named(r, span[0]) and not _before_its_property(r, span[0], m)):
             continue  # "more than one student", "the numbers of wines": a word, not the student 'More' or wine 'Numbers'
         kind = "linked" if m.label else "text"
-        options = tuple(dict.fromkeys([(m.label, m.prop)] + [(a[0], a[1]) for a in m.alternatives])) if m.label else ()
+        if m.label and len(str(m.value)) <= 2 and any(
+                doc[k].lemma_.lower() in cues.STRING_CUES or doc[k].lemma_.lower() in cues.LETTER_WORDS
+                for k in range(max(0, span.start - 3), span.start)) or m.label and len(str(m.value)) <= 2 and \
+                [t.lower_ for t in doc[span.end:span.end + 3] if not t.is_quote][:2] in (["in", "their"], ["in", "its"]):
+            kind = "text"  # "first names that contain 'a'", "an 'a' in their name": a letter, not the grade 'A'
+        options = tuple(dict.fromkeys([(m.label, m.prop)] + [(a[0], a[1]) for a in m.alternatives])) \
+            if kind == "linked" else ()
         r.values.append(Value(span.start, span.end, m.value, kind, m.label, m.prop, options))
     linked = sorted((v for v in r.values if v.kind == "linked"), key=lambda v: v.start)
     for a, b in zip(linked, linked[1:]):

@@ -1533,3 +1533,20 @@ def test_the_status_of_a_label_named_after_its_head(tmp_path, small_graph):
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert answer('How many customers have at least one order with status "Cancelled"?') == [[1]]
+
+
+def test_a_letter_searched_for_is_no_linked_value(tmp_path, small_graph):
+    """"students whose first names contain 'a'": 'a' is a letter searched for in the names, not the grade 'A'
+    another label holds; "an 'a' in their first name" too."""
+    folder = small_graph(tmp_path / "graphs", "grades",
+                         "CREATE NODE TABLE Student(StuID INT64, LName STRING, Fname STRING, PRIMARY KEY(StuID));\n"
+                         "CREATE NODE TABLE Grade(lettergrade STRING, points DOUBLE, PRIMARY KEY(lettergrade));\n"
+                         "CREATE REL TABLE GOT(FROM Student TO Grade);\n",
+                         {"Student": "StuID,LName,Fname\n1,Kim,Linda\n2,Lee,Tom\n3,Ng,Paul\n",
+                          "Grade": "lettergrade,points\nA,4.0\nB,3.0\n", "GOT": "from,to\n1,B\n2,A\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [r[0] for r in answer('Find the last names of students whose first names contain "a".')] == \
+            ["Kim", "Ng"]
+        assert [r[0] for r in answer('What are the last names of students who have an "a" in their first name?')] \
+            == ["Kim", "Ng"]
