@@ -121,6 +121,14 @@ def _self_noun_scope(r: Reading) -> str | None:
     return None
 
 
+def _those_restated(r: Reading) -> list[tuple[int, int]]:
+    """The spans of "those cities" and "these names" that name a column already shown ("the average age for each
+    city and what are those cities?")."""
+    shown = {(r.query.nodes.get(c.holder), c.prop) for c in r.query.columns if c.prop and not c.is_aggregate}
+    return [(it.start - 1, it.end) for it in r.items if it.start > 0 and r.lemmas[it.start - 1] in ("those", "these")
+            and it.start not in r.used and any(t.kind == "prop" and (t.owner, t.prop) in shown for t in it.terms)]
+
+
 def coverage(r: Reading) -> None:
     """Declines when a content word is left unexplained: a plan that ignores it answers another question."""
     if (why := _self_noun_scope(r)) is not None:
@@ -128,6 +136,7 @@ def coverage(r: Reading) -> None:
         return
     quiet = cues.FILLER - cues.TELLING_FILLER  # "the types of games", "the names of the hosts" say something
     r.use(*_restated_heads(r))
+    r.use(*_those_restated(r))
     if any(c.fn == "count" for c in r.query.columns):
         r.use(*[(t.i, t.i + 1) for t in r.doc if t.lemma_.lower() == "count"])  # "... and the count": the one counted
     r.use(*[(t.i, t.i + 1) for t in r.doc if t.lower_ in cues.UNITS and not any(it.start <= t.i < it.end for it in r.items)

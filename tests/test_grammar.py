@@ -1463,7 +1463,8 @@ def test_a_property_asked_before_a_clause_that_names_another_label(tmp_path, sma
 
 
 def test_how_old_asks_for_the_age(tmp_path, small_graph):
-    """"How old is Zach?": "how old" names the age property; "on average" before or after it averages it."""
+    """"How old is Zach?": "how old" names the age property; "on average" before or after it averages it; "what
+    are those jobs" restates the group shown."""
     folder = small_graph(tmp_path / "graphs", "ages",
                          "CREATE NODE TABLE Person(name STRING, age INT64, gender STRING, job STRING, "
                          "PRIMARY KEY(name));\n",
@@ -1474,6 +1475,8 @@ def test_how_old_asks_for_the_age(tmp_path, small_graph):
         assert answer("How old is Zach?") == [[45]]
         assert answer("How old is each gender, on average?") == [["female", 25.5], ["male", 40.0]]
         assert answer("On average, how old are the doctors?") == [[35.5]]
+        assert answer("What is the average age for each job and what are those jobs?") == \
+            [["doctor", 35.5], ["engineer", 35.0], ["student", 25.0]]
 
 
 def test_a_comparison_split_around_the_property(tmp_path, small_graph):
