@@ -85,7 +85,10 @@ def values(r: Reading) -> None:
         elif t.like_num and t.pos_ in ("NUM", "PROPN", "NOUN", "ADJ"):
             number = parse_number(t.text)
             if number is not None and not (t.lower_ == "one" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ in ("of", "or")) \
-                    and not (t.lower_ == "one" and t.i > 0 and doc[t.i - 1].lower_ in ("in", "for", "on", "at", "by")):
+                    and not (t.lower_ == "one" and t.i > 0 and doc[t.i - 1].lower_ in ("in", "for", "on", "at", "by")) \
+                    and not (t.lower_ == "one" and t.i > 0 and doc[t.i - 1].lower_ in ("the", "this", "that") and
+                             doc[t.i + 1:t.i + 2].text.lower() in ("with", "that", "which", "who", "whose")):
+                # not "the one with the maximum price": a pronoun, no number
                 r.values.append(Value(t.i, t.i + 1, number, "number"))
     _genders(r, {i for v in r.values for i in range(v.start, v.end)})
     _plural_values(r, {i for v in r.values for i in range(v.start, v.end)})

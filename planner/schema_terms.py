@@ -38,6 +38,7 @@ UNIT_WORDS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros
 # last words too common in names to name one property alone (the "date" of one of two dated properties)
 GENERIC_HEADS = frozenset({"name", "names", "date", "dates", "type", "types", "details", "detail", "description",
                            "year", "time", "status", "count", "number", "code", "id", "value", "text", "info"})
+GLUED_ENDS = (("no", "number"), ("num", "number"), ("nbr", "number"), ("id", "id"), ("cd", "code"))  # flno, custid
 OWN_HEADS = frozenset({"status", "date", "year", "time"})  # said alone of a label's own "<its head> <word>" property
 SAME_WORDS = {"sex": ("gender",), "gender": ("sex",)}  # name words that say the same thing
 # one word for a name's words: "the birthdays" of Date_Of_Birth, dob
@@ -128,6 +129,8 @@ class SchemaTerms:
                       if 2 <= len(p) <= 3 and p.isalpha()]
         self._pairs = [(w[0], w[1], Term("prop", label, p)) for label, props in view.nodes.items() for p in props
                        if len(w := name_words(p)) == 2 and all(len(x) >= 3 and x.isalpha() for x in w)]
+        self._glued = [(p.lower(), Term("prop", label, p)) for label, props in view.nodes.items() for p in props
+                       if 4 <= len(p) <= 6 and p.isalpha() and len(name_words(p)) == 1]  # flno, custid
         self._counts: dict[tuple[str, str], int] = {}
         for hits in view.values.values():
             for lb, p, _ in hits:
@@ -376,6 +379,9 @@ class SchemaTerms:
             out = {t for a, b, t in self._pairs if run[0].startswith(a) and run[1].startswith(b) and
                    (a, b) != (run[0], run[1]) or run[0] == a and len(run[1]) >= 4 and len(b) > len(run[1]) + 2 and
                    b.endswith(run[1])}  # "post code": post_zipcode
+        if not out and len(run) == 2 and run[0].isalpha():
+            out = {t for p, t in self._glued for end, word in GLUED_ENDS
+                   if word == _singular(run[1]) and p.endswith(end) and abbreviates(p[:-len(end)], run[0])}  # flno
         return out
 
 

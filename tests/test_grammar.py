@@ -1553,3 +1553,18 @@ def test_a_letter_searched_for_is_no_linked_value(tmp_path, small_graph):
             ["Kim", "Ng"]
         assert [r[0] for r in answer('What are the last names of students who have an "a" in their first name?')] \
             == ["Kim", "Ng"]
+
+
+def test_a_glued_abbreviation_and_the_one_with(tmp_path, small_graph):
+    """"flight number" names flno (an abbreviation of "flight" glued to "no"); "the one with the maximum price" is
+    no number one compared with a property."""
+    folder = small_graph(tmp_path / "graphs", "flights",
+                         "CREATE NODE TABLE Flight(flno INT64, origin STRING, distance INT64, price DOUBLE, "
+                         "PRIMARY KEY(flno));\n",
+                         {"Flight": "flno,origin,distance,price\n2,Los Angeles,5478,780.99\n7,Chicago,1,300.5\n"
+                                    "13,Los Angeles,2300,220.98\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        assert [r[0] for r in answer("Show all flight numbers from Los Angeles.")] == [2, 13]
+        q = "What is the flight number and its distance for the one with the maximum price?"
+        assert not any(p.params.get(k) == 1 for p in c.grammar(q, c.value_mentions(q)) for k in p.params)
