@@ -380,8 +380,9 @@ def _ordered(r: Reading, label: str) -> None:
                 return
             if col.holder in q.nodes and col.holder != r.target and not counted and _said_of(r, it, q.nodes[col.holder]):
                 # "the students living in the dorm with the largest capacity": that dorm, then its students
-                q.where.append(Where(col.holder, col.prop, "=", Overall("max" if desc else "min", q.nodes[col.holder],
-                                                                        col.prop)))
+                top = Where(col.holder, col.prop, "=", Overall("max" if desc else "min", q.nodes[col.holder], col.prop))
+                absent = r.absent_of.get(col.holder)  # "not working on the project with the most hours": inside
+                (absent.where if absent is not None else q.where).append(top)
                 r.use(lspan)
                 return
             path = path_to(q, r.target, col.holder) if col.holder in q.nodes and col.holder != r.target else None

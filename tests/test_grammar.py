@@ -1568,3 +1568,18 @@ def test_a_glued_abbreviation_and_the_one_with(tmp_path, small_graph):
         assert [r[0] for r in answer("Show all flight numbers from Los Angeles.")] == [2, 13]
         q = "What is the flight number and its distance for the one with the maximum price?"
         assert not any(p.params.get(k) == 1 for p in c.grammar(q, c.value_mentions(q)) for k in p.params)
+
+
+def test_the_top_node_said_inside_a_negation(tmp_path, small_graph):
+    """"scientists who are not working on the project with the most hours": the top project is the one they must
+    not work on, a condition inside the NOT EXISTS (outside it, its variable is out of scope)."""
+    folder = small_graph(tmp_path / "graphs", "labs",
+                         "CREATE NODE TABLE Scientists(SSN INT64, Name STRING, PRIMARY KEY(SSN));\n"
+                         "CREATE NODE TABLE Projects(Code STRING, Hours INT64, PRIMARY KEY(Code));\n"
+                         "CREATE REL TABLE AssignedTo(FROM Scientists TO Projects);\n",
+                         {"Scientists": "SSN,Name\n1,Ann\n2,Bob\n3,Cid\n",
+                          "Projects": "Code,Hours\nAe1,100\nBe2,900\n", "AssignedTo": "from,to\n1,Be2\n2,Ae1\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        q = "What are the names of scientists who are not working on the project with the most hours?"
+        assert [r[0] for r in answer(q)] == ["Bob", "Cid"]
