@@ -51,8 +51,8 @@ def count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
     """"students with at least two pets": a bound on how many nodes of that label each row reaches."""
     term = pick(it, "label", None)
     label = r.query.nodes.get(r.target)
-    grouped = term is not None and term.owner == label and values_asked(r)  # "the headquarters shared by two
-    # companies": values
+    # "the headquarters shared by two companies": the values the asked properties take
+    grouped = term is not None and term.owner == label and values_asked(r)
     if term is None or term.owner == label and not grouped:
         r.decline(f"{v.value} {r.doc[it.start:it.end].text} of what")
         return

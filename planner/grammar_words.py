@@ -51,10 +51,7 @@ def values(r: Reading) -> None:
                  and not _object_named(r, span[0]) and not _before_its_property(r, span[0], m)):
             continue  # "more than one student", "the numbers of wines": a word, not the student 'More' or wine 'Numbers'
         kind = "linked" if m.label else "text"
-        if m.label and len(str(m.value)) <= 2 and any(
-                doc[k].lemma_.lower() in cues.STRING_CUES or doc[k].lemma_.lower() in cues.LETTER_WORDS
-                for k in range(max(0, span.start - 3), span.start)) or m.label and len(str(m.value)) <= 2 and \
-                [t.lower_ for t in doc[span.end:span.end + 3] if not t.is_quote][:2] in (["in", "their"], ["in", "its"]):
+        if m.label and len(str(m.value)) <= 2 and _searched(span):
             kind = "text"  # "first names that contain 'a'", "an 'a' in their name": a letter, not the grade 'A'
         options = tuple(dict.fromkeys([(m.label, m.prop)] + [(a[0], a[1]) for a in m.alternatives])) \
             if kind == "linked" else ()
@@ -165,6 +162,15 @@ def schema(r: Reading) -> None:
             r.hints[rel] = sorted(set(r.hints.get(rel, [])) | set(said))
             if rel not in r.rels_hinted:
                 r.rels_hinted.append(rel)
+
+
+def _searched(span) -> bool:
+    """Whether a span is said as a text searched for: a substring cue in the three words before it ("contains",
+    "the letter"), or "in their"/"in its" after it ("an 'a' in their name")."""
+    doc = span.doc
+    before = {doc[k].lemma_.lower() for k in range(max(0, span.start - 3), span.start)}
+    after = [t.lower_ for t in doc[span.end:span.end + 3] if not t.is_quote][:2]
+    return bool(before & (set(cues.STRING_CUES) | cues.LETTER_WORDS)) or after in (["in", "their"], ["in", "its"])
 
 
 def _how_old(r: Reading) -> None:
