@@ -173,7 +173,7 @@ def _in_clause_of_property(r: Reading, first: Item) -> bool:
     owners = {t.owner for t in said.terms if not t.on_rel} if said is not None else set()
     term = pick(first, "label", None)
     if len(owners) != 1 or term is None or term.owner in owners or not any(
-            {term.owner, *owners} == set(pair) for pairs in r.view.rels.values() for pair in pairs):
+            other in owners for _, _, other in r.view.neighbours(term.owner)):
         return False
     clause = next((t for t in r.doc[first.start].ancestors if t.dep_ == "relcl"), None)
     return clause is not None and said.start <= clause.head.i < said.end
@@ -190,7 +190,7 @@ def _of_next(r: Reading, it: Item) -> Term | None:
     if after is None:
         return None
     joined = [t for t in it.terms if t.kind == "label" and t.owner != after.owner and any(
-        {t.owner, after.owner} == set(pair) for pairs in r.view.rels.values() for pair in pairs)]
+        other == after.owner for _, _, other in r.view.neighbours(t.owner))]
     return joined[0] if len(joined) == 1 else None
 
 
