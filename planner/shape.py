@@ -101,8 +101,9 @@ def shape(r: Reading) -> None:
                 aggs.extend(Column(col.holder, col.prop, fn) for fn in fns)
             continue
         fn = next((cues.AGGREGATES[lem[j]] for j in range(max(0, i - 2), i) if lem[j] in cues.AGGREGATES), None)
-        mean = next((k for k in range(it.end, len(lem) - 1) if lem[k:k + 2] == ["on", "average"]), None)
-        if fn is None and lem[i] == "how" and mean is not None:
+        mean = next((k for k in range(it.end, len(lem) - 1) if lem[k:k + 2] == ["on", "average"]), None) \
+            if fn is None and lem[i] == "how" else None
+        if mean is not None:
             fn = "avg"  # "How old is each gender, on average?"
             r.use((mean, mean + 2))
         if fn is None and lem[max(0, i - 2):i] == ["number", "of"] and it.term is not None and it.term.on_rel and \
