@@ -140,6 +140,7 @@ def schema(r: Reading) -> None:
     _full_names(r)
     _owned_compounds(r)
     _how_old(r)
+    _near_labels(r, words)
     for it in r.items:
         if it.end < len(words) and words[it.end] in cues.INDIVIDUALS and "label" in it.kinds() and \
                 not any(x.start == it.end for x in r.items):
@@ -171,6 +172,26 @@ def _searched(span) -> bool:
     before = {doc[k].lemma_.lower() for k in range(max(0, span.start - 3), span.start)}
     after = [t.lower_ for t in doc[span.end:span.end + 3] if not t.is_quote][:2]
     return bool(before & (set(cues.STRING_CUES) | cues.LETTER_WORDS)) or after in (["in", "their"], ["in", "its"])
+
+
+def _near_labels(r: Reading, words: list[str]) -> None:
+    """A noun that names nothing in the graph (no word of any name, no value, no place word), names the one label
+    its embedding is near ("airplanes" of aircraft, "films" of Movie), where no other word of the question names
+    that label; for a graph without annotated words, as the lexicon's near words."""
+    if r.view.spec.words:
+        return  # an annotations file gives the graph's own words for its labels
+    named = {t.owner for it in r.items for t in it.terms if t.kind == "label"}
+    for t in r.doc:
+        w, lemma = words[t.i], r.lemmas[t.i]
+        if t.pos_ != "NOUN" or not w.isalpha() or len(w) < 3 or any(it.start <= t.i < it.end for it in r.items) or \
+                lemma in cues.FILLER or lemma in cues.PLACE_WORDS or r.terms.names_word(lemma) or \
+                r.terms.shortened(w) or fold(w) in r.view.values or fold(lemma) in r.view.values or \
+                t.dep_ == "compound" and t.head.pos_ in ("NOUN", "PROPN"):
+            continue  # not "place" (where), "football" (a value), "flight" of "flight routes" (the routes)
+        label = r.terms.near_label(lemma)
+        if label is not None and label not in named:
+            r.items = sorted([*r.items, Item(t.i, t.i + 1, {Term("label", label)})], key=lambda x: x.start)
+            named.add(label)
 
 
 def _how_old(r: Reading) -> None:

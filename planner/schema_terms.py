@@ -48,6 +48,9 @@ SPELLINGS = (("isation", "ization"), ("ise", "ize"), ("our", "or"))  # British a
 MEASURE_HEADS = frozenset({"score", "value"})  # said after a number's own name: "the snatch score" of Snatch
 HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written first: Date_Booking_Made, Amount_Refund
 LIGHT_VERBS = frozenset({"made", "done"})  # say no event of their own: Date_Order_Made is the order's date
+# a word no name matches may still mean one label ("airplanes" of aircraft, "films" of Movie): the cosine of its
+# embedding to the label's name words, and its lead over the next label's
+NEAR_LABEL_MIN, NEAR_LABEL_MARGIN = 0.6, 0.1
 NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim",
                         "profile", "profiles", "record", "records", "all"})
 
@@ -132,6 +135,7 @@ class SchemaTerms:
         self._glued = [(p.lower(), Term("prop", label, p)) for label, props in view.nodes.items() for p in props
                        if 4 <= len(p) <= 6 and p.isalpha() and len(name_words(p)) == 1]  # flno, custid
         self._counts: dict[tuple[str, str], int] = {}
+        self._near_labels: tuple[list[str], object] | None = None  # labels and their names' embeddings, once
         for hits in view.values.values():
             for lb, p, _ in hits:
                 self._counts[(lb, p)] = self._counts.get((lb, p), 0) + 1
@@ -363,6 +367,30 @@ class SchemaTerms:
         return [(words[0], t) for name, t in out if len(words := _own_words_off(
             [w for w in name_words(name) if w not in NAME_NOISE], t.owner if t.kind == "prop" else None)) == 1
                 and len(words[0]) >= 4 and words[0].isalpha()]
+
+    def names_word(self, word: str) -> bool:
+        """Whether ``word`` (its singular) is a word of any label, relationship or property name."""
+        return _singular(word.lower()) in self._name_words
+
+    def near_label(self, word: str) -> str | None:
+        """Returns the one label whose name words (noise words off) embed near ``word`` (cosine >=
+        NEAR_LABEL_MIN, ahead of every other label by NEAR_LABEL_MARGIN), for a word that names nothing; else
+        None."""
+        if self._near_labels is None:
+            from kgqa.kg.embed import embed
+
+            labels = sorted(self.view.nodes)
+            names = [" ".join([w for w in name_words(lb) if w not in NAME_NOISE] or name_words(lb)) for lb in labels]
+            self._near_labels = (labels, embed(names) if labels else None)
+        labels, vectors = self._near_labels
+        if not labels:
+            return None
+        from kgqa.kg.embed import embed
+
+        sims = (embed([word]) @ vectors.T)[0]
+        order = sims.argsort()[::-1]
+        best, second = float(sims[order[0]]), float(sims[order[1]]) if len(order) > 1 else 0.0
+        return labels[order[0]] if best >= NEAR_LABEL_MIN and best - second >= NEAR_LABEL_MARGIN else None
 
     def lookup(self, run: list[str]) -> set[Term]:
         """Returns the terms a run of words names (the schema name as written first: "VISITS3"); two words that
