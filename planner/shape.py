@@ -51,7 +51,7 @@ def shape(r: Reading) -> None:
             k = i + 1
             while k < len(lem) and (lem[k] in ("of", "the", "these", "those") or lem[k] in cues.DISTINCT_WORDS):
                 k += 1
-            it = item_at(r, k) if lem[i - 1] in ("for", "of", "in", "by", "across") or w == "per" or \
+            it = item_at(r, k) if lem[i - 1] in ("for", "of", "in", "by", "across", "from") or w == "per" or \
                 doc[i - 1].pos_ in ("VERB", "AUX") \
                 else None
             if it is None and k < len(lem):  # "the countries and the number of climbers from each country"
