@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from kgqa.planner import cues
 from kgqa.planner.reading import Item, Reading, Value
+from kgqa.planner.schema_terms import Term
 from kgqa.text import name_words
 
 
@@ -141,3 +142,15 @@ def string_op(lem: list[str], a: int, b: int) -> tuple[str, tuple[int, int]] | N
 
 def named_before(lem: list[str], start: int) -> bool:
     return start > 0 and lem[start - 1] in ("name", "named", "call", "called", "title", "titled")
+
+
+def label_beside(r: Reading, v: Value) -> Term | None:
+    """Returns the label term of a linked value said alone (no other linked value shares a holder: of "both
+    Statistics and Psychology departments" the noun is each one's) whose label holds it and is named right after
+    it ("Statistics courses") or just before its preposition ("airports in Italy"); else None."""
+    holders = {lb for lb, _ in v.options}
+    if any(o is not v and o.kind == "linked" and set(o.options) & set(v.options) for o in r.values):
+        return None
+    after = [x for x in r.items if x.start == v.end]
+    before = [x for x in r.items if x.end == v.start - 1 and r.doc[x.end].pos_ == "ADP"]
+    return next((t for x in after + before for t in x.terms if t.kind == "label" and t.owner in holders), None)

@@ -12,6 +12,7 @@ from kgqa.planner.attach import (
     comparator,
     counted_at,
     denied_after,
+    label_beside,
     named_before,
     prop_before,
     string_op,
@@ -238,6 +239,8 @@ def conditions(r: Reading) -> None:
         if term is None and v.kind == "linked":
             at = v.start - (named_before(lem, v.start) and r.doc[v.start - 1].tag_ == "VBN")
             before = next((pick(x, "label", None) for x in r.items if x.end == at), None)
+            if before is None or before.owner not in {lb for lb, _ in v.options}:
+                before = label_beside(r, v)
             asked = r.query.nodes[r.target]
             owner = before.owner if before is not None and any(lb == before.owner for lb, _ in v.options) else \
                 asked if v.kind == "linked" and [lb for lb, _ in v.options].count(asked) == 1 else v.label

@@ -1603,3 +1603,23 @@ def test_a_noun_near_one_label_names_it(tmp_path, small_graph):
         assert answer("What are the names and distances of all airplanes?") == [["Airbus A340", 9000],
                                                                                 ["Boeing 747", 8000]]
         assert answer("How many cars are there?") == [[1]]  # the lessons of kind 'car', no near label
+
+
+def test_a_value_said_of_the_noun_before_its_preposition_or_after_it(tmp_path, small_graph):
+    """A value two labels hold is the one of the noun said before its preposition ("airports in Italy") or right
+    after it ("Germany airports"), not of the first label that holds it."""
+    folder = small_graph(tmp_path / "graphs", "routes",
+                         "CREATE NODE TABLE Airline(alid INT64, name STRING, country STRING, PRIMARY KEY(alid));\n"
+                         "CREATE NODE TABLE Airport(apid INT64, name STRING, country STRING, PRIMARY KEY(apid));\n"
+                         "CREATE NODE TABLE Route(rid INT64, PRIMARY KEY(rid));\n"
+                         "CREATE REL TABLE LANDS_AT(FROM Route TO Airport);\n"
+                         "CREATE REL TABLE FLOWN_BY(FROM Route TO Airline);\n",
+                         {"Airline": "alid,name,country\n1,Alitalia,Italy\n2,Lufthansa,Germany\n",
+                          "Airport": "apid,name,country\n1,Fiumicino,Italy\n2,Tegel,Germany\n",
+                          "Route": "rid\n1\n2\n3\n", "LANDS_AT": "from,to\n1,2\n2,1\n3,1\n",
+                          "FLOWN_BY": "from,to\n1,1\n2,2\n3,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Find the number of routes to airports in Italy.") == [[2]]
+        assert answer("How many routes are operated by airlines in Italy?") == [[1]]
+        assert answer("How many routes go to Germany airports?") == [[1]]
