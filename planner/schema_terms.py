@@ -192,6 +192,8 @@ class SchemaTerms:
                     variants.append(rest)  # "Orders_with_refunds": refunds
         if term.kind == "label" and (head := self._head_only(name, variants[1])):
             variants.append(head)  # "the lanes" of Shipping_Lanes, "fairs" of Farm_Fairs: its one head noun
+        if term.kind == "label" and len(variants[1]) >= 3 and (tail := self._tail_only(name, variants[1][-2:])):
+            variants.append(tail)  # "the repair shops" of Auto_Repair_Shops: its last two words
         if owner is not None and term.kind == "prop":
             # "PUP_MARK" of PUPIL, "wrk_fname" of WORKER: a leading abbreviation of the owner's name is no word
             own = name_words(owner)
@@ -287,6 +289,17 @@ class SchemaTerms:
             return None
         ends = [name for name in self._heads.get(head, []) if not self._points_to(name, label)]
         return [words[-1]] if len(ends) == 1 else None
+
+    def _tail_only(self, label: str, tail: list[str]) -> list[str] | None:
+        """The last two words of a label's name, where no other label's name ends with them and the last is a
+        noun of its own (not a code, unit or generic word), else None."""
+        if not all(w.isalpha() for w in tail) or {_singular(tail[-1]), tail[-1]} & (GENERIC_HEADS | CODE_WORDS |
+                                                                                 UNIT_WORDS | PREPOSITIONS):
+            return None
+        own = [_singular(w) for w in tail]
+        if any(lb != label and [_singular(w) for w in name_words(lb)][-2:] == own for lb in self.view.nodes):
+            return None
+        return tail
 
     def _points_to(self, rel: str, label: str) -> bool:
         """Whether ``rel`` is a relationship named "has" + a word that leads to ``label`` (HAS_LANE to
