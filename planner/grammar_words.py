@@ -297,7 +297,8 @@ def _owned_compounds(r: Reading) -> None:
         prev = merged[-1] if merged else None
         lab = pick(prev, "label", None) if prev is not None and prev is not first and prev.end == it.start and \
             prev.kinds() in ({"label"}, {"label", "prop"}, {"label", "prop", "rel"}) and \
-            r.doc[prev.end - 1].dep_ == "compound" else None  # "manufacturer code": not Products.Manufacturer
+            (r.doc[prev.end - 1].dep_ == "compound" or r.doc[prev.end - 1].dep_ in ("amod", "nmod") and
+             it.start <= r.doc[prev.end - 1].head.i < it.end) else None  # "manufacturer code": not Products.Manufacturer
         props = {t for t in it.terms if t.kind == "prop"}
         own = {t for t in props if lab is not None and t.owner == lab.owner}
         if lab is not None and props and not own and it.end - it.start == 1 and \
