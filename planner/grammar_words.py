@@ -192,6 +192,8 @@ def _near_labels(r: Reading, words: list[str]) -> None:
         if label is not None and label not in named:
             r.items = sorted([*r.items, Item(t.i, t.i + 1, {Term("label", label)})], key=lambda x: x.start)
             named.add(label)
+        elif label is None and named and w not in cues.UNITS and (props := r.terms.near_props(lemma, named)):
+            r.items = sorted([*r.items, Item(t.i, t.i + 1, props)], key=lambda x: x.start)
 
 
 def _how_old(r: Reading) -> None:

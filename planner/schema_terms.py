@@ -48,9 +48,10 @@ SPELLINGS = (("isation", "ization"), ("ise", "ize"), ("our", "or"))  # British a
 MEASURE_HEADS = frozenset({"score", "value"})  # said after a number's own name: "the snatch score" of Snatch
 HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written first: Date_Booking_Made, Amount_Refund
 LIGHT_VERBS = frozenset({"made", "done"})  # say no event of their own: Date_Order_Made is the order's date
-# a word no name matches may still mean one label ("airplanes" of aircraft, "films" of Movie): the cosine of its
-# embedding to the label's name words, and its lead over the next label's
-NEAR_LABEL_MIN, NEAR_LABEL_MARGIN = 0.6, 0.1
+# a word no name matches may still mean one label or property ("airplanes" of aircraft, "attendees" of
+# Attendance): the cosine of its embedding to the name's words, and its lead over the next name's
+NEAR_MIN, NEAR_MARGIN = 0.6, 0.1
+NEAR_PROP_MIN = 0.7  # a property's, unless the word shares its name's first five letters ("attendees": Attendance)
 NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim",
                         "profile", "profiles", "record", "records", "all"})
 
@@ -135,7 +136,7 @@ class SchemaTerms:
         self._glued = [(p.lower(), Term("prop", label, p)) for label, props in view.nodes.items() for p in props
                        if 4 <= len(p) <= 6 and p.isalpha() and len(name_words(p)) == 1]  # flno, custid
         self._counts: dict[tuple[str, str], int] = {}
-        self._near_labels: tuple[list[str], object] | None = None  # labels and their names' embeddings, once
+        self._name_vectors: dict = {}  # a name's words -> their embedding, once
         for hits in view.values.values():
             for lb, p, _ in hits:
                 self._counts[(lb, p)] = self._counts.get((lb, p), 0) + 1
@@ -387,23 +388,37 @@ class SchemaTerms:
 
     def near_label(self, word: str) -> str | None:
         """Returns the one label whose name words (noise words off) embed near ``word`` (cosine >=
-        NEAR_LABEL_MIN, ahead of every other label by NEAR_LABEL_MARGIN), for a word that names nothing; else
-        None."""
-        if self._near_labels is None:
-            from kgqa.kg.embed import embed
+        NEAR_MIN, ahead of every other label by NEAR_MARGIN), for a word that names nothing; else None."""
+        found = self._nearest(word, [(lb, Term("label", lb)) for lb in self.view.nodes])
+        return next(iter(found)).owner if found else None
 
-            labels = sorted(self.view.nodes)
-            names = [" ".join([w for w in name_words(lb) if w not in NAME_NOISE] or name_words(lb)) for lb in labels]
-            self._near_labels = (labels, embed(names) if labels else None)
-        labels, vectors = self._near_labels
-        if not labels:
-            return None
+    def near_props(self, word: str, labels: set[str]) -> set[Term]:
+        """Returns the properties of ``labels`` (of every label, if none) whose one name embeds nearest ``word``
+        ("altitude" of elevation), as :meth:`near_label` finds a label but nearer (NEAR_PROP_MIN) unless a word
+        of the name begins as ``word`` does ("attendees" of Attendance); else none."""
+        props = [(p, Term("prop", lb, p)) for lb in sorted(labels or self.view.nodes) for p in self.view.nodes[lb]]
+        return self._nearest(word, props, NEAR_PROP_MIN) or {
+            t for t in self._nearest(word, props) if len(word) >= 5 and any(w[:5] == word[:5] for w in name_words(t.prop))}
+
+    def _nearest(self, word: str, named: list[tuple[str, Term]], least: float = 0.0) -> set[Term]:
+        """The terms of the one name (noise words off) among ``named`` that ``word`` embeds near (cosine >=
+        NEAR_MIN, and >= ``least``) and nearer than any other name by NEAR_MARGIN; else none."""
         from kgqa.kg.embed import embed
 
-        sims = (embed([word]) @ vectors.T)[0]
-        order = sims.argsort()[::-1]
-        best, second = float(sims[order[0]]), float(sims[order[1]]) if len(order) > 1 else 0.0
-        return labels[order[0]] if best >= NEAR_LABEL_MIN and best - second >= NEAR_LABEL_MARGIN else None
+        texts: dict[str, set[Term]] = {}
+        for name, term in named:
+            texts.setdefault(" ".join([w for w in name_words(name) if w not in NAME_NOISE] or name_words(name)),
+                             set()).add(term)
+        if not texts:
+            return set()
+        names = sorted(texts)
+        missing = [n for n in names if n not in self._name_vectors]
+        if missing:
+            self._name_vectors.update(zip(missing, embed(missing)))
+        vector = embed([word])[0]
+        sims = sorted(((float(vector @ self._name_vectors[n]), n) for n in names), reverse=True)
+        best, second = sims[0][0], sims[1][0] if len(sims) > 1 else 0.0
+        return texts[sims[0][1]] if best >= max(least, NEAR_MIN) and best - second >= NEAR_MARGIN else set()
 
     def lookup(self, run: list[str]) -> set[Term]:
         """Returns the terms a run of words names (the schema name as written first: "VISITS3"); two words that

@@ -1587,14 +1587,16 @@ def test_the_top_node_said_inside_a_negation(tmp_path, small_graph):
 
 def test_a_noun_near_one_label_names_it(tmp_path, small_graph):
     """A noun that names nothing in the graph names the one label its embedding is near ("employees" of Staff,
-    "airplanes" of Aircraft); a word that is a value ("cars") does not."""
+    "airplanes" of Aircraft), or a property of a label named ("altitude" of elevation); a word that is a value
+    ("cars") does not."""
     folder = small_graph(tmp_path / "graphs", "school",
                          "CREATE NODE TABLE Staff(staff_id INT64, first_name STRING, PRIMARY KEY(staff_id));\n"
-                         "CREATE NODE TABLE Aircraft(aid INT64, name STRING, distance INT64, PRIMARY KEY(aid));\n"
+                         "CREATE NODE TABLE Aircraft(aid INT64, name STRING, distance INT64, elevation INT64, "
+                         "PRIMARY KEY(aid));\n"
                          "CREATE NODE TABLE Lessons(lesson_id INT64, kind STRING, PRIMARY KEY(lesson_id));\n"
                          "CREATE REL TABLE TAUGHT_BY(FROM Lessons TO Staff);\n",
                          {"Staff": "staff_id,first_name\n1,Ann\n2,Bob\n3,Cid\n",
-                          "Aircraft": "aid,name,distance\n1,Boeing 747,8000\n2,Airbus A340,9000\n",
+                          "Aircraft": "aid,name,distance,elevation\n1,Boeing 747,8000,10\n2,Airbus A340,9000,12\n",
                           "Lessons": "lesson_id,kind\n1,car\n2,theory\n", "TAUGHT_BY": "from,to\n1,1\n2,1\n"})
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
@@ -1603,6 +1605,7 @@ def test_a_noun_near_one_label_names_it(tmp_path, small_graph):
         assert answer("What are the names and distances of all airplanes?") == [["Airbus A340", 9000],
                                                                                 ["Boeing 747", 8000]]
         assert answer("How many cars are there?") == [[1]]  # the lessons of kind 'car', no near label
+        assert answer("What is the name of the airplane with the highest altitude?") == [["Airbus A340", 12]]
 
 
 def test_a_value_said_of_the_noun_before_its_preposition_or_after_it(tmp_path, small_graph):
