@@ -38,6 +38,7 @@ UNIT_WORDS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros
 # last words too common in names to name one property alone (the "date" of one of two dated properties)
 GENERIC_HEADS = frozenset({"name", "names", "date", "dates", "type", "types", "details", "detail", "description",
                            "year", "time", "status", "count", "number", "code", "id", "value", "text", "info"})
+GLUED_HEADS = ("name", "title")  # a name's head glued after its owner's shortened name: bname of bank
 GLUED_ENDS = (("no", "number"), ("num", "number"), ("nbr", "number"), ("id", "id"), ("cd", "code"))  # flno, custid
 OWN_HEADS = frozenset({"status", "date", "year", "time"})  # said alone of a label's own "<its head> <word>" property
 SAME_WORDS = {"sex": ("gender",), "gender": ("sex",)}  # name words that say the same thing
@@ -201,6 +202,10 @@ class SchemaTerms:
             trimmed = words[1:] if len(words) > 1 and own and abbreviates(words[0], own[0]) else None
             if trimmed:
                 variants.append(trimmed)
+            glued = next((head for head in GLUED_HEADS if len(words) == 1 and words[0].endswith(head) and own and (
+                abbreviates(words[0][:-len(head)], own[0]) or words[0][:-len(head)] == own[0])), None)
+            if glued:
+                variants.append([glued])  # "bname" of bank, "dname" of Department: its name
             if len(own) > 1 and len(words) == 2 and _singular(words[0]) == _singular(own[-1]) and \
                     words[1] in OWN_HEADS:
                 variants.append(words[1:])  # "the status" of sale_status of Shop_Sales: its own

@@ -1626,3 +1626,19 @@ def test_a_value_said_of_the_noun_before_its_preposition_or_after_it(tmp_path, s
         assert answer("Find the number of routes to airports in Italy.") == [[2]]
         assert answer("How many routes are operated by airlines in Italy?") == [[1]]
         assert answer("How many routes go to Germany airports?") == [[1]]
+
+
+def test_a_name_glued_after_its_owner_shortened(tmp_path, small_graph):
+    """"bname" of bank: a name's head glued after the owner's shortened name is that label's name, so "the names
+    of banks" are theirs, not the name of another label (cust_name)."""
+    folder = small_graph(tmp_path / "graphs", "banks",
+                         "CREATE NODE TABLE bank(branch_ID INT64, bname STRING, state STRING, PRIMARY KEY(branch_ID));\n"
+                         "CREATE NODE TABLE customer(cust_ID INT64, cust_name STRING, state STRING, "
+                         "PRIMARY KEY(cust_ID));\n"
+                         "CREATE REL TABLE BANKS_AT(FROM customer TO bank);\n",
+                         {"bank": "branch_ID,bname,state\n1,morningside,New York\n2,downtown,Utah\n",
+                          "customer": "cust_ID,cust_name,state\n1,Mary,Utah\n2,Jack,New York\n",
+                          "BANKS_AT": "from,to\n1,1\n2,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What are the names of banks in the state of New York?") == [["morningside"]]
