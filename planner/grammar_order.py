@@ -449,8 +449,30 @@ def _first_by_time(r: Reading, label: str) -> None:
             r.use((first.i, first.i + 1), (limits[0].start, limits[0].end))
             if col not in q.columns:
                 q.columns.append(col)
+        elif (ranked := _top_by(r, label, limits[0].start)) is not None:
+            q.order.append((ranked, True))  # "the top 5 filings where ...": the largest amounts first
+            q.limit = limits[0].value
+            r.use((limits[0].start - 1, limits[0].end))
+            if ranked not in q.columns:
+                q.columns.append(ranked)
         else:
             r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 invoices with ...": in which order
+
+
+def _top_by(r: Reading, label: str, at: int) -> Column | None:
+    """What "the top 5 X" ranks by with no measure said ("top" right before the number, X right after): the one
+    numeric property of X whose name says money ("the top 5 filings": by amount), else, where the query joins
+    X to one other node, how many of those each has ("the top 3 countries where banks are located"); else None."""
+    if at == 0 or r.lemmas[at - 1] != "top" or not any(
+            x.start == at + 1 and (t := pick(x, "label", None)) is not None and r.vars.get(t.owner) == r.target
+            and not any(y.start == x.end for y in r.items) for x in r.items):
+        return None  # not "the top 3 beneficiary ISO codes", "the top 2 payment codes": the nodes themselves ranked
+    money = [p for p in r.view.nodes.get(label, {}) if r.view.is_number(label, p) and
+             any(w in cues.MONEY_WORDS for w in name_words(p))]
+    if len(money) == 1:
+        return Column(r.target, money[0])
+    joined = [v for v in r.query.nodes if v != r.target and not r.query.nodes[v] == label]
+    return Column(joined[0], None, "count", True) if len(joined) == 1 and not money else None
 
 
 def _said_of(r: Reading, it, label: str) -> bool:

@@ -1642,3 +1642,20 @@ def test_a_name_glued_after_its_owner_shortened(tmp_path, small_graph):
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert answer("What are the names of banks in the state of New York?") == [["morningside"]]
+
+
+def test_the_top_n_with_no_measure_said(tmp_path, small_graph):
+    """"the top 2 payments where ...": ranked by the one amount the label holds; "the top 1 shops paid in payments
+    above 10": by how many of the one joined label each has; "the top 2 payment codes" is not read so."""
+    folder = small_graph(tmp_path / "graphs", "payments",
+                         "CREATE NODE TABLE Payment(pid STRING, amount DOUBLE, code STRING, PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE Shop(sid STRING, name STRING, PRIMARY KEY(sid));\n"
+                         "CREATE REL TABLE PAID_TO(FROM Payment TO Shop);\n",
+                         {"Payment": "pid,amount,code\np1,5.0,A\np2,50.0,A\np3,20.0,B\np4,30.0,A\n",
+                          "Shop": "sid,name\ns1,Corner\ns2,Market\n", "PAID_TO": "from,to\np1,s1\np2,s2\np3,s2\np4,s1\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g, ordered=True)
+        assert [row[0] for row in answer("Show the top 2 payments where the code is 'A'.")] == ["p2", "p4"]
+        assert [row[0] for row in answer("Find the top 1 shops that are paid in payments where the amount is above 10.")] == ["Market"]
+        q = "What are the top 2 payment codes?"
+        assert not any("amount" in p.cypher for p in c.grammar(q, c.value_mentions(q)))
