@@ -469,10 +469,10 @@ def _top_by(r: Reading, label: str, at: int) -> Column | None:
         return None  # not "the top 3 beneficiary ISO codes", "the top 2 payment codes": the nodes themselves ranked
     money = [p for p in r.view.nodes.get(label, {}) if r.view.is_number(label, p) and
              any(w in cues.MONEY_WORDS for w in name_words(p))]
-    if len(money) == 1:
-        return Column(r.target, money[0])
-    joined = [v for v in r.query.nodes if v != r.target and not r.query.nodes[v] == label]
-    return Column(joined[0], None, "count", True) if len(joined) == 1 and not money else None
+    if money:
+        return Column(r.target, money[0]) if len(money) == 1 else None  # of two amounts, which is not said
+    joined = [v for v in r.query.nodes if r.query.nodes[v] != label]
+    return Column(joined[0], None, "count", True) if len(joined) == 1 else None
 
 
 def _said_of(r: Reading, it, label: str) -> bool:

@@ -140,7 +140,7 @@ def schema(r: Reading) -> None:
     _full_names(r)
     _owned_compounds(r)
     _how_old(r)
-    _near_labels(r, words)
+    _near_names(r, words)
     for it in r.items:
         if it.end < len(words) and words[it.end] in cues.INDIVIDUALS and "label" in it.kinds() and \
                 not any(x.start == it.end for x in r.items):
@@ -174,10 +174,11 @@ def _searched(span) -> bool:
     return bool(before & (set(cues.STRING_CUES) | cues.LETTER_WORDS)) or after in (["in", "their"], ["in", "its"])
 
 
-def _near_labels(r: Reading, words: list[str]) -> None:
+def _near_names(r: Reading, words: list[str]) -> None:
     """A noun that names nothing in the graph (no word of any name, no value, no place word), names the one label
     its embedding is near ("airplanes" of aircraft, "films" of Movie), where no other word of the question names
-    that label; for a graph without annotated words, as the lexicon's near words."""
+    that label, else the one property of a label named that it is near ("altitude" of elevation); for a graph
+    without annotated words, as the lexicon's near words."""
     if r.view.spec.words:
         return  # an annotations file gives the graph's own words for its labels
     named = {t.owner for it in r.items for t in it.terms if t.kind == "label"}

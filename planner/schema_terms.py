@@ -51,7 +51,7 @@ HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written firs
 LIGHT_VERBS = frozenset({"made", "done"})  # say no event of their own: Date_Order_Made is the order's date
 # a word no name matches may still mean one label or property ("airplanes" of aircraft, "attendees" of
 # Attendance): the cosine of its embedding to the name's words, and its lead over the next name's
-NEAR_MIN, NEAR_MARGIN = 0.6, 0.1
+NEAR_TERM_MIN, NEAR_TERM_MARGIN = 0.6, 0.1
 NEAR_PROP_MIN = 0.7  # a property's, unless the word shares its name's first five letters ("attendees": Attendance)
 NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "details", "data", "list", "lu", "dim",
                         "profile", "profiles", "record", "records", "all"})
@@ -137,7 +137,7 @@ class SchemaTerms:
         self._glued = [(p.lower(), Term("prop", label, p)) for label, props in view.nodes.items() for p in props
                        if 4 <= len(p) <= 6 and p.isalpha() and len(name_words(p)) == 1]  # flno, custid
         self._counts: dict[tuple[str, str], int] = {}
-        self._name_vectors: dict = {}  # a name's words -> their embedding, once
+        self._name_vectors: dict[str, object] = {}  # a name's words -> their embedding (a numpy row), once
         for hits in view.values.values():
             for lb, p, _ in hits:
                 self._counts[(lb, p)] = self._counts.get((lb, p), 0) + 1
@@ -393,7 +393,7 @@ class SchemaTerms:
 
     def near_label(self, word: str) -> str | None:
         """Returns the one label whose name words (noise words off) embed near ``word`` (cosine >=
-        NEAR_MIN, ahead of every other label by NEAR_MARGIN), for a word that names nothing; else None."""
+        NEAR_TERM_MIN, ahead of every other label by NEAR_TERM_MARGIN), for a word that names nothing; else None."""
         found = self._nearest(word, [(lb, Term("label", lb)) for lb in self.view.nodes])
         return next(iter(found)).owner if found else None
 
@@ -407,7 +407,7 @@ class SchemaTerms:
 
     def _nearest(self, word: str, named: list[tuple[str, Term]], least: float = 0.0) -> set[Term]:
         """The terms of the one name (noise words off) among ``named`` that ``word`` embeds near (cosine >=
-        NEAR_MIN, and >= ``least``) and nearer than any other name by NEAR_MARGIN; else none."""
+        NEAR_TERM_MIN, and >= ``least``) and nearer than any other name by NEAR_TERM_MARGIN; else none."""
         from kgqa.kg.embed import embed
 
         texts: dict[str, set[Term]] = {}
@@ -423,7 +423,7 @@ class SchemaTerms:
         vector = embed([word])[0]
         sims = sorted(((float(vector @ self._name_vectors[n]), n) for n in names), reverse=True)
         best, second = sims[0][0], sims[1][0] if len(sims) > 1 else 0.0
-        return texts[sims[0][1]] if best >= max(least, NEAR_MIN) and best - second >= NEAR_MARGIN else set()
+        return texts[sims[0][1]] if best >= max(least, NEAR_TERM_MIN) and best - second >= NEAR_TERM_MARGIN else set()
 
     def lookup(self, run: list[str]) -> set[Term]:
         """Returns the terms a run of words names (the schema name as written first: "VISITS3"); two words that
