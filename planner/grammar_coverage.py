@@ -150,7 +150,9 @@ def coverage(r: Reading) -> None:
              any(t.lower_.rstrip("s") in [w.rstrip("s") for w in name_words(p)] for p in r.view.nodes.get(label, {}))]
     # "the name and detail of each staff member": a detail the asked label holds, asked beside its name
     left += [t.text for t in r.doc if t.i not in r.used and (t.lower_ in cues.NEGATIONS or t.lower_ in cues.SCOPE_WORDS
-                                                           or t.lower_ in cues.COMPARING)]
+                                                           or t.lower_ in cues.COMPARING or
+                                                           t.lower_ in cues.SUPERLATIVES and t.tag_ in ("JJS", "RBS"))]
+    # "the statement that has the most accounts" with no ranking read: "most" is left, as "not" is
     joined = r.query.edges or r.query.absent
     said = {i for v in r.values for i in range(v.start, v.end) if i in r.used}
     restating = {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and (joined and any(

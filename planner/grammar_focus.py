@@ -9,6 +9,7 @@ from kgqa.planner.attach import (
     value_after,
 )
 from kgqa.planner.grammar_columns import naming_prop
+from kgqa.planner.grammar_words import modified_twin
 from kgqa.planner.reading import (
     Item,
     Reading,
@@ -290,7 +291,7 @@ def _head_of(r: Reading, it: Item, label: str) -> Term | None:
     property whose name ends in that word ("host_details"), else None."""
     if it.end - it.start != 1 or any(t.owner == label for t in it.terms):
         return None
-    if r.lemmas[it.start] in cues.NAMING_WORDS:
+    if r.lemmas[it.start] in cues.NAMING_WORDS or modified_twin(r, it):
         return None  # "the name of the courses": what names a course, not the name of its department
     return _named_by(r, label, it.start, last_only=True)
 

@@ -139,6 +139,8 @@ def schema(r: Reading) -> None:
     _shortened(r, words)
     _full_names(r)
     _owned_compounds(r)
+    _verbed_props(r)
+    _shared_modifiers(r)
     _how_old(r)
     _near_names(r, words)
     for it in r.items:
@@ -195,6 +197,50 @@ def _near_names(r: Reading, words: list[str]) -> None:
             named.add(label)
         elif label is None and named and w not in cues.UNITS and (props := r.terms.near_props(lemma, named)):
             r.items = sorted([*r.items, Item(t.i, t.i + 1, props)], key=lambda x: x.start)
+
+
+def _verbed_props(r: Reading) -> None:
+    """"shops that were opened in year 2005": a one-word property (year) under a verb that no name explains
+    names the property of a label said whose name is the verb's form and that word (opening_year, year_opened),
+    the verb then read with it."""
+    from lemminflect import getInflection
+
+    named = {t.owner for it in r.items for t in it.terms if t.kind == "label"}
+    for t in r.doc:
+        if t.pos_ != "VERB" or any(it.start <= t.i < it.end for it in r.items) or len(t.lemma_) < 4:
+            continue
+        lemma = t.lemma_.lower()
+        verbs = {lemma, *getInflection(lemma, tag="VBG"), *getInflection(lemma, tag="VBN")}
+        for it in r.items:
+            w = r.lemmas[it.start]
+            head = r.doc[it.start].head
+            if it.end - it.start != 1 or "prop" not in it.kinds() or t.i not in (head.i, head.head.i) or head.i == it.start:
+                continue  # "opened in year 2005": year under in, under opened
+            found = {x for v in verbs for run in ([v, w], [w, v]) for x in r.terms.lookup(run)
+                     if x.kind == "prop" and x.owner in named}
+            if len(found) == 1:
+                it.terms = found
+                r.use((t.i, t.i + 1))
+
+
+def _shared_modifiers(r: Reading) -> None:
+    """"the shade code and description": a one-word property joined to a compound names what the compound's
+    modifiers and it name together (shade_description), when that is a property of the graph."""
+    for it in r.items:
+        if found := modified_twin(r, it):
+            it.terms = found
+
+
+def modified_twin(r: Reading, it: Item) -> set[Term]:
+    """The properties a one-word item joined by "and" to a compound ("the shade code and description") names with
+    the compound's modifiers (shade_description); empty when none or when it is no such item."""
+    tok = r.doc[it.start]
+    if it.end - it.start != 1 or "prop" not in it.kinds() or tok.dep_ != "conj" or r.lemmas[it.end:it.end + 1] == ["of"]:
+        return set()  # not "the customer name and date of the orders": the orders' date
+    first = next((x for x in r.items if x.end - x.start > 1 and x.end - 1 == tok.head.i), None)
+    if first is None or not all(r.doc[k].dep_ in ("compound", "amod") for k in range(first.start, first.end - 1)):
+        return set()
+    return {t for t in r.terms.lookup([*r.lemmas[first.start:first.end - 1], r.lemmas[it.start]]) if t.kind == "prop"}
 
 
 def _how_old(r: Reading) -> None:

@@ -31,6 +31,13 @@ def _count_beside(r: Reading, first: int, col: Column, aggs: list[Column]) -> No
         r.use((first - 2, first))
 
 
+def _across(lem: list[str], i: int) -> bool:
+    """Whether the word at ``i`` ("different") follows a preposition that spreads a figure over its values ("the
+    average for different lots", "the total credits by different department", "for the different states")."""
+    before = lem[i - 1:i] if lem[i - 1:i] != ["the"] else lem[i - 2:i - 1]
+    return before in (["for"], ["in"], ["across"], ["by"])
+
+
 def shape(r: Reading) -> None:
     """Counts ("how many", "the number of"), aggregates ("the average age"), groups ("for each city"),
     superlatives ("the highest", "the top 3 by", "the most orders") and orders ("ordered by age")."""
@@ -46,12 +53,13 @@ def shape(r: Reading) -> None:
         if w in cues.GROUP_WORDS and i > 0 and not (i + 2 < len(doc) and doc[i + 2].tag_ == "POS") and (
                 doc[i - 1].pos_ == "ADP" or w == "each" and (
                 doc[i - 1].pos_ == "VERB" or figured and doc[i - 1].pos_ == "AUX")) \
-                or w == "per" or w in cues.DISTINCT_WORDS and figured and lem[i - 1:i] in (["for"], ["in"], ["across"]):
+                or w == "per" or w in cues.DISTINCT_WORDS and figured and _across(lem, i):
             # "for each city", "from each country", "how many students play each sport", "the average for different lots"
             k = i + 1
             while k < len(lem) and (lem[k] in ("of", "the", "these", "those") or lem[k] in cues.DISTINCT_WORDS):
                 k += 1
             it = item_at(r, k) if lem[i - 1] in ("for", "of", "in", "by", "across", "from") or w == "per" or \
+                w in cues.DISTINCT_WORDS or \
                 doc[i - 1].pos_ in ("VERB", "AUX") \
                 else None
             if it is None and k < len(lem):  # "the countries and the number of climbers from each country"

@@ -1659,3 +1659,70 @@ def test_the_top_n_with_no_measure_said(tmp_path, small_graph):
         assert [row[0] for row in answer("Find the top 1 shops that are paid in payments where the amount is above 10.")] == ["Market"]
         q = "What are the top 2 payment codes?"
         assert not any("amount" in p.cypher for p in c.grammar(q, c.value_mentions(q)))
+
+
+def test_a_verb_and_a_word_name_one_property(tmp_path, small_graph):
+    """"stadiums that were opened in year 2005": the verb and the word under it name Opening_year of the label
+    said, not the Year of another label."""
+    folder = small_graph(tmp_path / "graphs", "stadiums",
+                         "CREATE NODE TABLE stadium(ID INT64, name STRING, Capacity INT64, Opening_year INT64, "
+                         "PRIMARY KEY(ID));\n"
+                         "CREATE NODE TABLE event(ID INT64, name STRING, Year INT64, PRIMARY KEY(ID));\n"
+                         "CREATE REL TABLE HAS_STADIUM(FROM event TO stadium);\n",
+                         {"stadium": "ID,name,Capacity,Opening_year\n1,Arena,1000,2005\n2,Dome,3000,2001\n",
+                          "event": "ID,name,Year\n1,Cup,2005\n2,Games,2001\n", "HAS_STADIUM": "from,to\n1,2\n2,1\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What is the average capacity of the stadiums that were opened in year 2005?") == [[1000.0]]
+        assert answer("How many stadiums were opened before the year of 2003?") == [[1]]
+
+
+def test_a_word_joined_to_a_compound_shares_its_modifiers(tmp_path, small_graph):
+    """"the color code and description": the description the modifier names with it (color_description), not the
+    product's own; "the customer name and date of the orders" stays the orders' date."""
+    folder = small_graph(tmp_path / "graphs", "colors",
+                         "CREATE NODE TABLE Products(product_id INT64, product_name STRING, color_code STRING, "
+                         "product_description STRING, PRIMARY KEY(product_id));\n"
+                         "CREATE NODE TABLE Ref_Colors(color_code STRING, color_description STRING, "
+                         "PRIMARY KEY(color_code));\n"
+                         "CREATE REL TABLE HAS_COLOR_CODE(FROM Products TO Ref_Colors);\n",
+                         {"Products": "product_id,product_name,color_code,product_description\n1,chervil,7,minus\n"
+                                      "2,cumin,4,et\n",
+                          "Ref_Colors": "color_code,color_description\n7,black\n4,red\n",
+                          "HAS_COLOR_CODE": "from,to\n1,7\n2,4\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Return the color code and description for the product with the name 'chervil'.") == \
+            [["7", "black"]]
+
+
+def test_figures_for_the_different_values_are_grouped(tmp_path, small_graph):
+    """"the total balance ... for the different states", "by different department": one figure per value."""
+    folder = small_graph(tmp_path / "graphs", "balances",
+                         "CREATE NODE TABLE customer(cust_ID INT64, cust_name STRING, state STRING, acc_bal INT64, "
+                         "credit_score INT64, PRIMARY KEY(cust_ID));\n",
+                         {"customer": "cust_ID,cust_name,state,acc_bal,credit_score\n1,Mary,Utah,1000,200\n"
+                                      "2,Jack,Texas,2000,150\n3,Owen,Utah,500,120\n4,Ann,Texas,700,20\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        q = "What is the total account balance for customers with a credit score of above 100 for the different states?"
+        assert sorted(answer(q)) == [["Texas", 2000], ["Utah", 1500]]
+
+
+def test_a_superlative_nothing_reads_declines(tmp_path, small_graph):
+    """"the statement that has the most corresponding accounts" with no reading of "most" is declined, not
+    answered as every statement with accounts."""
+    folder = small_graph(tmp_path / "graphs", "statements",
+                         "CREATE NODE TABLE Statements(Statement_ID INT64, Statement_Details STRING, "
+                         "PRIMARY KEY(Statement_ID));\n"
+                         "CREATE NODE TABLE Accounts(Account_ID INT64, Statement_ID INT64, Account_Details STRING, "
+                         "PRIMARY KEY(Account_ID));\n"
+                         "CREATE REL TABLE ACCOUNTS_HAS_STATEMENT(FROM Accounts TO Statements);\n",
+                         {"Statements": "Statement_ID,Statement_Details\n57,Open Project\n192,Private Project\n",
+                          "Accounts": "Account_ID,Statement_ID,Account_Details\n1,57,a\n2,57,b\n3,192,c\n",
+                          "ACCOUNTS_HAS_STATEMENT": "from,to\n1,57\n2,57\n3,192\n"})
+    with Graph(folder, read_only=True) as g:
+        c, _ = first_plan_rows(g)
+        q = "What are the statement id and statement detail for the statement that has the most corresponding accounts?"
+        assert c.grammar(q, c.value_mentions(q)) == []
+        assert any("most" in why for why in c.unread(q, c.value_mentions(q)))
