@@ -55,6 +55,8 @@ COMPARATORS = [
     (("on", "or", "before"), "<="), (("earlier", "than"), "<"), (("lighter", "than"), "<"), (("above",), ">"), (("over",), ">"),
     (("exceeding",), ">"), (("exceed",), ">"), (("below",), "<"), (("under",), "<"), (("after",), ">"),
     (("before",), "<"), (("prior", "to"), "<"), (("since",), ">="), (("exactly",), "="), (("only",), "="), (("equal", "to"), "="), (("equals",), "="),
+    (("greater",), ">"), (("larger",), ">"), (("higher",), ">"), (("bigger",), ">"), (("less",), "<"), (("fewer",), "<"),
+    (("lower",), "<"), (("smaller",), "<"),  # "whose enrollment is greater 18000": "than" left out
     (("not",), "<>"), (("but", "no"), "<>"), (("but", "never"), "<>"), (("other", "than"), "<>"), (("except",), "<>"), (("outside",), "<>"),
 ]
 # a comparison written after the number: "100 or higher"

@@ -62,7 +62,8 @@ def focus(r: Reading) -> None:
                 r.lemmas[nxt] not in cues.NAMING_WORDS and (term := _named_by(r, label, nxt)) is not None:
             r.items = [x for x in r.items if x.start != nxt]  # not another label's type code
             _ask(r, nxt, term)  # "the video game types": the label's one property named by the word (GType)
-    elif lem and lem[0] == "who" and (doer := _doer(r) or r.view.spec.who):
+    elif lem and lem[0] == "who" and not (lem[1:2] == ["be"] and any(it.start <= 3 for it in r.items)) and \
+            (doer := _doer(r) or r.view.spec.who):  # not "Who are the ministers ...": the ministers are asked
         label = doer  # "Who borrowed Kindred?": the far end of the verb's relationship, else the person label
         r.use((0, 1))
     else:

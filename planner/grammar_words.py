@@ -200,14 +200,19 @@ def _near_names(r: Reading, words: list[str]) -> None:
 
 
 def _verbed_props(r: Reading) -> None:
-    """"shops that were opened in year 2005": a one-word property (year) under a verb that no name explains
-    names the property of a label said whose name is the verb's form and that word (opening_year, year_opened),
-    the verb then read with it."""
+    """"shops that were opened in year 2005": a one-word property (year) under a verb names the property of a
+    label said whose name is the verb's form and that word (opening_year, year_opened), the verb then read with it;
+    "the car rented with an amount of 10": under a verb that names a relationship, that relationship's
+    property (rented_amount), the verb left to name the join."""
     from lemminflect import getInflection
 
     named = {t.owner for it in r.items for t in it.terms if t.kind == "label"}
     for t in r.doc:
-        if t.pos_ != "VERB" or any(it.start <= t.i < it.end for it in r.items) or len(t.lemma_) < 4:
+        own = next((it for it in r.items if it.start <= t.i < it.end), None)
+        rels = {x.owner for x in own.terms if x.kind == "rel" or x.on_rel} if own is not None else set()
+        if t.pos_ != "VERB" or len(t.lemma_) < 4 or own is not None and (
+                own.end - own.start != 1 or not rels or any(x.kind == "label" or x.kind == "prop" and not x.on_rel
+                                                             for x in own.terms)):
             continue
         lemma = t.lemma_.lower()
         verbs = {lemma, *getInflection(lemma, tag="VBG"), *getInflection(lemma, tag="VBN")}
@@ -217,10 +222,11 @@ def _verbed_props(r: Reading) -> None:
             if it.end - it.start != 1 or "prop" not in it.kinds() or t.i not in (head.i, head.head.i) or head.i == it.start:
                 continue  # "opened in year 2005": year under in, under opened
             found = {x for v in verbs for run in ([v, w], [w, v]) for x in r.terms.lookup(run)
-                     if x.kind == "prop" and x.owner in named}
+                     if x.kind == "prop" and (x.owner in rels if own is not None else x.owner in named)}
             if len(found) == 1:
                 it.terms = found
-                r.use((t.i, t.i + 1))
+                if own is None:
+                    r.use((t.i, t.i + 1))
 
 
 def _shared_modifiers(r: Reading) -> None:

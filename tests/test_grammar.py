@@ -1726,3 +1726,41 @@ def test_a_superlative_nothing_reads_declines(tmp_path, small_graph):
         q = "What are the statement id and statement detail for the statement that has the most corresponding accounts?"
         assert c.grammar(q, c.value_mentions(q)) == []
         assert any("most" in why for why in c.unread(q, c.value_mentions(q)))
+
+
+def test_who_are_the_property_and_a_bare_comparative(tmp_path, small_graph):
+    """"Who are the ministers ...": the ministers asked (not the graph's person label); "greater 1960" without
+    "than" is still a comparison."""
+    folder = small_graph(tmp_path / "graphs", "parties",
+                         "CREATE NODE TABLE party(Party_ID INT64, Minister STRING, Took_office INT64, "
+                         "PRIMARY KEY(Party_ID));\n"
+                         "CREATE NODE TABLE member(Member_ID INT64, Member_Name STRING, PRIMARY KEY(Member_ID));\n"
+                         "CREATE REL TABLE MEMBER_HAS_PARTY(FROM member TO party);\n",
+                         {"party": "Party_ID,Minister,Took_office\n1,Nkrumah,1957\n2,Botsio,1962\n3,Egala,1960\n",
+                          "member": "Member_ID,Member_Name\n1,Ann\n2,Bob\n3,Cy\n",
+                          "MEMBER_HAS_PARTY": "from,to\n1,1\n2,1\n3,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert sorted(answer("Who are the ministers who took office after 1961 or before 1959?")) == \
+            [["Botsio"], ["Nkrumah"]]
+        assert answer("List the ministers whose took office is greater 1960.") == [["Botsio"]]
+
+
+def test_a_relationship_property_under_its_verb(tmp_path, small_graph):
+    """"the product booked with an amount of 102.76": the amount of the booking edge the verb names
+    (booked_amount), not another label's amount."""
+    folder = small_graph(tmp_path / "graphs", "hire",
+                         "CREATE NODE TABLE Products(product_id INT64, product_description STRING, "
+                         "PRIMARY KEY(product_id));\n"
+                         "CREATE NODE TABLE Bookings(booking_id INT64, PRIMARY KEY(booking_id));\n"
+                         "CREATE NODE TABLE Coupons(coupon_id INT64, coupon_amount DOUBLE, PRIMARY KEY(coupon_id));\n"
+                         "CREATE REL TABLE Products_Booked(FROM Bookings TO Products, booked_amount DOUBLE);\n"
+                         "CREATE REL TABLE HAS_COUPON(FROM Bookings TO Coupons);\n",
+                         {"Products": "product_id,product_description\n1,Anna Karenina\n2,War and Peace\n",
+                          "Bookings": "booking_id\n1\n2\n", "Coupons": "coupon_id,coupon_amount\n1,102.76\n",
+                          "Products_Booked": "from,to,booked_amount\n1,1,102.76\n2,2,50.0\n",
+                          "HAS_COUPON": "from,to\n2,1\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        rows = answer("What is the product description of the product booked with an amount of 102.76?")
+        assert [row[0] for row in rows] == ["Anna Karenina"]
