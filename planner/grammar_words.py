@@ -208,12 +208,13 @@ def _verbed_props(r: Reading) -> None:
 
     named = {t.owner for it in r.items for t in it.terms if t.kind == "label"}
     for t in r.doc:
+        if t.pos_ != "VERB" or len(t.lemma_) < 4:
+            continue
         own = next((it for it in r.items if it.start <= t.i < it.end), None)
         rels = {x.owner for x in own.terms if x.kind == "rel" or x.on_rel} if own is not None else set()
-        if t.pos_ != "VERB" or len(t.lemma_) < 4 or own is not None and (
-                own.end - own.start != 1 or not rels or any(x.kind == "label" or x.kind == "prop" and not x.on_rel
-                                                             for x in own.terms)):
-            continue
+        if own is not None and (own.end - own.start != 1 or not rels or any(
+                x.kind == "label" or x.kind == "prop" and not x.on_rel for x in own.terms)):
+            continue  # a verb that names a label or a node's property is no relationship's verb
         lemma = t.lemma_.lower()
         verbs = {lemma, *getInflection(lemma, tag="VBG"), *getInflection(lemma, tag="VBN")}
         for it in r.items:
