@@ -113,6 +113,8 @@ def focus(r: Reading) -> None:
     if comma is not None and lem[:1] == ["for"] and lem[1:2] in (["each"], ["every"]):
         # "For each county, find the name of the county ...": what is asked follows the leading group
         first_label = next((x.start for x in labels if x.start > comma), len(r.doc))
+    lead = next((k for k in range(min(len(lem), 7)) if lem[k] == ","), -1) \
+        if lem[:1] == ["for"] and lem[1:2] in (["each"], ["every"]) else -1  # "For each bed type, ..."
     later = [t.i for t in r.doc if t.i > first_label and t.lemma_.lower() in cues.ASK_VERBS and (
         t.is_sent_start or t.i > 0 and r.doc[t.i - 1].is_sent_start and r.doc[t.i - 1].lower_ == "please")]
     last = None
@@ -124,14 +126,22 @@ def focus(r: Reading) -> None:
                 r.show_target = True
                 continue
         elif it.start >= first_label and not (labels and it.start == labels[0].end + (
-                labels[0].end < len(r.doc) and r.doc[labels[0].end].tag_ == "POS") and not r.asked and any(
+                labels[0].end < len(r.doc) and r.doc[labels[0].end].tag_ == "POS") and
+                not any(a.start > lead for a in r.asked) and any(
                 t.kind == "prop" and t.owner == label for t in it.terms)) and not (
-                last is not None and last.start >= first_label and "and" in lem[last.end:it.start] and
-                all(w in ("and", ",", "the", "number", "of", "their", "its") or w in cues.AGGREGATES
-                    for w in lem[last.end:it.start])):  # "the student ids and the number of hours played"
+                last is not None and (last.start >= first_label or labels and last.end <= labels[0].start and
+                                      labels[0].end <= it.start and "label" not in it.kinds() and
+                                      "of" in lem[last.end:labels[0].start]) and
+                "and" in lem[last.end:it.start] and
+                all(w in ("and", ",", "the", "number", "of", "their", "its") or w in cues.AGGREGATES or
+                    labels and labels[0].start <= k < labels[0].end
+                    for k, w in enumerate(lem[last.end:it.start], last.end))):
+            # "the student ids and the number of hours played", "types of ships and the average tonnage"
             continue
         if last is not None and any(lem[k] in cues.ENDS_ASKED and not (lem[k] == "of" and lem[k - 1] in (
-                "number", "amount", *cues.AGGREGATES)) for k in range(last.end, it.start)):
+                "number", "amount", *cues.AGGREGATES)) and not (lem[k] == "of" and labels and k + 1 == labels[0].start
+                                                               and last.end <= k)
+                                    for k in range(last.end, it.start)):
             break  # "the maximum enrollment across all schools": what follows the preposition is no column
         term = _of_label(r, it) or _head_of(r, it, label) or pick(it, "prop", label)
         if term is None or value_after(r, it) or bound_prop(r, it):

@@ -71,16 +71,22 @@ def edge_of(r: Reading, rel: str) -> str | None:
     return edge.var
 
 
-def join_label(r: Reading, label: str) -> str | None:
-    """The node variable of ``label``, joined to the asked node along the one shortest schema path."""
+def join_label(r: Reading, label: str, seen: frozenset[str] = frozenset()) -> str | None:
+    """The node variable of ``label``, joined along the one shortest schema path to the node of the label whose
+    noun its words modify ("instructors who advise students in the Math department": the students'), else to the
+    asked node."""
     if label in r.vars:
         return r.vars[label]
-    start = r.query.nodes[r.target]
+    head = _modified(r, label)
+    from_var = join_label(r, head, seen | {label}) if head is not None and head not in seen else r.target
+    if from_var is None:
+        return None
+    start = r.query.nodes[from_var]
     paths = r.view.paths(start, label, max_hops=3, prefer=set(r.rels_named))
     if not paths and label not in r.negated and (keyed := _keyed(r.view, start, label)) is not None:
         var = r.var_for(label)  # no relationship: the property that holds the other's key joins them
         ref, prop, held = keyed
-        r.query.keyed.append((r.target, prop, var, held) if ref == start else (var, prop, r.target, held))
+        r.query.keyed.append((from_var, prop, var, held) if ref == start else (var, prop, from_var, held))
         return var
     if not paths:
         r.decline(f"how {start} and {label} are joined")
@@ -99,7 +105,7 @@ def join_label(r: Reading, label: str) -> str | None:
         best = [p for p in best if "/".join(s[0] for s in p) == term.owner]
     if hinted and not named:  # the words that chose the path ("the recipients") are read
         r.use(*[(i, i + 1) for step in best[0] for i in r.hints.get(step[0], [])])
-    cur = r.target
+    cur = from_var
     absent = r.negated.get(label)
     if absent is not None:
         r.query.absent.append(absent)
@@ -125,6 +131,31 @@ def join_label(r: Reading, label: str) -> str | None:
     if absent is not None:
         r.vars[label] = cur
     return cur
+
+
+def _modified(r: Reading, label: str) -> str | None:
+    """The label, neither ``label`` nor the asked one, whose noun the first words naming ``label`` (or a value
+    of it) hang from by a preposition, when a path joins the two; else None."""
+    if label in r.negated or r.target is None:
+        return None
+    asked = r.query.nodes[r.target]
+    at = [it.start for it in r.items if any(t.kind == "label" and t.owner == label for t in it.terms)] + \
+        [v.start for v in r.values if v.label == label]
+    if not at:
+        return None
+    tok = r.doc[min(at)]
+    while tok.dep_ in ("compound", "amod", "nmod", "nummod") and tok.head.i != tok.i:
+        tok = tok.head
+    if tok.dep_ != "pobj" or tok.head.dep_ != "prep" or tok.head.head.pos_ not in ("NOUN", "PROPN"):
+        return None
+    noun = tok.head.head.i
+    heads = {t.owner for it in r.items if it.start <= noun < it.end for t in it.terms if t.kind == "label"}
+    if len(heads) != 1 or heads & {label, asked}:
+        return None
+    head = heads.pop()
+    if head in r.negated or not r.view.paths(head, label, max_hops=1, prefer=set()):
+        return None
+    return head
 
 
 def other_end(r: Reading, v: Value) -> str | None:

@@ -1764,3 +1764,42 @@ def test_a_relationship_property_under_its_verb(tmp_path, small_graph):
         _, answer = first_plan_rows(g)
         rows = answer("What is the product description of the product booked with an amount of 102.76?")
         assert [row[0] for row in rows] == ["Anna Karenina"]
+
+
+def test_a_label_said_in_a_phrase_on_another_joins_to_that_one(tmp_path, small_graph):
+    """"instructors who advise students in the Math department": the department is the students', joined to them,
+    not to the instructors."""
+    folder = small_graph(tmp_path / "graphs", "advising",
+                         "CREATE NODE TABLE instructor(ID INT64, name STRING, PRIMARY KEY(ID));\n"
+                         "CREATE NODE TABLE student(ID INT64, name STRING, PRIMARY KEY(ID));\n"
+                         "CREATE NODE TABLE department(dept_name STRING, building STRING, PRIMARY KEY(dept_name));\n"
+                         "CREATE NODE TABLE advisor(s_ID INT64, PRIMARY KEY(s_ID));\n"
+                         "CREATE REL TABLE INSTRUCTOR_HAS_DEPT_NAME(FROM instructor TO department);\n"
+                         "CREATE REL TABLE STUDENT_HAS_DEPT_NAME(FROM student TO department);\n"
+                         "CREATE REL TABLE ADVISOR_HAS_INSTRUCTOR(FROM advisor TO instructor);\n"
+                         "CREATE REL TABLE ADVISOR_HAS_STUDENT(FROM advisor TO student);\n",
+                         {"instructor": "ID,name\n1,Alice\n2,Bob\n", "student": "ID,name\n7,Cy\n8,Dee\n",
+                          "department": "dept_name,building\nMath,North\nPhysics,South\n",
+                          "advisor": "s_ID\n7\n8\n",
+                          "INSTRUCTOR_HAS_DEPT_NAME": "from,to\n1,Physics\n2,Math\n",
+                          "STUDENT_HAS_DEPT_NAME": "from,to\n7,Math\n8,Physics\n",
+                          "ADVISOR_HAS_INSTRUCTOR": "from,to\n7,1\n8,2\n", "ADVISOR_HAS_STUDENT": "from,to\n7,7\n8,8\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What are the names of instructors who advise students in the Math department?") == [["Alice"]]
+
+
+def test_a_figure_asked_beside_the_group_it_is_taken_for(tmp_path, small_graph):
+    """"For each bed type, find the average room price" and "the types of ships and the average tonnage of ships
+    of each type": the figure is asked beside the group, one row per group."""
+    folder = small_graph(tmp_path / "graphs", "fleet",
+                         "CREATE NODE TABLE Rooms(RoomId STRING, bedType STRING, basePrice INT64, "
+                         "PRIMARY KEY(RoomId));\n"
+                         "CREATE NODE TABLE ship(Ship_ID INT64, Type STRING, Tonnage INT64, PRIMARY KEY(Ship_ID));\n",
+                         {"Rooms": "RoomId,bedType,basePrice\nA,King,200\nB,King,100\nC,Queen,90\n",
+                          "ship": "Ship_ID,Type,Tonnage\n1,Cargo ship,3000\n2,Cargo ship,5000\n3,Battle ship,4000\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert sorted(answer("For each bed type, find the average room price.")) == [["King", 150.0], ["Queen", 90.0]]
+        assert sorted(answer("Show different types of ships and the average tonnage of ships of each type.")) == \
+            [["Battle ship", 4000.0], ["Cargo ship", 4000.0]]
