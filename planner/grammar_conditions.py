@@ -23,7 +23,7 @@ from kgqa.planner.grammar_bounds import count_bound, edge_bound, repeated, value
 from kgqa.planner.grammar_columns import ROWID, own_name
 from kgqa.planner.grammar_measures import measured_beside, measured_props
 from kgqa.planner.grammar_times import date_prop, dated, year_prop
-from kgqa.planner.joins import holder_of, other_end, rels_named_by
+from kgqa.planner.joins import holder_of, many_along, other_end, path_to, rels_named_by
 from kgqa.planner.query import Column, Where
 from kgqa.planner.reading import (
     Item,
@@ -374,7 +374,8 @@ def conditions(r: Reading) -> None:
                 return
     conjunctions(r)
     for w in r.query.where:
-        if w.op == "<>" and w.holder != r.target:
+        if w.op == "<>" and w.holder != r.target and (
+                (path := path_to(r.query, r.target, w.holder)) is None or many_along(r.view, r.query, path, r.target)):
             r.decline(f"not {w.value!r} (none of them, or one that is not)")
 
 
