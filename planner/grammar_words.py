@@ -143,6 +143,7 @@ def schema(r: Reading) -> None:
     _shared_modifiers(r)
     _how_old(r)
     _near_names(r, words)
+    _label_named_property(r)
     for it in r.items:
         if it.end < len(words) and words[it.end] in cues.INDIVIDUALS and "label" in it.kinds() and \
                 not any(x.start == it.end for x in r.items):
@@ -165,6 +166,18 @@ def schema(r: Reading) -> None:
             r.hints[rel] = sorted(set(r.hints.get(rel, [])) | set(said))
             if rel not in r.rels_hinted:
                 r.rels_hinted.append(rel)
+
+
+def _label_named_property(r: Reading) -> None:
+    """Words naming a label and, word for word, a text property of it that neither keys nor shows its nodes and
+    sorts them into kinds (``BadgeType`` of ``Badge_Type``): the property ("the badge types")."""
+    for it in r.items:
+        labels = {t.owner for t in it.terms if t.kind == "label"}
+        own = {t for t in it.terms if t.kind == "prop" and not t.on_rel and t.owner in labels and
+               name_words(t.prop) == name_words(t.owner) and
+               t.prop not in (r.view.key(t.owner), r.view.display(t.owner)) and r.view.is_category(t.owner, t.prop)}
+        if len(own) == 1:
+            it.terms = {t for t in it.terms if t.kind != "label" or t.owner != next(iter(own)).owner}
 
 
 def _searched(span) -> bool:

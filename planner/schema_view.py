@@ -47,6 +47,7 @@ class SchemaView:
     date_text: set[tuple[str, str]] = field(default_factory=set)  # text properties whose values are ISO dates
     numeric_keys: set[str] = field(default_factory=set)  # labels whose text keys are all digits ("1", "2", "10")
     edge_values: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (type, prop) -> folded -> value
+    distinct: dict[tuple[str, str], int] = field(default_factory=dict)  # (label, text prop) -> distinct values (to 5000)
 
     @classmethod
     def from_graph(cls, graph: Graph, spec: DomainSpec) -> SchemaView:
@@ -147,6 +148,7 @@ class SchemaView:
                     continue
                 q = f"MATCH (n:{ident(label)}) WHERE n.{ident(prop)} IS NOT NULL RETURN DISTINCT n.{ident(prop)} LIMIT 5000"
                 values = [value for (value,) in graph.execute_unchecked(q).rows]
+                self.distinct[(label, prop)] = len(values)
                 for value in values:
                     if isinstance(value, str) and 0 < len(value) <= _LONG_TEXT:
                         index[fold(value)].append((label, prop, value))
@@ -154,6 +156,10 @@ class SchemaView:
         self.values = dict(index)
 
     # -- queries over the schema ------------------------------------------------------------
+    def is_category(self, label: str, prop: str) -> bool:
+        """Whether a text property sorts its label's nodes into kinds: at least two nodes for each value."""
+        return 0 < 2 * self.distinct.get((label, prop), 0) <= self.node_counts.get(label, 0)
+
     def few_per(self, label: str, other: str, most: float = 2.0) -> bool:
         """Whether a node of ``label`` has at most ``most`` edges to ``other`` on average, along a relationship
         that joins the two directly (a laureate's prizes, not a product's orders)."""

@@ -1803,3 +1803,37 @@ def test_a_figure_asked_beside_the_group_it_is_taken_for(tmp_path, small_graph):
         assert sorted(answer("For each bed type, find the average room price.")) == [["King", 150.0], ["Queen", 90.0]]
         assert sorted(answer("Show different types of ships and the average tonnage of ships of each type.")) == \
             [["Battle ship", 4000.0], ["Cargo ship", 4000.0]]
+
+
+def test_not_a_value_of_the_one_node_each_has(tmp_path, small_graph):
+    """"members that are not in the Progress Party": each member has one party, so the party is simply another one;
+    where a member may have several, "not" could mean none of them or one that is not, and is declined."""
+    schema = ("CREATE NODE TABLE member(Member_ID INT64, Member_Name STRING, PRIMARY KEY(Member_ID));\n"
+              "CREATE NODE TABLE party(Party_ID INT64, Party_name STRING, PRIMARY KEY(Party_ID));\n"
+              "CREATE REL TABLE MEMBER_HAS_PARTY(FROM member TO party);\n")
+    tables = {"member": "Member_ID,Member_Name\n1,Ann\n2,Bob\n3,Cy\n",
+              "party": "Party_ID,Party_name\n1,Progress Party\n2,Convention Peoples Party\n"}
+    q = "Show member names that are not in the Progress Party."
+    one = small_graph(tmp_path / "graphs", "one", schema, {**tables, "MEMBER_HAS_PARTY": "from,to\n1,1\n2,2\n3,2\n"})
+    with Graph(one, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert sorted(answer(q)) == [["Bob"], ["Cy"]]
+    several = small_graph(tmp_path / "graphs", "several", schema,
+                          {**tables, "MEMBER_HAS_PARTY": "from,to\n1,1\n2,2\n3,2\n3,1\n"})
+    with Graph(several, read_only=True) as g:
+        c, _ = first_plan_rows(g)
+        assert c.grammar(q, c.value_mentions(q)) == []
+
+
+def test_a_label_named_as_its_category_property(tmp_path, small_graph):
+    """Words that name a label and, word for word, a text property of it that sorts its nodes into kinds
+    (RoomType of Room_Type) ask for that property: "the different room types" are its values, not the rooms."""
+    folder = small_graph(tmp_path / "graphs", "kinds",
+                         "CREATE NODE TABLE Room_Type(Room STRING, RoomType STRING, PRIMARY KEY(Room));\n",
+                         {"Room_Type": "Room,RoomType\nAlder,suite\nBirch,suite\nCedar,single\nDune,single\n"
+                                       "Elm,suite\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert sorted(answer("What are the different room types?")) == [["single"], ["suite"]]
+        assert answer("How many different room types exist?") == [[2]]
+        assert answer("What is the room type of the room Cedar?") == [["single"]]
