@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from kgqa.kg.cypher import ident
 from kgqa.kg.db import Graph
@@ -60,13 +61,22 @@ def is_name_like(prop: str) -> bool:
     return bool(words) and words[-1] in NAME_WORDS
 
 
+@lru_cache(maxsize=4096)
+def singular_words(name: str) -> tuple[str, ...]:
+    """Returns a name's words, each in the singular (``Herbs`` -> ("herb",))."""
+    import inflect
+
+    engine = inflect.engine()
+    return tuple(engine.singular_noun(w) or w for w in name_words(name))
+
+
 def choose_display(pk: str, strings: dict[str, PropStats], label: str = "") -> str:
-    """Returns the display property: the first name-like string (or one named after its label: ``city.City``)
-    with the highest (rounded) distinct ratio of at least DISTINCT_DISPLAY, in column order; else the primary
-    key."""
-    own = name_words(label)
+    """Returns the display property: the first name-like string (or one named after its label in any number:
+    ``city.City``, ``Herbs.Herb``) with the highest (rounded) distinct ratio of at least DISTINCT_DISPLAY, in
+    column order; else the primary key."""
+    own = singular_words(label)
     ranked = [(s.distinct_ratio, -i, p) for i, (p, s) in enumerate(strings.items())
-              if (is_name_like(p) or (own and name_words(p) == own)) and s.distinct_ratio >= DISTINCT_DISPLAY]
+              if (is_name_like(p) or (own and singular_words(p) == own)) and s.distinct_ratio >= DISTINCT_DISPLAY]
     return max(ranked)[2] if ranked else pk
 
 

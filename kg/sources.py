@@ -17,7 +17,8 @@ from kgqa.kg.dataset import Dataset
 from kgqa.kg.ddl import SourceError
 from kgqa.kg.domains import BUNDLED
 
-LOADER_VERSION = "kg-loader-4"  # 3: the spec derives key_parts; 4: COPY FROM, sampled derived parts
+LOADER_VERSION = "kg-loader-5"  # 3: the spec derives key_parts; 4: COPY FROM, sampled derived parts; 5: a display
+# property named after its label in any number (Herbs.Herb)
 
 
 @dataclass

@@ -1837,3 +1837,18 @@ def test_a_label_named_as_its_category_property(tmp_path, small_graph):
         assert sorted(answer("What are the different room types?")) == [["single"], ["suite"]]
         assert answer("How many different room types exist?") == [[2]]
         assert answer("What is the room type of the room Cedar?") == [["single"]]
+
+
+def test_a_label_is_shown_by_the_property_named_after_it_in_any_number(tmp_path, small_graph):
+    """A plural label with a singular property named after it (Herbs.Herb, keyed by a number) is shown by that
+    property: "for each herb" lists the herbs' names, not their ids."""
+    folder = small_graph(tmp_path / "graphs", "herbs",
+                         "CREATE NODE TABLE Herbs(ID INT64, Herb STRING, Color STRING, PRIMARY KEY(ID));\n"
+                         "CREATE NODE TABLE dish(No INT64, Name STRING, PRIMARY KEY(No));\n"
+                         "CREATE REL TABLE HAS_HERB(FROM dish TO Herbs);\n",
+                         {"Herbs": "ID,Herb,Color\n1,Basil,green\n2,Saffron,red\n",
+                          "dish": "No,Name\n1,Pesto\n2,Paella\n3,Caprese\n",
+                          "HAS_HERB": "from,to\n1,1\n2,2\n3,1\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert sorted(answer("How many dishes are there for each herb?")) == [["Basil", 2], ["Saffron", 1]]
