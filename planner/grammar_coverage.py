@@ -161,7 +161,7 @@ def coverage(r: Reading) -> None:
         for c in t.children)
         or joined and _relative_read(r, t) or any(
         c.dep_ == "prep" and any(g.i in said for g in c.subtree) and _names_unsaid(r, t, c) for c in t.children))}
-    restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and _made(r, t)}
+    restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and (_made(r, t) or _made_by_value(r, t))}
     restating -= _naming_other(r, restating)
     restating |= _named_on_path(r)
     restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.PLACE_VERBS and t.i not in r.used and (joined or any(
@@ -259,6 +259,24 @@ def _made(r: Reading, verb: Any) -> bool:
     rest = [t for t in verb.subtree if t.i != verb.i and not t.is_punct and not t.is_stop
             and not any(t.i in range(d.left_edge.i, d.right_edge.i + 1) for d in said_of)]
     return all(t.i in r.used for t in rest)
+
+
+def _made_by_value(r: Reading, verb: Any) -> bool:
+    """Whether ``verb``, a light verb or one of making, heads a relative clause on a property of the asked label
+    asked for and has that label as its object, every content word under it read ("the studios that have made two
+    films": the films, grouped by their studio)."""
+    lemma = verb.lemma_.lower()
+    if r.target is None or verb.dep_ != "relcl" or (lemma not in cues.LIGHT_VERBS and lemma not in cues.EXISTENCE_VERBS):
+        return False
+    label = r.query.nodes[r.target]
+    if not any(it.start <= verb.head.i < it.end and it.term is not None and it.term.kind == "prop" and
+               it.term.owner == label for it in r.asked):
+        return False
+    if not any(c.dep_ == "dobj" and _names_label(r, c.i) and any(
+            it.start <= c.i < it.end and it.term.owner == label for it in r.items if it.term is not None)
+               for c in verb.children):
+        return False
+    return all(t.i in r.used for t in verb.subtree if t.i != verb.i and not t.is_punct and not t.is_stop)
 
 
 KEY_COLUMN_WORDS = CODE_WORDS | {"name", "no", "num"}  # the last words of a key column a relationship is named after

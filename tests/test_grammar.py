@@ -1852,3 +1852,15 @@ def test_a_label_is_shown_by_the_property_named_after_it_in_any_number(tmp_path,
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert sorted(answer("How many dishes are there for each herb?")) == [["Basil", 2], ["Saffron", 1]]
+
+
+def test_a_property_asked_as_the_maker_of_its_nodes(tmp_path, small_graph):
+    """"the studios that have made two or more films": the films grouped by their studio; "made" says no more."""
+    folder = small_graph(tmp_path / "graphs", "studios",
+                         "CREATE NODE TABLE film(Film_ID INT64, Title STRING, Studio STRING, PRIMARY KEY(Film_ID));\n",
+                         {"film": "Film_ID,Title,Studio\n1,Jaws,Universal\n2,Alien,Fox\n3,Heat,Fox\n4,Big,Fox\n"
+                                  "5,Juno,Universal\n6,Rango,Paramount\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        rows = answer("What are the names of studios that have made two or more films?")
+        assert sorted(row[0] for row in rows) == ["Fox", "Universal"]
