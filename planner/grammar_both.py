@@ -4,6 +4,7 @@ asked one, or two nodes of the asked label that show the same asked properties (
 
 from __future__ import annotations
 
+from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import ROWID
 from kgqa.planner.joins import absent_path, copy_path, many_along, path_to
@@ -57,6 +58,13 @@ def conjunctions(r: Reading) -> None:
                 return
             r.use(*[(a[1], b[0]) for a, b in zip(spans, spans[1:])])
             continue
+        if not many and holder == r.target and r.asked and all(
+                it.term is not None and it.term.kind == "prop" and it.term.owner == q.nodes[holder] and
+                it.term.prop not in (prop, r.view.display(it.term.owner)) and not is_name_like(it.term.prop) and
+                0 < r.view.distinct.get((it.term.owner, it.term.prop), 0) < r.view.node_counts.get(it.term.owner, 0)
+                for it in r.asked):
+            r.decline("two values of one property at once (both)")  # "the studios that have films with director A and
+            return  # B": of a studio's films, one by each, or a film by either
         if not many:
             q.where[ks[0]] = Where(holder, prop, "IN", [q.where[k].value for k in ks])
             gone.update(ks[1:])

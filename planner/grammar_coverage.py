@@ -172,7 +172,8 @@ def coverage(r: Reading) -> None:
         restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.DWELL_VERBS and t.i not in r.used}
     restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.USE_VERBS and t.i not in r.used and t.pos_ == "VERB"
                   and r.asked and all(c.i in r.used or c.dep_ in ("auxpass", "aux", "advmod", "punct", "agent", "nsubj",
-                                                                  "nsubjpass", "relcl") for c in t.children)
+                                                                  "nsubjpass", "relcl") or
+                                      c.dep_ == "prep" and _all_read(r, c) for c in t.children)
                   and all(g.i in r.used for c in t.children if c.dep_ == "agent" for g in c.children)}
     used = [name_words(p) for p in _props_used(r)]
     restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and any(
@@ -259,6 +260,12 @@ def _made(r: Reading, verb: Any) -> bool:
     rest = [t for t in verb.subtree if t.i != verb.i and not t.is_punct and not t.is_stop
             and not any(t.i in range(d.left_edge.i, d.right_edge.i + 1) for d in said_of)]
     return all(t.i in r.used for t in rest)
+
+
+def _all_read(r: Reading, head: Any) -> bool:
+    """Whether every content word under ``head`` is read, one at least ("in the songs")."""
+    words = [t for t in head.subtree if t.i != head.i and not t.is_punct and not t.is_stop]
+    return bool(words) and all(t.i in r.used for t in words)
 
 
 def _made_by_value(r: Reading, verb: Any) -> bool:

@@ -1864,3 +1864,20 @@ def test_a_property_asked_as_the_maker_of_its_nodes(tmp_path, small_graph):
         _, answer = first_plan_rows(g)
         rows = answer("What are the names of studios that have made two or more films?")
         assert sorted(row[0] for row in rows) == ["Fox", "Universal"]
+
+
+def test_used_in_a_label_read_and_two_values_among_grouped_nodes(tmp_path, small_graph):
+    """"the language used most often in the songs": "used in" the songs read says no more; "the studios that have
+    produced films with director A and B" is declined (a studio with a film by each, or films by either)."""
+    folder = small_graph(tmp_path / "graphs", "songs",
+                         "CREATE NODE TABLE song(song_name STRING, languages STRING, PRIMARY KEY(song_name));\n"
+                         "CREATE NODE TABLE film(Film_ID INT64, Title STRING, Studio STRING, Director STRING, "
+                         "PRIMARY KEY(Film_ID));\n",
+                         {"song": "song_name,languages\nTumi,bangla\nAmi,bangla\nHello,english\n",
+                          "film": "Film_ID,Title,Studio,Director\n1,Jaws,Universal,Ann Lee\n2,Alien,Fox,Bo Tan\n"
+                                  "3,Heat,Fox,Ann Lee\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        assert [row[0] for row in answer("What is the language used most often in the songs?")] == ["bangla"]
+        q = 'Show the studios that have produced films with director "Ann Lee" and "Bo Tan".'
+        assert c.grammar(q, c.value_mentions(q)) == []
