@@ -61,13 +61,17 @@ def is_name_like(prop: str) -> bool:
     return bool(words) and words[-1] in NAME_WORDS
 
 
+@lru_cache(maxsize=1)
+def _inflect():
+    import inflect
+
+    return inflect.engine()
+
+
 @lru_cache(maxsize=4096)
 def singular_words(name: str) -> tuple[str, ...]:
     """Returns a name's words, each in the singular (``Herbs`` -> ("herb",))."""
-    import inflect
-
-    engine = inflect.engine()
-    return tuple(engine.singular_noun(w) or w for w in name_words(name))
+    return tuple(_inflect().singular_noun(w) or w for w in name_words(name))
 
 
 def choose_display(pk: str, strings: dict[str, PropStats], label: str = "") -> str:

@@ -61,7 +61,7 @@ def conjunctions(r: Reading) -> None:
         if not many and holder == r.target and r.asked and all(
                 it.term is not None and it.term.kind == "prop" and it.term.owner == q.nodes[holder] and
                 it.term.prop not in (prop, r.view.display(it.term.owner)) and not is_name_like(it.term.prop) and
-                0 < r.view.distinct.get((it.term.owner, it.term.prop), 0) < r.view.node_counts.get(it.term.owner, 0)
+                r.view.nodes_per_value(it.term.owner, it.term.prop) > 1
                 for it in r.asked):
             r.decline("two values of one property at once (both)")  # "the studios that have films with director A and
             return  # B": of a studio's films, one by each, or a film by either

@@ -17,6 +17,7 @@ from kgqa.kg.spec import DomainSpec
 from kgqa.text import fold, name_words
 
 _ENDS_COUNTED = 200_000  # relationships up to this many edges are checked for nodes with several; larger: assumed
+_DISTINCT_CAP = 5000  # distinct values of a text property read (and indexed) at most
 _LONG_TEXT = 60  # values longer than this are prose (taglines, motivations), not lookup values
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?")
@@ -47,7 +48,7 @@ class SchemaView:
     date_text: set[tuple[str, str]] = field(default_factory=set)  # text properties whose values are ISO dates
     numeric_keys: set[str] = field(default_factory=set)  # labels whose text keys are all digits ("1", "2", "10")
     edge_values: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)  # (type, prop) -> folded -> value
-    distinct: dict[tuple[str, str], int] = field(default_factory=dict)  # (label, text prop) -> distinct values (to 5000)
+    distinct: dict[tuple[str, str], int] = field(default_factory=dict)  # (label, text prop) -> distinct values (capped)
 
     @classmethod
     def from_graph(cls, graph: Graph, spec: DomainSpec) -> SchemaView:
@@ -89,7 +90,8 @@ class SchemaView:
         for rel, props in self.rel_props.items():
             for prop, typ in props.items():
                 if typ == "STRING":
-                    q = f"MATCH ()-[n:{ident(rel)}]->() WHERE n.{ident(prop)} IS NOT NULL RETURN DISTINCT n.{ident(prop)} LIMIT 5000"
+                    q = f"MATCH ()-[n:{ident(rel)}]->() WHERE n.{ident(prop)} IS NOT NULL " \
+                        f"RETURN DISTINCT n.{ident(prop)} LIMIT {_DISTINCT_CAP}"
                     values = [v for (v,) in graph.execute_unchecked(q).rows]
                     self._check_text(rel, prop, values)
                     self.edge_values[(rel, prop)] = {fold(v): v for v in values
@@ -146,7 +148,8 @@ class SchemaView:
             for prop, typ in props.items():
                 if typ != "STRING":
                     continue
-                q = f"MATCH (n:{ident(label)}) WHERE n.{ident(prop)} IS NOT NULL RETURN DISTINCT n.{ident(prop)} LIMIT 5000"
+                q = f"MATCH (n:{ident(label)}) WHERE n.{ident(prop)} IS NOT NULL RETURN DISTINCT n.{ident(prop)} " \
+                    f"LIMIT {_DISTINCT_CAP}"
                 values = [value for (value,) in graph.execute_unchecked(q).rows]
                 self.distinct[(label, prop)] = len(values)
                 for value in values:
@@ -156,9 +159,15 @@ class SchemaView:
         self.values = dict(index)
 
     # -- queries over the schema ------------------------------------------------------------
+    def nodes_per_value(self, label: str, prop: str) -> float:
+        """Returns how many nodes of ``label`` hold each value of a text property on average; 0.0 when unknown (no
+        values, or more distinct ones than were read)."""
+        n = self.distinct.get((label, prop), 0)
+        return self.node_counts.get(label, 0) / n if 0 < n < _DISTINCT_CAP else 0.0
+
     def is_category(self, label: str, prop: str) -> bool:
         """Whether a text property sorts its label's nodes into kinds: at least two nodes for each value."""
-        return 0 < 2 * self.distinct.get((label, prop), 0) <= self.node_counts.get(label, 0)
+        return self.nodes_per_value(label, prop) >= 2
 
     def few_per(self, label: str, other: str, most: float = 2.0) -> bool:
         """Whether a node of ``label`` has at most ``most`` edges to ``other`` on average, along a relationship
