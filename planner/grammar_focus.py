@@ -109,12 +109,13 @@ def focus(r: Reading) -> None:
     # the properties asked for: the run of property words before the first label or condition word, and those of
     # a later sentence that asks for more of the same ("... ? Give me their first names.")
     first_label = labels[0].start if labels else len(r.doc)
+    grouped_first = lem[:1] == ["for"] and lem[1:2] in (["each"], ["every"])
     comma = next((k for k in range(first_label, min(len(lem), first_label + 4)) if lem[k] == ","), None)
-    if comma is not None and lem[:1] == ["for"] and lem[1:2] in (["each"], ["every"]):
+    if comma is not None and grouped_first:
         # "For each county, find the name of the county ...": what is asked follows the leading group
         first_label = next((x.start for x in labels if x.start > comma), len(r.doc))
-    lead = next((k for k in range(min(len(lem), 7)) if lem[k] == ","), -1) \
-        if lem[:1] == ["for"] and lem[1:2] in (["each"], ["every"]) else -1  # "For each bed type, ..."
+    lead = next((k for k in range(min(len(lem), 7)) if lem[k] == ","), -1) if grouped_first else -1  # "For each
+    # bed type, ...": the end of the leading group
     later = [t.i for t in r.doc if t.i > first_label and t.lemma_.lower() in cues.ASK_VERBS and (
         t.is_sent_start or t.i > 0 and r.doc[t.i - 1].is_sent_start and r.doc[t.i - 1].lower_ == "please")]
     last = None
