@@ -129,20 +129,15 @@ def focus(r: Reading) -> None:
         elif it.start >= first_label and not (labels and it.start == labels[0].end + (
                 labels[0].end < len(r.doc) and r.doc[labels[0].end].tag_ == "POS") and
                 not any(a.start > lead for a in r.asked) and any(
-                t.kind == "prop" and t.owner == label for t in it.terms)) and not (
-                last is not None and (last.start >= first_label or labels and last.end <= labels[0].start and
-                                      labels[0].end <= it.start and "label" not in it.kinds() and
-                                      "of" in lem[last.end:labels[0].start]) and
-                "and" in lem[last.end:it.start] and
-                all(w in ("and", ",", "the", "number", "of", "their", "its") or w in cues.AGGREGATES or
-                    labels and labels[0].start <= k < labels[0].end
-                    for k, w in enumerate(lem[last.end:it.start], last.end))):
-            # "the student ids and the number of hours played", "types of ships and the average tonnage"
+                t.kind == "prop" and t.owner == label for t in it.terms)) and \
+                not _asked_beside(r, it, last, labels[0] if labels else None, first_label):
             continue
-        if last is not None and any(lem[k] in cues.ENDS_ASKED and not (lem[k] == "of" and lem[k - 1] in (
-                "number", "amount", *cues.AGGREGATES)) and not (lem[k] == "of" and labels and k + 1 == labels[0].start
-                                                               and last.end <= k)
-                                    for k in range(last.end, it.start)):
+        if last is not None and any(
+                lem[k] in cues.ENDS_ASKED and
+                not (lem[k] == "of" and lem[k - 1] in ("number", "amount", *cues.AGGREGATES)) and
+                not (lem[k] == "of" and labels and k + 1 == labels[0].start and last.end <= k)
+                for k in range(last.end, it.start)) and \
+                not _asked_beside(r, it, last, labels[0] if labels else None, first_label):
             break  # "the maximum enrollment across all schools": what follows the preposition is no column
         term = _of_label(r, it) or _head_of(r, it, label) or pick(it, "prop", label)
         if term is None or value_after(r, it) or bound_prop(r, it):
@@ -177,6 +172,34 @@ def focus(r: Reading) -> None:
     _names_asked(r, label, first_label)
     if lem[:1] == ["where"] and not r.asked:
         _where_asked(r, label)
+
+
+def _asked_beside(r: Reading, it: Item, last: Item | None, first: Item | None, first_label: int) -> bool:
+    """Whether ``it``, said after the first label, is asked beside what comes before it, joined by "and" with
+    only articles, "of" and aggregate words between: "the student ids and the number of hours played", "types of
+    ships and the average tonnage of ships", "the number of dorms and the total capacity"."""
+    lem = r.lemmas
+
+    def joined(start: int) -> bool:  # "and", "along with"
+        return ("and" in lem[start:it.start] or "along" in lem[start:it.start]) and all(
+            w in ("and", ",", "the", "number", "of", "their", "its") or w in cues.AGGREGATES or
+            _along_with(lem, k) or first is not None and first.start <= k < first.end
+            for k, w in enumerate(lem[start:it.start], start))
+    counted = ["number", "of"], ["count", "of"]
+    if "label" in it.kinds() and lem[max(0, it.start - 2):it.start] in counted:
+        return False  # "the types, along with the number of institutions": a count, not their names
+    count = next((x for x in reversed(r.items) if x.end <= it.start and "label" in x.kinds()), None)
+    if count is not None and lem[max(0, count.start - 2):count.start] in counted and \
+            "label" not in it.kinds() and joined(count.end):
+        return True  # "the number of dorms and the total capacity": beside the count of a label
+    return last is not None and (last.start >= first_label or first is not None and last.end <= first.start and
+                                 first.end <= it.start and "label" not in it.kinds() and
+                                 "of" in lem[last.end:first.start]) and joined(last.end)
+
+
+def _along_with(lem: list[str], k: int) -> bool:
+    """Whether the word at ``k`` is part of "along with", which joins what is asked as "and" does."""
+    return lem[k:k + 2] == ["along", "with"] or k > 0 and lem[k - 1:k + 1] == ["along", "with"]
 
 
 def _in_clause_of_property(r: Reading, first: Item) -> bool:

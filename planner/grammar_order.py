@@ -29,8 +29,8 @@ def _ordered(r: Reading, label: str) -> None:
     ways = cues.DESCENDING | cues.ASCENDING
     for i, w in enumerate(lem):
         # "ordered by age", "listed by descending age", "in descending order of age", "in descending order by share"
-        said = 2 if lem[i + 1:i + 2] == ["by"] else 4 if lem[i + 1:i + 4] in (["the", "result", "by"],
-                                                                          ["the", "list", "by"]) else 0
+        said = 2 if lem[i + 1:i + 2] == ["by"] else 3 if lem[i + 2:i + 3] == ["by"] and lem[i + 1] in ways else \
+            4 if lem[i + 1:i + 4] in (["the", "result", "by"], ["the", "list", "by"]) else 0  # "ordered descending by"
         if w in cues.ORDER_WORDS | {"list"} and said or \
                 w == "order" and lem[i + 1:i + 2] in (["of"], ["by"]) and i > 0 and (
                     lem[i - 1] in ways | {"in"} or lem[max(0, i - 2):i] == ["in", "the"]):

@@ -72,7 +72,8 @@ def shape(r: Reading) -> None:
             if it is not None:
                 col = column_of(r, it, label)
                 if col is not None:
-                    group.append(col)
+                    if col not in group:  # "each county ... in each county": one group
+                        group.append(col)
                     r.use((i - (w != "per"), k), (it.start, it.end), (k, k + 1))
     for i, w in enumerate(lem):
         if w == "group" and doc[i].pos_ == "VERB":  # "grouped by appelation", "grouped and ordered by languages"

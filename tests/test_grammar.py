@@ -1881,3 +1881,23 @@ def test_used_in_a_label_read_and_two_values_among_grouped_nodes(tmp_path, small
         assert [row[0] for row in answer("What is the language used most often in the songs?")] == ["bangla"]
         q = 'Show the studios that have produced films with director "Ann Lee" and "Bo Tan".'
         assert c.grammar(q, c.value_mentions(q)) == []
+
+
+def test_figures_beside_a_count_and_an_order_said_before_by(tmp_path, small_graph):
+    """"the number of halls and total capacity for each gender", "each county along with the number of halls and
+    total capacity in each county": the figure beside the count, one group; "ordered descending by capacity"."""
+    folder = small_graph(tmp_path / "graphs", "halls",
+                         "CREATE NODE TABLE Hall(hallid INT64, hall_name STRING, seat_capacity INT64, gender STRING, "
+                         "county STRING, PRIMARY KEY(hallid));\n",
+                         {"Hall": "hallid,hall_name,seat_capacity,gender,county\n1,Ash,100,F,Kent\n2,Beech,50,M,Kent\n"
+                                  "3,Cedar,70,F,Essex\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        def cells(question):  # each row's values as text, in any column order
+            return sorted(sorted(str(v) for v in row) for row in answer(question))
+        assert cells("Find the number of halls and total capacity for each gender.") == \
+            [["1", "50", "M"], ["170", "2", "F"]]
+        assert cells("Show each county along with the number of halls and total capacity in each county.") == \
+            [["1", "70", "Essex"], ["150", "2", "Kent"]]
+        _, ordered = first_plan_rows(g, ordered=True)
+        assert ordered("What are the hall names, ordered descending by capacity?") == [["Ash"], ["Cedar"], ["Beech"]]
