@@ -16,7 +16,7 @@ from kgqa.planner.reading import (
     is_timed,
     pick,
 )
-from kgqa.planner.schema_terms import CODE_WORDS, Term, abbreviates, count_prop
+from kgqa.planner.schema_terms import CODE_WORDS, Term, abbreviates, action_lemmas, count_prop
 from kgqa.text import name_words
 
 
@@ -157,7 +157,8 @@ def coverage(r: Reading) -> None:
     said = {i for v in r.values for i in range(v.start, v.end) if i in r.used}
     restating = {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and (joined and any(
         c.dep_ in ("prep", "agent", "dative") and any(g.i in r.used for g in c.children) or
-        c.dep_ == "dobj" and _names_label(r, c.i) and (t.lemma_.lower() in cues.LIGHT_VERBS or _said_by_label(r, t))
+        c.dep_ == "dobj" and (_names_label(r, c.i) or _names_label(r, c.i, "rel")) and (
+            t.lemma_.lower() in cues.LIGHT_VERBS or _said_by_label(r, t))
         for c in t.children)
         or joined and _relative_read(r, t) or any(
         c.dep_ == "prep" and any(g.i in said for g in c.subtree) and _names_unsaid(r, t, c) for c in t.children))}
@@ -307,12 +308,24 @@ def _said_by_label(r: Reading, verb: Any) -> bool:
     if any(c.dep_ == "aux" and c.lemma_.lower() in cues.MODALS for c in verb.children):
         return False  # "dorms that can accommodate 300 students": a capacity
     edges = r.query.edges + [e for a in r.query.absent for e in a.edges]  # "items that did not receive any review"
-    if not edges or not all(_generic(r, e) for e in edges):
+    if not edges or not all(_generic(r, e) or _sole(r, e, verb.lemma_.lower()) for e in edges):
         return False  # "laureates who shared 3 prizes" is not what WON says
     doers = [c for c in verb.children if c.dep_ == "nsubj"]
     if verb.dep_ == "relcl" or any(c.lower_ in ("who", "that", "which") for c in doers):
         doers.append(verb.head)
+    doers += [g for d in doers for p in d.children if p.dep_ == "prep" and p.lower_ == "of" for g in p.children
+              if g.dep_ == "pobj"]  # "the names of users who did not leave any review": the users
     return any(_names_label(r, d.i) for d in doers)
+
+
+def _sole(r: Reading, edge: Any, verb: str) -> bool:
+    """Whether ``edge``'s relationship is the only one between its two labels, either way, and its name says no
+    action but ``verb``'s (:func:`action_lemmas`): a verb between them can say no other ("users who left a review";
+    not "laureates who shared 3 prizes" of WON)."""
+    ends = {r.query.nodes.get(edge.src), r.query.nodes.get(edge.dst)}
+    if any(a[:4] != verb[:4] for a in action_lemmas(edge.rel)):
+        return False
+    return None not in ends and not any(rel != edge.rel and {a, b} == ends for rel, pairs in r.view.rels.items() for a, b in pairs)
 
 
 def _relative_read(r: Reading, verb: Any) -> bool:
@@ -367,9 +380,10 @@ def _other_times(r: Reading) -> list[str]:
     return out
 
 
-def _names_label(r: Reading, i: int) -> bool:
-    """Whether token ``i`` is read as a label of the query ("the artist who made the album")."""
-    return i in r.used and any(it.start <= i < it.end and it.term is not None and it.term.kind == "label"
+def _names_label(r: Reading, i: int, kind: str = "label") -> bool:
+    """Whether token ``i`` is read as a label of the query ("the artist who made the album"), or with ``kind``
+    "rel" as a relationship ("reviewers who have contributed three ratings")."""
+    return i in r.used and any(it.start <= i < it.end and it.term is not None and it.term.kind == kind
                                for it in r.items)
 
 

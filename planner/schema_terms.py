@@ -502,6 +502,19 @@ def abbreviates(short: str, word: str) -> bool:
     return all(c in rest for c in short[1:])
 
 
+def action_lemmas(name: str) -> list[str]:
+    """The verb lemmas of a name's words that read only as verbs, not as nouns ("WON": win, "HAS_WINNING_PILOT":
+    win; "Rating", "Plays_Games" and "HAS_OWNER": none): the action a relationship's name says."""
+    from lemminflect import getAllLemmas
+
+    out = []
+    for w in name_words(name):
+        lemmas = getAllLemmas(w)
+        if "VERB" in lemmas and "NOUN" not in lemmas and "AUX" not in lemmas:
+            out += [v for v in lemmas["VERB"] if v not in out]
+    return out
+
+
 def _past_tense(word: str) -> bool:
     """Whether a word is the simple past of a verb ("wrote", "borrowed")."""
     from lemminflect import getInflection, getLemma

@@ -1901,3 +1901,23 @@ def test_figures_beside_a_count_and_an_order_said_before_by(tmp_path, small_grap
             [["1", "70", "Essex"], ["150", "2", "Kent"]]
         _, ordered = first_plan_rows(g, ordered=True)
         assert ordered("What are the hall names, ordered descending by capacity?") == [["Ash"], ["Cedar"], ["Beech"]]
+
+
+def test_a_verb_between_two_labels_one_relationship_joins(tmp_path, small_graph):
+    """A verb between two labels that only one relationship links says that relationship ("users who did not leave
+    any review", "players who won a match"); with its object the relationship itself ("critics who have contributed
+    two ratings"), its edges are counted."""
+    folder = small_graph(tmp_path / "graphs", "critics",
+                         "CREATE NODE TABLE critic(cid INT64, name STRING, PRIMARY KEY(cid));\n"
+                         "CREATE NODE TABLE play(pid INT64, title STRING, PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE note(nid INT64, body STRING, PRIMARY KEY(nid));\n"
+                         "CREATE REL TABLE Rating(FROM critic TO play, stars INT64);\n"
+                         "CREATE REL TABLE AUTHORED_BY(FROM note TO critic);\n",
+                         {"critic": "cid,name\n1,Ann\n2,Bo\n3,Cy\n", "play": "pid,title\n1,Hamlet\n2,Lear\n",
+                          "note": "nid,body\n1,fine\n2,dull\n",
+                          "Rating": "from,to,stars\n1,1,4\n1,2,3\n2,1,5\n", "AUTHORED_BY": "from,to\n1,1\n2,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Find the names of critics who did not leave any note.") == [["Cy"]]
+        assert [row[0] for row in answer("Find the names of all critics who have contributed two or more ratings.")] \
+            == ["Ann"]
