@@ -50,6 +50,8 @@ def counted_at(r: Reading, v: Value) -> int:
     while gap < len(r.doc) and (r.lemmas[gap] in ("more", "less", "fewer", "different", "distinct", "unique") or
                                 r.lemmas[gap] == "or" and r.lemmas[gap + 1:gap + 2] in (["more"], ["less"], ["fewer"])):
         gap += 1  # not "after 2000 or reviewed by": another condition
+    if r.lemmas[gap:gap + 2] == ["number", "of"] and not any(x.start <= gap < x.end for x in r.items):
+        gap += 2  # "more than 30 number of students": the students
     return gap
 
 

@@ -5,7 +5,7 @@ more than one prerequisite" (:func:`edge_bound`)."""
 from __future__ import annotations
 
 from kgqa.planner import cues
-from kgqa.planner.attach import comparator, trailing_comparator
+from kgqa.planner.attach import comparator, counted_at, trailing_comparator
 from kgqa.planner.joins import edge_of, join_label
 from kgqa.planner.query import Column, Where
 from kgqa.planner.reading import Item, Reading, Value, pick
@@ -88,6 +88,17 @@ def count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
         return
     r.bounds.append((Column(var, None, "count", True), op or "=", v.value))
     r.use((v.start, v.end), (it.start, it.end), *span)
+
+
+def counted_range(r: Reading, k: int) -> bool:
+    """Whether values ``k`` and ``k + 1`` are "between A and B" before a label: a count between two numbers
+    ("the major that has between 2 and 30 students"), which no property's range reads."""
+    if k + 1 >= len(r.values):
+        return False
+    v, hi = r.values[k], r.values[k + 1]
+    return r.lemmas[v.start - 1:v.start] == ["between"] and hi.start == v.end + 1 and \
+        r.lemmas[v.end:v.end + 1] == ["and"] and any(
+            x.start == counted_at(r, hi) and "label" in x.kinds() for x in r.items)
 
 
 def edge_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> bool:

@@ -19,7 +19,7 @@ from kgqa.planner.attach import (
     trailing_comparator,
 )
 from kgqa.planner.grammar_both import conjunctions, two_nodes
-from kgqa.planner.grammar_bounds import count_bound, edge_bound, repeated, values_asked
+from kgqa.planner.grammar_bounds import count_bound, counted_range, edge_bound, repeated, values_asked
 from kgqa.planner.grammar_columns import ROWID, own_name
 from kgqa.planner.grammar_measures import measured_beside, measured_props
 from kgqa.planner.grammar_times import date_prop, dated, year_prop
@@ -72,8 +72,12 @@ def conditions(r: Reading) -> None:
                 # records": their rows
         if v.kind == "linked" and counted is not None and isinstance(parse_number(v.value), int):
             v = replace(v, kind="number", value=parse_number(v.value))  # "at least two ships", 'two' a ship's id too
+        if counted_range(r, k):
+            r.decline(f"a count between {v.value} and {r.values[k + 1].value}")  # "between 2 and 30 students"
+            return
         if v.kind == "number" and counted is not None and isinstance(v.value, int):
             count_bound(r, v, counted, low_ops=[t.lower_ for t in r.doc])
+            r.use(*[(j, j + 2) for j in range(v.end, gap - 1) if lem[j:j + 2] == ["number", "of"]])
             continue
         edges = next((it for it in r.items if it.start == gap and it.kinds() == {"rel"}), None)
         count = v.value if v.kind == "number" else parse_number(v.value) if v.kind == "linked" else None

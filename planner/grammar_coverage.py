@@ -139,6 +139,7 @@ def coverage(r: Reading) -> None:
     r.use(*_those_restated(r))
     if any(c.fn == "count" for c in r.query.columns):
         r.use(*[(t.i, t.i + 1) for t in r.doc if t.lemma_.lower() == "count"])  # "... and the count": the one counted
+        r.use(*_count_restated(r))
     r.use(*[(t.i, t.i + 1) for t in r.doc if t.lower_ in cues.UNITS and not any(it.start <= t.i < it.end for it in r.items)
             and (t.i > 0 and r.doc[t.i - 1].like_num or t.i + 1 < len(r.doc) and r.doc[t.i + 1].like_num)])  # "1,000,000 USD", "$450"
     left = [t.text for t in r.doc if t.i not in r.used and not t.is_punct and t.lower_ not in quiet
@@ -162,7 +163,8 @@ def coverage(r: Reading) -> None:
         for c in t.children)
         or joined and _relative_read(r, t) or any(
         c.dep_ == "prep" and any(g.i in said for g in c.subtree) and _names_unsaid(r, t, c) for c in t.children))}
-    restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and (_made(r, t) or _made_by_value(r, t))}
+    restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and (
+        _made(r, t) or _made_by_value(r, t) or _verb_of_group(r, t))}
     restating -= _naming_other(r, restating)
     restating |= _named_on_path(r)
     restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.PLACE_VERBS and t.i not in r.used and (joined or any(
@@ -206,6 +208,24 @@ def coverage(r: Reading) -> None:
     for pair in r.paired:
         if sum((it.term.owner, it.term.prop) in shown for it in pair if it.term is not None) == 1:
             r.decline(f"'{r.doc[pair[0].start:pair[1].end].text}' as one value")  # "the most common full name"
+
+
+def _count_restated(r: Reading) -> list[tuple[int, int]]:
+    """"How many settlements does each claim correspond to? List the claim id and the number of settlements": a later
+    sentence's "number", bare or of a label or relationship the query counts, is the count asked again."""
+    counted = set(r.query.nodes.values()) | {e.rel for e in r.query.edges}
+    out = []
+    for t in r.doc:
+        if t.lemma_.lower() != "number" or t.i in r.used or t.sent.start == 0:
+            continue
+        of = next((c for c in t.children if c.dep_ == "prep" and c.lower_ == "of"), None)
+        said = next((it for g in of.children if g.dep_ == "pobj" for it in r.items if it.start <= g.i < it.end),
+                    None) if of is not None else None
+        if of is None:
+            out.append((t.i, t.i + 1))
+        elif said is not None and any(x.kind in ("label", "rel") and x.owner in counted for x in said.terms):
+            out += [(t.i, t.i + 1), (of.i, of.i + 1), (said.start, said.end)]
+    return out
 
 
 def _agent_of(verb: str, word: str) -> bool:
@@ -261,6 +281,26 @@ def _made(r: Reading, verb: Any) -> bool:
     rest = [t for t in verb.subtree if t.i != verb.i and not t.is_punct and not t.is_stop
             and not any(t.i in range(d.left_edge.i, d.right_edge.i + 1) for d in said_of)]
     return all(t.i in r.used for t in rest)
+
+
+def _verb_of_group(r: Reading, verb: Any) -> bool:
+    """Whether ``verb``, said of a label the query counts or sums, has for its phrase the group ("each" and what
+    is grouped by), every word under it read: "How many medicines are offered by each trade name", "How many songs
+    were released for each format" say no more than the grouping."""
+    q = r.query
+    shown = {(q.nodes.get(c.holder), c.prop) for c in q.columns if not c.is_aggregate}
+    if not shown or not any(c.is_aggregate for c in q.columns):
+        return False
+    if not any(c.dep_ in ("nsubj", "nsubjpass") and _names_label(r, c.i) for c in verb.children):
+        return False
+    phrases = [c for c in verb.children if c.dep_ in ("prep", "agent")]
+    if not phrases or not all(_all_read(r, c) for c in phrases) or not all(
+            c.i in r.used or c.dep_ in ("prep", "agent", "aux", "auxpass", "punct", "nsubj", "nsubjpass")
+            for c in verb.children):
+        return False
+    return any(any(d.lower_ in ("each", "every", "per") for d in c.subtree) and any(
+        it.term is not None and (it.term.owner, it.term.prop) in shown and c.left_edge.i <= it.start <= c.right_edge.i
+        for it in r.items) for c in phrases)
 
 
 def _all_read(r: Reading, head: Any) -> bool:

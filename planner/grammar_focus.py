@@ -122,7 +122,7 @@ def focus(r: Reading) -> None:
     for it in r.items:
         if later and it.start > later[0]:
             if "label" in it.kinds() and pick(it, "label", None) is not None and \
-                    pick(it, "label", None).owner == label:
+                    pick(it, "label", None).owner == label and lem[max(0, it.start - 2):it.start] != ["number", "of"]:
                 r.use((it.start, it.end))  # "Return the city and its GDP"
                 r.show_target = True
                 continue
@@ -139,7 +139,7 @@ def focus(r: Reading) -> None:
                 for k in range(last.end, it.start)) and \
                 not _asked_beside(r, it, last, labels[0] if labels else None, first_label):
             break  # "the maximum enrollment across all schools": what follows the preposition is no column
-        term = _of_label(r, it) or _head_of(r, it, label) or pick(it, "prop", label)
+        term = _of_label(r, it) or _head_of(r, it, label) or _listed_after(r, it, last) or pick(it, "prop", label)
         if term is None or value_after(r, it) or bound_prop(r, it):
             continue
         if it.end - it.start == 1 and lem[it.start] in ("number", "count", "amount") and \
@@ -195,6 +195,20 @@ def _asked_beside(r: Reading, it: Item, last: Item | None, first: Item | None, f
     return last is not None and (last.start >= first_label or first is not None and last.end <= first.start and
                                  first.end <= it.start and "label" not in it.kinds() and
                                  "of" in lem[last.end:first.start]) and joined(last.end)
+
+
+def _listed_after(r: Reading, it: Item, last: Item | None) -> Term | None:
+    """"List role description, id and number of employees": a word listed right after another label's property
+    asked, that this label also has, is this label's; a bare "id" is its key."""
+    if last is None or last.term is None or last.term.kind != "prop" or \
+            not all(w in (",", "and") for w in r.lemmas[last.end:it.start]) or last.end == it.start:
+        return None
+    owner = last.term.owner
+    own = next((t for t in it.terms if t.kind == "prop" and t.owner == owner and not t.on_rel), None)
+    key = r.view.key(owner) if owner in r.view.nodes else None
+    if own is None and r.lemmas[it.start:it.end] == ["id"] and key:
+        return Term("prop", owner, key)
+    return own
 
 
 def _along_with(lem: list[str], k: int) -> bool:

@@ -382,10 +382,18 @@ def _owned_compounds(r: Reading) -> None:
 
 
 def _names_of_values(r: Reading, items: list[Item]) -> list[Item]:
-    """"the names of authors" where authors are a text property (submission.Author), and "names" names another
-    label's property: the names are that property's values, one item over both."""
-    out = []
+    """"the names of authors" and "the author name", where authors are a text property (submission.Author), and
+    "names" names another label's property: the names are that property's values, one item over both."""
+    out: list[Item] = []
     for it in items:
+        prev = out[-1] if out else None
+        props = {t for t in prev.terms if t.kind == "prop" and not t.on_rel} if prev is not None else set()
+        if prev is not None and prev.end == it.start and it.end - it.start == 1 and \
+                r.lemmas[it.start] in ("name", "title") and r.doc[prev.end - 1].dep_ == "compound" and props and \
+                prev.kinds() == {"prop"} and all(r.view.prop_type(t.owner, t.prop) == "STRING" for t in props) and \
+                not {t.owner for t in it.terms} & {t.owner for t in props}:
+            out[-1] = Item(prev.start, it.end, props)  # "the author name": the Author
+            continue
         k = it.end + 1
         while k < len(r.doc) and r.lemmas[k] in ("the", "all"):
             k += 1

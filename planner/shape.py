@@ -12,7 +12,7 @@ from kgqa.planner.grammar_order import alphabetical, order
 from kgqa.planner.joins import edge_of, holder_of, join_label, rels_named_by
 from kgqa.planner.query import Column
 from kgqa.planner.reading import Item, Reading, aged, aggregates_said, is_timed, item_at, pick, pick_prop
-from kgqa.planner.schema_terms import Term
+from kgqa.planner.schema_terms import CODE_WORDS, Term
 from kgqa.text import name_words
 
 
@@ -125,8 +125,8 @@ def shape(r: Reading) -> None:
             fn = "sum"  # "how many total pounds were purchased": the amount, added up
             r.use((i - 2, i))
         if fn is None and numeric and aggs and i > 0 and lem[i - 1] in ("and", ",") and \
-                any(x.end == i - 1 for x in r.asked):
-            fn = aggs[-1].fn  # "the average rating and resolution": the average of each
+                any(x.end == i - 1 for x in r.asked) and not set(name_words(it.term.prop)) & CODE_WORDS:
+            fn = aggs[-1].fn  # "the average rating and resolution": the average of each; not "and department id"
         sup = next(((j, cues.SUPERLATIVES[lem[j]]) for j in range(max(0, i - 2), i) if lem[j] in cues.SUPERLATIVES
                     and doc[j].tag_ in ("JJS", "RBS")), None)
         if (old := aged(r, i, it.term)) is not None:
@@ -295,6 +295,8 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
             continue  # "the number of hosts" that a property is named ("Number_of_guests")
         if w == "number" and (r.doc[i].tag_ == "NNS" or any(c.dep_ == "compound" for c in r.doc[i].children)):
             continue  # "the numbers of all flights", "the phone number of X": a property, not a count
+        if w == "number" and i in r.used and i > 0 and r.doc[i - 1].like_num:
+            continue  # "more than 30 number of students": the bound's count, read
         if w == "count" and _names_a_count(r, r.doc[i]):
             continue  # "a death count of at least 10": the number a property holds
         if (w == "how" and lem[i + 1:i + 2] in (["many"], ["much"])) or (w in ("number", "count") and lem[i + 1:i + 2]

@@ -1912,12 +1912,49 @@ def test_a_verb_between_two_labels_one_relationship_joins(tmp_path, small_graph)
                          "CREATE NODE TABLE play(pid INT64, title STRING, PRIMARY KEY(pid));\n"
                          "CREATE NODE TABLE note(nid INT64, body STRING, PRIMARY KEY(nid));\n"
                          "CREATE REL TABLE Rating(FROM critic TO play, stars INT64);\n"
-                         "CREATE REL TABLE AUTHORED_BY(FROM note TO critic);\n",
+                         "CREATE REL TABLE note_writer(FROM note TO critic);\n",
                          {"critic": "cid,name\n1,Ann\n2,Bo\n3,Cy\n", "play": "pid,title\n1,Hamlet\n2,Lear\n",
                           "note": "nid,body\n1,fine\n2,dull\n",
-                          "Rating": "from,to,stars\n1,1,4\n1,2,3\n2,1,5\n", "AUTHORED_BY": "from,to\n1,1\n2,2\n"})
+                          "Rating": "from,to,stars\n1,1,4\n1,2,3\n2,1,5\n", "note_writer": "from,to\n1,1\n2,2\n"})
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert answer("Find the names of critics who did not leave any note.") == [["Cy"]]
         assert [row[0] for row in answer("Find the names of all critics who have contributed two or more ratings.")] \
             == ["Ann"]
+
+
+def test_a_count_asked_again_in_a_later_sentence(tmp_path, small_graph):
+    """"How many talks did each speaker give? Return the speaker name and the number of talks.": the later
+    sentence's number is the count, "speaker name" the Speaker text; "List kind description, id and number of
+    staff": a bare id listed after another label's property is that label's key."""
+    folder = small_graph(tmp_path / "graphs", "talks",
+                         "CREATE NODE TABLE talk(talk_id INT64, Title STRING, Speaker STRING, PRIMARY KEY(talk_id));\n"
+                         "CREATE NODE TABLE Kinds(kind_code STRING, kind_description STRING, PRIMARY KEY(kind_code));\n"
+                         "CREATE NODE TABLE Staff(staff_id INT64, staff_name STRING, PRIMARY KEY(staff_id));\n"
+                         "CREATE REL TABLE HAS_KIND_CODE(FROM Staff TO Kinds);\n",
+                         {"talk": "talk_id,Title,Speaker\n1,Graphs,Ann Lee\n2,Trees,Ann Lee\n3,Lists,Bo Tan\n",
+                          "Kinds": "kind_code,kind_description\nED,Editor\nMG,Manager\n",
+                          "Staff": "staff_id,staff_name\n1,Al\n2,Bea\n3,Cid\n",
+                          "HAS_KIND_CODE": "from,to\n1,ED\n2,ED\n3,MG\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("How many talks did each speaker give? Return the speaker name and the number of talks.") == \
+            [["Ann Lee", 2], ["Bo Tan", 1]]
+        rows = answer("How many staff does each kind have? List kind description, id and number of staff.")
+        assert sorted(sorted(str(v) for v in row) for row in rows) == [["1", "MG", "Manager"], ["2", "ED", "Editor"]]
+
+
+def test_a_count_between_two_numbers_and_a_verb_of_the_group(tmp_path, small_graph):
+    """"Which major has between 2 and 30 students?" is a count between two numbers, not majors numbered so: declined;
+    "How many songs were released for each format?" says no more than the grouping."""
+    folder = small_graph(tmp_path / "graphs", "majors",
+                         "CREATE NODE TABLE Student(StuID INT64, LName STRING, Major INT64, PRIMARY KEY(StuID));\n"
+                         "CREATE NODE TABLE song(song_name STRING, format STRING, PRIMARY KEY(song_name));\n",
+                         {"Student": "StuID,LName,Major\n1,Kim,600\n2,Lee,600\n3,Roe,5\n",
+                          "song": "song_name,format\nTumi,mp3\nAmi,mp4\nHello,mp3\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        q = "Which major has between 2 and 30 students?"
+        assert c.grammar(q, c.value_mentions(q)) == []
+        assert answer("Which major has more than 1 number of students?") == [[600, 2]]
+        assert answer("How many songs were released for each format?") == [["mp3", 2], ["mp4", 1]]
