@@ -255,9 +255,12 @@ def shape(r: Reading) -> None:
     grouped = any(c.is_aggregate for c in q.columns)
     for col, _desc in q.order:
         typ = type_of(r, col)
+        lettered = alphabetical(lem) and (any(w in cues.ORDER_WORDS or w in cues.ALPHABETICAL for w in lem) or
+                                          bool({"name", "title"} & set(name_words(col.prop or ""))))
         if col.fn is None and typ == "STRING" and not is_timed(col.prop or "") and not r.view.is_numeric_text(
-                owner_of(r, col.holder), col.prop) and not alphabetical(lem):
-            r.decline(f"an order on the text {col.prop}")  # "the highest quantity per unit": words have none
+                owner_of(r, col.holder), col.prop) and not lettered:
+            r.decline(f"an order on the text {col.prop}")  # "the highest quantity per unit", "the party that has
+            # the most delegates" (a name asked elsewhere): words have no size
     for col in shown if grouped else []:
         if (type_of(r, col) or "").endswith("[]"):
             r.decline(f"the values of the list {col.prop}")  # "the most common role": roles are lists

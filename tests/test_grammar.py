@@ -1958,3 +1958,20 @@ def test_a_count_between_two_numbers_and_a_verb_of_the_group(tmp_path, small_gra
         assert c.grammar(q, c.value_mentions(q)) == []
         assert answer("Which major has more than 1 number of students?") == [[600, 2]]
         assert answer("How many songs were released for each format?") == [["mp3", 2], ["mp4", 1]]
+
+
+def test_the_most_of_a_text_property_is_no_order_though_a_name_is_asked(tmp_path, small_graph):
+    """"the name of the club that has the most players", players a text property of the joined label: words have
+    no size, and "name" asked elsewhere does not make the order alphabetical; declined."""
+    folder = small_graph(tmp_path / "graphs", "clubs",
+                         "CREATE NODE TABLE club(Club_ID INT64, Club STRING, PRIMARY KEY(Club_ID));\n"
+                         "CREATE NODE TABLE roster(Roster_ID INT64, Player STRING, PRIMARY KEY(Roster_ID));\n"
+                         "CREATE REL TABLE HAS_CLUB(FROM roster TO club);\n",
+                         {"club": "Club_ID,Club\n1,Ajax\n2,Benfica\n",
+                          "roster": "Roster_ID,Player\n1,Zed Ann\n2,Al Bo\n3,Cy Dee\n",
+                          "HAS_CLUB": "from,to\n1,1\n2,2\n3,2\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        q = "Show the name of the club that has the most players."
+        assert c.grammar(q, c.value_mentions(q)) == []
+        assert [row[0] for row in answer("Show the name of the club that has the most rosters.")] == ["Benfica"]
