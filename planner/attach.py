@@ -22,8 +22,10 @@ def value_after(r: Reading, it: Item) -> bool:
 def _not_its_value(r: Reading, it: Item, v: Value) -> bool:
     """Whether a value after a property item is not that property's: a name after "named" ("the nickname of the
     employee named Janessa"), a person's name written whole ("Janessa Sawayn"), a number that counts the label
-    after it ("more than one publication"), a graph value no property of the item holds ("the age for a male")."""
+    after it ("more than one publication"), a graph value no property of the item holds ("the age for a male"), a
+    value in a clause of "who" ("the student ids who are older than 20": the students are older)."""
     return it.end < v.start - 1 and r.doc[v.start - 1].lower_ in ("named", "called", "titled") or \
+        "who" in r.lemmas[it.end:v.start] or \
         _full_name(r, v) or _counts_label(r, v) or _held_elsewhere(r, it, v)
 
 

@@ -1975,3 +1975,13 @@ def test_the_most_of_a_text_property_is_no_order_though_a_name_is_asked(tmp_path
         q = "Show the name of the club that has the most players."
         assert c.grammar(q, c.value_mentions(q)) == []
         assert [row[0] for row in answer("Show the name of the club that has the most rosters.")] == ["Benfica"]
+
+
+def test_a_value_in_a_clause_of_who_is_not_the_asked_property(tmp_path, small_graph):
+    """"Show all student ids who are older than 20": the students are older, not their ids."""
+    folder = small_graph(tmp_path / "graphs", "pupils",
+                         "CREATE NODE TABLE Pupil(PupID INT64, Age INT64, PRIMARY KEY(PupID));\n",
+                         {"Pupil": "PupID,Age\n1,19\n2,21\n3,30\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Show all pupil ids who are older than 20.") == [[2], [3]]
