@@ -503,8 +503,8 @@ def abbreviates(short: str, word: str) -> bool:
 
 
 def action_lemmas(name: str) -> list[str]:
-    """The verb lemmas of a name's words that read only as verbs, not as nouns ("WON": win, "HAS_WINNING_PILOT":
-    win; "Rating", "Plays_Games" and "HAS_OWNER": none): the action a relationship's name says."""
+    """The verb lemmas of a name's words that read only as verbs, not as nouns ("WON": win, "DIRECTED_BY":
+    direct; "Review", "Reads_Books" and "HAS_OWNER": none): the action a relationship's name says."""
     from lemminflect import getAllLemmas
 
     out = []
