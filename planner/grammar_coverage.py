@@ -363,9 +363,9 @@ def _sole(r: Reading, edge: Any, verb: str) -> bool:
     action but ``verb``'s (:func:`action_lemmas`): a verb between them can say no other ("users who left a review";
     not "laureates who shared 3 prizes" of WON)."""
     ends = {r.query.nodes.get(edge.src), r.query.nodes.get(edge.dst)}
-    if any(a[:4] != verb[:4] for a in action_lemmas(edge.rel)):
+    if None in ends or any(a[:4] != verb[:4] for a in action_lemmas(edge.rel)):
         return False
-    return None not in ends and not any(rel != edge.rel and {a, b} == ends for rel, pairs in r.view.rels.items() for a, b in pairs)
+    return not any(rel != edge.rel and {a, b} == ends for rel, pairs in r.view.rels.items() for a, b in pairs)
 
 
 def _relative_read(r: Reading, verb: Any) -> bool:

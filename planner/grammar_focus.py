@@ -175,9 +175,9 @@ def focus(r: Reading) -> None:
 
 
 def _asked_beside(r: Reading, it: Item, last: Item | None, first: Item | None, first_label: int) -> bool:
-    """Whether ``it``, said after the first label, is asked beside what comes before it, joined by "and" with
-    only articles, "of" and aggregate words between: "the student ids and the number of hours played", "types of
-    ships and the average tonnage of ships", "the number of dorms and the total capacity"."""
+    """Whether ``it``, said after the first label, is asked beside what comes before it, joined by "and" or
+    "along with" with only articles, "of" and aggregate words between: "the student ids and the number of hours
+    played", "types of ships and the average tonnage of ships", "the number of dorms and the total capacity"."""
     lem = r.lemmas
 
     def joined(start: int) -> bool:  # "and", "along with"
