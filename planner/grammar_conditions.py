@@ -21,7 +21,7 @@ from kgqa.planner.attach import (
 from kgqa.planner.grammar_both import conjunctions, two_nodes
 from kgqa.planner.grammar_bounds import count_bound, counted_range, edge_bound, repeated, values_asked
 from kgqa.planner.grammar_columns import ROWID, own_name
-from kgqa.planner.grammar_measures import measured_beside, measured_props
+from kgqa.planner.grammar_measures import measured_beside, measured_props, money_prop, said_in_money
 from kgqa.planner.grammar_times import date_prop, dated, year_prop
 from kgqa.planner.joins import holder_of, many_along, other_end, path_to, rels_named_by
 from kgqa.planner.query import Column, Where
@@ -234,8 +234,8 @@ def conditions(r: Reading) -> None:
                 r.unsaid[v.start] = term.prop
         if term is None and v.kind == "number":
             term = _key_named(r, v)  # "student 1004", "department 520": the key of the label named just before
-        if term is None and v.kind == "number" and _money(r, v):
-            term = _money_prop(r)  # "transactions above $10 million": the one amount the labels hold
+        if term is None and v.kind == "number" and said_in_money(r, v):
+            term = money_prop(r)  # "transactions above $10 million": the one amount the labels hold
             if term is not None:
                 r.unsaid[v.start] = term.prop
         if term is None and v.kind == "number" and op in ("<", ">", "<=", ">=") and op_span:
@@ -515,20 +515,6 @@ def _key_named(r: Reading, v: Value) -> Term | None:
     named.term = term
     r.use((named.start, named.end))
     return Term("prop", term.owner, key)
-
-
-def _money(r: Reading, v: Value) -> bool:
-    """Whether a number is said as money ("$500,000", "1 million USD")."""
-    around = [r.doc[k].lower_ for k in (v.start - 1, v.end) if 0 <= k < len(r.doc)]
-    return r.doc[v.start].text.startswith(("$", "€", "£")) or any(w in cues.CURRENCY_SIGNS for w in around)
-
-
-def _money_prop(r: Reading) -> Term | None:
-    """The one numeric property, of the labels the question names, whose name says money, else None."""
-    labels = set(r.query.nodes.values()) | {t.owner for x in r.items for t in x.terms if t.kind == "label"}
-    found = [Term("prop", lb, p) for lb in sorted(labels) for p in r.view.nodes.get(lb, {})
-             if r.view.is_number(lb, p) and any(w in p.lower() for w in cues.MONEY_WORDS)]
-    return found[0] if len(found) == 1 else None
 
 
 def _alternatives(r: Reading) -> None:

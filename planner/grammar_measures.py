@@ -1,11 +1,12 @@
 """Which property a superlative ranks by when the question names none: one a label or relationship owns ("the
 highest LIKES2 weight"), the one an adjective measures ("the heaviest": weight), or the time a label's nodes
-were made or joined ("the latest book", "the first two books she borrowed": the loan's date)."""
+were made or joined ("the latest book", "the first two books she borrowed": the loan's date); and the property a
+sum of money is compared with ("transactions above $10 million": the one amount)."""
 
 from __future__ import annotations
 
 from kgqa.planner import cues
-from kgqa.planner.reading import Item, Reading, is_timed, pick
+from kgqa.planner.reading import Item, Reading, Value, is_timed, pick
 from kgqa.planner.schema_terms import Term
 from kgqa.planner.schema_view import DATE_TYPES
 from kgqa.text import name_words
@@ -110,3 +111,17 @@ def _said_times(r: Reading, found: list[tuple[str, str]]) -> dict[tuple[str, str
         if all(k is not None for k in at):
             out[(owner, prop)] = at
     return out
+
+
+def said_in_money(r: Reading, v: Value) -> bool:
+    """Whether a number is said as money ("$500,000", "1 million USD")."""
+    around = [r.doc[k].lower_ for k in (v.start - 1, v.end) if 0 <= k < len(r.doc)]
+    return r.doc[v.start].text.startswith(("$", "€", "£")) or any(w in cues.CURRENCY_SIGNS for w in around)
+
+
+def money_prop(r: Reading) -> Term | None:
+    """The one numeric property, of the labels the question names, whose name says money, else None."""
+    labels = set(r.query.nodes.values()) | {t.owner for x in r.items for t in x.terms if t.kind == "label"}
+    found = [Term("prop", lb, p) for lb in sorted(labels) for p in r.view.nodes.get(lb, {})
+             if r.view.is_number(lb, p) and any(w in p.lower() for w in cues.MONEY_WORDS)]
+    return found[0] if len(found) == 1 else None
