@@ -119,7 +119,9 @@ def focus(r: Reading) -> None:
     later = [t.i for t in r.doc if t.i > first_label and t.lemma_.lower() in cues.ASK_VERBS and (
         t.is_sent_start or t.i > 0 and r.doc[t.i - 1].is_sent_start and r.doc[t.i - 1].lower_ == "please")]
     last = None
+    first = labels[0] if labels else None
     for it in r.items:
+        beside = _asked_beside(r, it, last, first, first_label)
         if later and it.start > later[0]:
             if "label" in it.kinds() and pick(it, "label", None) is not None and \
                     pick(it, "label", None).owner == label and lem[max(0, it.start - 2):it.start] != ["number", "of"]:
@@ -129,15 +131,13 @@ def focus(r: Reading) -> None:
         elif it.start >= first_label and not (labels and it.start == labels[0].end + (
                 labels[0].end < len(r.doc) and r.doc[labels[0].end].tag_ == "POS") and
                 not any(a.start > lead for a in r.asked) and any(
-                t.kind == "prop" and t.owner == label for t in it.terms)) and \
-                not _asked_beside(r, it, last, labels[0] if labels else None, first_label):
+                t.kind == "prop" and t.owner == label for t in it.terms)) and not beside:
             continue
         if last is not None and any(
                 lem[k] in cues.ENDS_ASKED and
                 not (lem[k] == "of" and lem[k - 1] in ("number", "amount", *cues.AGGREGATES)) and
                 not (lem[k] == "of" and labels and k + 1 == labels[0].start and last.end <= k)
-                for k in range(last.end, it.start)) and \
-                not _asked_beside(r, it, last, labels[0] if labels else None, first_label):
+                for k in range(last.end, it.start)) and not beside:
             break  # "the maximum enrollment across all schools": what follows the preposition is no column
         term = _of_label(r, it) or _head_of(r, it, label) or _listed_after(r, it, last) or pick(it, "prop", label)
         if term is None or value_after(r, it) or bound_prop(r, it):
