@@ -27,6 +27,7 @@ from kgqa.planner.query import to_cypher
 from kgqa.planner.reader import read
 from kgqa.planner.schema_terms import SchemaTerms
 from kgqa.planner.schema_view import SchemaView
+from kgqa.planner.spelling import Speller
 
 GRAMMAR = "grammar"  # Frame.reader of a plan the grammar reader wrote
 
@@ -43,6 +44,13 @@ class Compiler:
         self.lex = Lexicon(view)
         self.terms = SchemaTerms(view)
         self.chooser = chooser
+        self._speller: Speller | None = None
+
+    def spelled(self, question: str) -> str:
+        """Returns the question with its misspelled words mended toward this graph's words: :meth:`Speller.correct`."""
+        if self._speller is None:
+            self._speller = Speller(self.view, self.terms)
+        return self._speller.correct(question)
 
     def value_mentions(self, question: str) -> list[Mention]:
         """Returns the graph values (and quoted literals) the question names: :meth:`Lexicon.value_mentions`."""

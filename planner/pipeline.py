@@ -191,6 +191,7 @@ class Pipeline(Answering):
             d = self.domains[domain]
             r.domain, r.kg_version = domain, d.graph.version
         self._tls.reused = None
+        question = d.compiler.spelled(question)  # "the minumum price": mended toward the words the graph knows
         mentions, learn = self._answer(question, d, r, timings)
         if r.cache.get("plan_hit") and not r.rows:
             mentions, learn = self._check_empty_template(question, d, r, timings, (mentions, learn))
