@@ -81,6 +81,7 @@ NAMING_WORDS = frozenset({"name", "title", "number", "id", "count"})
 
 # string matches: the lemma before a quoted value and the operator it asks for
 STRING_CUES = {"contain": "CONTAINS", "include": "CONTAINS", "like": "CONTAINS", "substring": "CONTAINS",
+               "substre": "CONTAINS",  # the parser's lemma of "substring" read as a verb ("has the substring 'Ha'")
                "start": "STARTS WITH", "begin": "STARTS WITH", "end": "ENDS WITH", "finish": "ENDS WITH",
                "prefix": "STARTS WITH", "suffix": "ENDS WITH", "letter": "CONTAINS"}
 
@@ -97,6 +98,7 @@ DESCENDING = frozenset({"descending", "descend", "decreasing", "decrease", "desc
                         "most", "big", "biggest", "great", "greatest"})
 ASCENDING = frozenset({"ascending", "ascend", "increasing", "increase", "asc", "alphabetical", "alphabetic", "lexicographical",
                        "low", "lowest", "small", "smallest", "least", "chronological"})
+EXPLICIT_WAYS = frozenset({"descending", "ascending", "decreasing", "increasing", "reverse"})  # "in descending order"
 ALPHABETICAL = frozenset({"alphabetical", "alphabetically", "alphabetic", "lexicographical", "lexicographically"})
 ORDER_ADVERBS = ALPHABETICAL | {"descending", "ascending"}
 # words after which the asked properties end ("the maximum enrollment across all schools")
@@ -150,6 +152,11 @@ GENDERS = {"female": ("female", "f", "woman", "women"), "male": ("male", "m", "m
            "females": ("female", "f", "woman", "women"), "males": ("male", "m", "man", "men")}
 GENDER_PROPS = ("sex", "gender")
 
+# one name for the ways a unit is written, to tell properties by the unit the question says ("in USD": _in_dollars)
+UNIT_NAMES = {"usd": "dollar", "dollars": "dollar", "$": "dollar", "eur": "euro", "euros": "euro", "€": "euro",
+              "gbp": "pound", "pounds": "pound", "£": "pound", "meters": "meter", "metres": "meter", "metre": "meter",
+              "m": "meter", "feet": "foot", "ft": "foot", "km": "kilometer", "kg": "kilogram", "lb": "pound",
+              "lbs": "pound"}
 # currency and units written after an amount ("over 1,000,000 USD"): they restate the number
 UNITS = frozenset({"usd", "eur", "gbp", "dollar", "dollars", "euro", "euros", "percent", "%", "$", "€"})
 
@@ -176,6 +183,8 @@ USE_VERBS = frozenset({"use", "share", "produce"})
 # generic head nouns after a property's own word that add nothing to it ("phone numbers": Phone, "fuel type":
 # FuelType)
 PROPERTY_HEADS = frozenset({"number", "name", "type", "kind"})
+# time nouns after the word of a property that holds a time, adding nothing to it ("their founding years": Founded)
+TIME_HEADS = frozenset({"year", "date", "time", "day"})
 
 # verbs that say a node exists, made or recorded, and nothing more ("the bookings made", "how many payments were
 # made", "films made before 2000": made in the year the node records)
@@ -197,6 +206,7 @@ NAME_PARTS = (frozenset({"first", "fname", "f", "given", "forename"}),
 # words before a quoted text that make it a text searched for, whatever schema name it spells ("contain 'Party'")
 TIMES = {"once": 1, "twice": 2, "thrice": 3}  # "more than once": how many times, as a count
 LETTER_WORDS = frozenset({"letter"})  # "the letter M": the text after it, unquoted
-SUBSTRING_WORDS = frozenset({"contain", "include", "like", "substring", "word", "letter", "start", "end", "begin"})
+SUBSTRING_WORDS = frozenset({"contain", "include", "like", "substring", "substre", "word", "letter", "start", "end",
+                             "begin"})
 # nouns for the asked label's own nodes, counted: "the parties with at least two records"
 ROW_WORDS = frozenset({"record", "entry", "row"})

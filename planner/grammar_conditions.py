@@ -117,6 +117,8 @@ def conditions(r: Reading) -> None:
         trailing, tspan = trailing_comparator(low, v.end)
         if trailing and op is None:  # "100 or higher"; not "above 50 or below 46"
             op, op_span = trailing, [tspan]
+        if op is None and v.start in r.denied:  # "pupils who do not live in the town with code OSL"
+            op, op_span = "<>", r.denied[v.start]
         denied = denied_after(lem, v.start, v.end) if op is None else None
         if denied:  # "the attractions Alison visited but Rosalind did not visit": the verb restated names nothing new
             op, op_span = "<>", denied
@@ -479,13 +481,16 @@ def _label_before(r: Reading, at: int, within: int) -> str | None:
 
 def _range_opener(before: list[str], ordered: bool) -> tuple[int, list[list[str]]] | None:
     """The words that open a range ending just before a value (how many, and the words that may close it): "between"
-    (and), "the range of" (and, to), "from" a number or date (to); else None."""
+    (and, to), "the range of" (and, to), "from" a number or date (to), or none before a number or date (to); else
+    None."""
     if before[-1:] == ["between"]:
-        return 1, [["and"]]
+        return 1, [["and"], ["to"]]  # "between 2 to 4 staff"
     if before[-2:] == ["range", "of"]:
         return 2, [["and"], ["to"]]
     if before[-1:] == ["from"] and ordered:
         return 1, [["to"]]
+    if ordered:
+        return 0, [["to"]]  # "students in age 20 to 25", "rooms which can sit 50 to 100 students"
     return None
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import ROWID
 from kgqa.planner.grammar_words import key_twin, verb_of_rel
@@ -15,8 +16,9 @@ from kgqa.planner.reading import (
     Reading,
     is_timed,
     pick,
+    units_of,
 )
-from kgqa.planner.schema_terms import CODE_WORDS, Term, abbreviates, action_lemmas, count_prop
+from kgqa.planner.schema_terms import CODE_WORDS, Term, abbreviates, action_lemmas, count_prop, forms
 from kgqa.text import name_words
 
 
@@ -73,7 +75,7 @@ def pattern(r: Reading) -> None:
                             r.vars.get(x.term.owner) == r.target for x in r.items):
                     r.decline(f"what names a {term.owner} (it has only a generated key)")  # "the chip model and
                     return  # screen mode of the phone": the screen mode asked beside it, with nothing to show
-                if var is not None and r.view.display(term.owner) != ROWID and (r.doc[it.end - 1].dep_ == "conj" or named or
+                if var is not None and r.view.display(term.owner) != ROWID and (_conj_of_asked(r, it) or named or
                                         low[max(0, it.start - 1):it.start] in (["their"], ["its"])):
                     r.shown.append(var)  # "the names of members and their parties": each party beside them
                     if named:
@@ -82,6 +84,21 @@ def pattern(r: Reading) -> None:
     inner = {v for a in r.query.absent for v in a.own}
     if any(e.src in inner or e.dst in inner for e in r.query.edges):
         r.decline("what the negation covers")  # a node said not to be there, also joined as there------------------------------------------------------------------
+
+
+def _conj_of_asked(r: Reading, it: Item) -> bool:
+    """Whether label item ``it`` is joined by "and" to what is asked (the asked label or a property asked: "the
+    names of members and their parties"), not to another label said under a preposition ("addresses shared by some
+    students and some teachers": both say which addresses)."""
+    tok = r.doc[it.end - 1]
+    if tok.dep_ != "conj":
+        return False
+    first = tok
+    while first.dep_ == "conj" and first.head.i != first.i:
+        first = first.head
+    return any(x.start <= first.i < x.end for x in r.asked) or any(
+        x.start <= first.i < x.end and x.term is not None and x.term.kind == "label" and
+        r.vars.get(x.term.owner) == r.target for x in r.items)
 
 
 def _own_place(r: Reading, it: Item, label: str, rel: str) -> bool:
@@ -134,14 +151,21 @@ def coverage(r: Reading) -> None:
     if (why := _self_noun_scope(r)) is not None:
         r.decline(why)
         return
+    if _names_by_number(r):
+        r.decline(f"what names a {r.query.nodes[r.target]} (only its number)")
+        return
     quiet = cues.FILLER - cues.TELLING_FILLER  # "the types of games", "the names of the hosts" say something
     r.use(*_restated_heads(r))
+    r.use(*_domain_words(r))
     r.use(*_those_restated(r))
     if any(c.fn == "count" for c in r.query.columns):
         r.use(*[(t.i, t.i + 1) for t in r.doc if t.lemma_.lower() == "count"])  # "... and the count": the one counted
         r.use(*_count_restated(r))
     r.use(*[(t.i, t.i + 1) for t in r.doc if t.lower_ in cues.UNITS and not any(it.start <= t.i < it.end for it in r.items)
             and (t.i > 0 and r.doc[t.i - 1].like_num or t.i + 1 < len(r.doc) and r.doc[t.i + 1].like_num)])  # "1,000,000 USD", "$450"
+    held = units_of([w for p in _props_used(r) for w in name_words(p)])
+    r.use(*[(t.i, t.i + 1) for t in r.doc if t.i not in r.used and held and units_of([t.lower_]) & held and
+            not any(it.start <= t.i < it.end for it in r.items)])  # "the fare (in USD)" of fare_in_dollars
     left = [t.text for t in r.doc if t.i not in r.used and not t.is_punct and t.lower_ not in quiet
             and t.lemma_.lower() not in quiet and t.pos_ not in ("DET", "ADP", "PRON", "AUX", "CCONJ", "SCONJ", "PART")
             and not (t.is_stop and t.pos_ not in ("NOUN", "VERB", "ADJ", "PROPN", "NUM") and t.lower_ not in cues.NEGATIONS)]
@@ -248,6 +272,32 @@ def _asked_of_both(r: Reading, other: str) -> bool:
     return False
 
 
+def _names_by_number(r: Reading) -> bool:
+    """Whether "the names of X" is answered by X's numeric key alone, X having no name ("the names of the
+    clients who ...", a client keyed by a number with only its details beside): a number is no name."""
+    if r.target is None:
+        return False
+    label = r.query.nodes[r.target]
+    key = r.view.key(label)
+    lem = r.lemmas
+    named = any(x.term is not None and x.term.kind == "label" and r.vars.get(x.term.owner) == r.target and
+                any(lem[k:k + 2] in (["name", "of"], ["names", "of"]) and
+                    all(w in cues.DETERMINERS for w in lem[k + 2:x.start]) for k in range(max(0, x.start - 4), x.start))
+                for x in r.items)
+    shown = [c for c in r.query.columns if not c.is_aggregate]
+    return named and bool(shown) and all(c.holder == r.target and c.prop == key for c in shown) and \
+        r.view.is_number(label, key) and not is_name_like(key)
+
+
+def _domain_words(r: Reading) -> list[tuple[int, int]]:
+    """The words of the graph's own name said as a modifier of a label read ("the music artists" of a graph named
+    music_school, "gas stations" of gas_network): they say which graph, not which nodes."""
+    own = {f for w in name_words(r.view.spec.name) for f in forms(w) if len(w) > 2}
+    return [(t.i, t.i + 1) for t in r.doc if t.i not in r.used and t.dep_ in ("compound", "amod") and
+            t.pos_ in ("NOUN", "ADJ", "PROPN") and t.lower_ in own and _names_label(r, t.head.i) and
+            not any(it.start <= t.i < it.end for it in r.items)]
+
+
 def _restated_heads(r: Reading) -> list[tuple[int, int]]:
     """The words that restate a property already read: a generic head after the property's word ("phone
     numbers", "allergy type": :data:`cues.PROPERTY_HEADS`), and a word of a value's own property after the value
@@ -258,12 +308,30 @@ def _restated_heads(r: Reading) -> list[tuple[int, int]]:
         if it.term is not None and it.term.kind == "prop" and it.end - 1 in r.used and nxt is not None and \
                 nxt.i not in r.used and nxt.lemma_.lower() in cues.PROPERTY_HEADS and r.doc[it.end - 1].dep_ == "compound":
             out.append((nxt.i, nxt.i + 1))
+        elif it.term is not None and it.term.kind == "prop" and it.end - 1 in r.used and nxt is not None and \
+                nxt.i not in r.used and nxt.lemma_.lower() in cues.TIME_HEADS and \
+                r.doc[it.end - 1].dep_ in ("compound", "amod") and _dated(r, it):
+            out.append((nxt.i, nxt.i + 1))  # "ordered by their founding years": Founded, a year
     for v in r.values:
         nxt = r.doc[v.end] if v.end < len(r.doc) else None
         if v.prop and v.start in r.used and nxt is not None and nxt.i not in r.used and \
                 nxt.lemma_.lower() in name_words(v.prop):
             out.append((nxt.i, nxt.i + 1))
+        # "shops in state Ohio", "the towns in the state of Utah": the word before the value
+        before = v.start - 2 if v.start >= 2 and r.doc[v.start - 1].lower_ == "of" else v.start - 1
+        prev = r.doc[before] if before >= 0 else None
+        if v.prop and v.kind == "linked" and v.start in r.used and prev is not None and prev.i not in r.used and \
+                prev.pos_ in ("NOUN", "PROPN") and prev.lemma_.lower() in name_words(v.prop):
+            out.append((prev.i, v.start))
     return out
+
+
+def _dated(r: Reading, it: Item) -> bool:
+    """Whether the property ``it`` names holds a time: named so (a date or year), or a number named by the verb
+    the question writes as its word ("founding": Founded)."""
+    t = it.term
+    return is_timed(t.prop) or r.view.is_date(t.owner, t.prop) or \
+        r.view.is_number(t.owner, t.prop) and r.doc[it.end - 1].tag_ in ("VBG", "VBN")
 
 
 def _made(r: Reading, verb: Any) -> bool:

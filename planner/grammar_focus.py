@@ -17,6 +17,7 @@ from kgqa.planner.reading import (
     aggregates_said,
     pick,
     term_name,
+    unit_pick,
 )
 from kgqa.planner.schema_terms import CODE_WORDS, HEAD_FIRST, NAME_NOISE, Term, forms, names_own_label
 from kgqa.text import fold, name_words
@@ -67,7 +68,7 @@ def focus(r: Reading) -> None:
         label = doer  # "Who borrowed Kindred?": the far end of the verb's relationship, else the person label
         r.use((0, 1))
     else:
-        owners = _common_owners([it for it in r.items if "prop" in it.kinds()])
+        owners = _common_owners([it for it in r.items if "prop" in it.kinds() and not _counting(r, it)])
         owners = _referenced(r, owners) or _named_after(r, owners) or owners
         nouns = {v.label for v in r.values if v.noun} & set(owners)
         if len(owners) > 1 and len(nouns) == 1:
@@ -139,7 +140,8 @@ def focus(r: Reading) -> None:
                 not (lem[k] == "of" and labels and k + 1 == labels[0].start and last.end <= k)
                 for k in range(last.end, it.start)) and not beside:
             break  # "the maximum enrollment across all schools": what follows the preposition is no column
-        term = _of_label(r, it) or _head_of(r, it, label) or _listed_after(r, it, last) or pick(it, "prop", label)
+        term = _of_label(r, it) or _head_of(r, it, label) or _listed_after(r, it, last) or pick(it, "prop", label) \
+            or unit_pick(r, it)
         if term is None or value_after(r, it) or bound_prop(r, it):
             continue
         if it.end - it.start == 1 and lem[it.start] in ("number", "count", "amount") and \
@@ -482,6 +484,14 @@ def _other_word_for(r: Reading) -> list[tuple[int, int]]:
              (t.dep_ == "pobj" and t.head.lower_ == "of" and t.head.head.i in inside or
               any(c.dep_ in ("relcl", "acl") or c.dep_ == "prep" and c.lower_ == "with" for c in t.children))]
     return [(found[0].i, found[0].i + 1)] if len(found) == 1 else []
+
+
+def _counting(r: Reading, it: Item) -> bool:
+    """Whether ``it`` is the word "number" or "count" before "of" and another word read ("the number of cities"):
+    a count, not a property named like ticket_number."""
+    lem = r.lemmas
+    return it.end - it.start == 1 and lem[it.start] in ("number", "count") and lem[it.end:it.end + 1] == ["of"] and \
+        not any(t.exact for t in it.terms) and any(x.start > it.end for x in r.items)
 
 
 def _common_owners(items: list[Item]) -> list[str]:

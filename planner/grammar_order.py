@@ -20,6 +20,24 @@ def order(r: Reading, label: str) -> None:
     order is ordered by time, else declined."""
     _ordered(r, label)
     _first_by_time(r, label)
+    _way_after(r)
+
+
+def _way_after(r: Reading) -> None:
+    """"sorted by the number of events in descending order": the direction said as "in ... order" after the one
+    order read, apart from its key."""
+    q, lem, low = r.query, r.lemmas, [t.lower_ for t in r.doc]
+    if len(q.order) != 1:
+        return
+    for i in range(2, len(lem)):
+        if lem[i] == "order" and i not in r.used and i - 1 not in r.used and low[i - 1] in cues.EXPLICIT_WAYS and \
+                lem[i + 1:i + 2] not in (["of"], ["by"]):
+            start = i - 2 if lem[i - 2] == "in" else i - 3 if lem[i - 3:i - 1] == ["in", "the"] else None
+            if start is None:
+                continue
+            q.order[0] = (q.order[0][0], low[i - 1] in cues.DESCENDING)
+            r.use((start, i + 1))
+            return
 
 
 def _ordered(r: Reading, label: str) -> None:

@@ -230,6 +230,12 @@ def negation(r: Reading) -> None:
         # then the label after it says what is not there
         for it in found:
             term = _negate(r, it, label, scope)
+            if term is None and any(r.denied.get(v.start) == [(it.start, it.end)] for v in r.values):
+                aux = [(k, k + 1) for k in range(max(0, i - 2), i) if r.doc[k].lemma_ in ("do", "be", "have")]
+                for v in r.values:
+                    if r.denied.get(v.start) == [(it.start, it.end)]:
+                        r.denied[v.start] = [(i, i + 1), (it.start, it.end), *aux]
+                break
             if term is None:
                 continue
             if values_asked(r) and not any((own := pick(x, "label", None)) is not None and own.owner == label
@@ -247,6 +253,19 @@ def negation(r: Reading) -> None:
             break
 
 
+def _own_value_denied(r: Reading, it: Item, label: str, rel: str, scope: set[int]) -> Value | None:
+    """The value the asked ``label`` holds itself that the negated verb ``it`` of ``rel`` is said of, its far label
+    unsaid ("pupils who are not living in the town with code OSL": the pupils' town, not their hall); else
+    None."""
+    pair = next(p for p in r.view.rels[rel] if label in p)
+    far = pair[1] if pair[0] == label else pair[0]
+    if far == label or any(x.start >= it.end and x.start in scope and pick(x, "label", None) is not None and
+                           pick(x, "label", None).owner == far for x in r.items):
+        return None
+    return next((v for v in r.values if v.kind == "linked" and v.start >= it.end and v.start in scope and
+                 all(lb == label for lb, _ in v.options or ((v.label, v.prop),))), None)
+
+
 def _negate(r: Reading, it: Item, label: str, scope: set[int]) -> Term | None:
     """Records the label or relationship ``it`` names as not there from the asked node, returning its term;
     None when it names neither as such (a relationship that does not touch the asked label). A graph value of the
@@ -261,6 +280,10 @@ def _negate(r: Reading, it: Item, label: str, scope: set[int]) -> Term | None:
         return None
     rels = [t.owner for t in it.terms if any(label in pair for pair in r.view.rels.get(t.owner, []))]
     if len(rels) != 1:
+        return None
+    if (own := _own_value_denied(r, it, label, rels[0], scope)) is not None:
+        it.term = Term("rel", rels[0])  # the verb says where the asked node is: no edge, the value denied
+        r.denied[own.start] = [(it.start, it.end)]
         return None
     a = Absent()
     pair = next(p for p in r.view.rels[rels[0]] if label in p)

@@ -28,6 +28,27 @@ def _object_named(r: Reading, t) -> bool:
         t.lemma_.lower() not in cues.FILLER
 
 
+def _value_noun(r: Reading, t, m) -> bool:
+    """Whether a lower-case noun spelled otherwise in the graph ('Clothes', 'Hardware') is written as that value:
+    the value itself in another case, naming nothing in the schema, either a plural object or one joined to one
+    ("the average price of clothes"), or a modifier of a noun that names the value's own label ("the hardware
+    product")."""
+    if fold(t.text) != fold(str(m.value)) or r.terms.lookup([t.lower_]) or t.lemma_.lower() in cues.FILLER:
+        return False
+    if t.dep_ in ("compound", "amod"):
+        return any(x.kind == "label" and x.owner == m.label for x in r.terms.lookup([t.head.lower_]))
+    return t.tag_ == "NNS" and t.dep_ in ("pobj", "conj")
+
+
+def _after_its_property(r: Reading, t, m) -> bool:
+    """Whether a lower-case word spelled otherwise in the graph ('done', 'Paper') is written right after the name of
+    the property that holds it ("documents with the status code done"): it says the value."""
+    words = [x.lower_ for x in r.doc[max(0, t.i - 3):t.i]]
+    held = {(m.label, m.prop)} | {(a[0], a[1]) for a in m.alternatives}
+    return any(any(x.kind == "prop" and (x.owner, x.prop) in held for x in r.terms.lookup(words[-n:]))
+               for n in range(1, len(words) + 1))
+
+
 def _before_its_property(r: Reading, t, m) -> bool:
     """Whether a lower-case word spelled otherwise in the graph ('Fall') is written right before the name of the
     property that holds it ("in the fall election cycle"): it says the value."""
@@ -44,11 +65,12 @@ def values(r: Reading) -> None:
         if span is None or (not m.label and len(span) > 1):
             continue  # a quoted schema name ('book 45'), read as words
         if m.label and len(span) == 1 and span[0].pos_ in ("VERB", "AUX", "ADP", "ADV", "DET", "PRON", "SCONJ") \
-                and span[0].text.islower() and quoted_value(span[0]) is None:
+                and span[0].text.islower() and quoted_value(span[0]) is None and not _after_its_property(r, span[0], m):
             continue  # "tracks that belong to": a lower-case verb or function word, not the track 'Belong'
         if m.label and len(span) == 1 and span[0].text.islower() and quoted_value(span[0]) is None and \
                 (span[0].tag_ in ("JJR", "JJS", "RBR", "RBS") or span[0].pos_ == "NOUN" and str(m.value) != span[0].text
-                 and not _object_named(r, span[0]) and not _before_its_property(r, span[0], m)):
+                 and not _object_named(r, span[0]) and not _before_its_property(r, span[0], m)
+                 and not _value_noun(r, span[0], m) and not _after_its_property(r, span[0], m)):
             continue  # "more than one student", "the numbers of wines": a word, not the student 'More' or wine 'Numbers'
         kind = "linked" if m.label else "text"
         if m.label and len(str(m.value)) <= 2 and _searched(span):
@@ -126,11 +148,13 @@ def _dates(r: Reading) -> None:
 
 def schema(r: Reading) -> None:
     """Runs of words outside the values that name labels, properties or relationship types."""
-    blocked = {i for v in r.values for i in range(v.start, v.end)}
+    numbered = _numbered_names(r)
+    blocked = {i for v in r.values for i in range(v.start, v.end)} | {i for it in numbered for i in range(it.start, it.end)}
     words = ["" if t.i in blocked or t.is_punct or _order_word(r, t.i) else t.lower_ for t in r.doc]
     quiet = cues.FILLER - cues.NAMING_FILLER
     r.items = [Item(a, b, terms) for a, b, terms in r.terms.match(words)
                if not all(w in quiet for w in words[a:b]) or any(t.exact or _spelled(t, words[a:b]) for t in terms)]
+    r.items = sorted(r.items + numbered, key=lambda it: it.start)
     _shared_heads(r, words)
     _generic_label(r)
     _headed_rels(r, words)
@@ -166,6 +190,20 @@ def schema(r: Reading) -> None:
             r.hints[rel] = sorted(set(r.hints.get(rel, [])) | set(said))
             if rel not in r.rels_hinted:
                 r.rels_hinted.append(rel)
+
+
+def _numbered_names(r: Reading) -> list[Item]:
+    """Numbers said as the end of a schema name after its word ("the street 2 of the sites": street_2): items, the
+    number no longer a value."""
+    out = []
+    for v in list(r.values):
+        prev = r.doc[v.start - 1] if v.start > 0 else None
+        if v.kind in ("number", "limit") and v.end - v.start == 1 and prev is not None and \
+                not any(x.start <= prev.i < x.end for x in r.values) and \
+                (terms := r.terms.numbered(prev.lower_, r.doc[v.start].text)):
+            r.values.remove(v)
+            out.append(Item(prev.i, v.end, terms))
+    return out
 
 
 def _label_named_property(r: Reading) -> None:

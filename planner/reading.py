@@ -78,6 +78,8 @@ class Reading:
     rels_hinted: list[str] = field(default_factory=list)  # relationships a word shares a stem with ("recipient")
     hints: dict[str, list[int]] = field(default_factory=dict)  # such a relationship -> the tokens that hint it
     unsaid: dict[int, str] = field(default_factory=dict)  # a value's start -> the property it was put on unnamed
+    denied: dict[int, list[tuple[int, int]]] = field(default_factory=dict)  # a value's start -> the negated verb's
+    # words that deny it ("pupils who do not live in the town with code OSL": town_code <> 'OSL')
     paired: list[tuple[Item, Item]] = field(default_factory=list)  # items shown together or not at all ("full name")
     choices: dict[Any, Term] = field(default_factory=dict)  # item start (or "path:<label>") -> the term chosen
     open: list[tuple[Any, list[Term]]] = field(default_factory=list)  # choices left open, in the order met
@@ -167,9 +169,39 @@ def pick_prop(it: Item, r: Reading) -> Term | None:
     if len({t.owner for t in props}) == 1 and (len(props) == 1 or len(name_words(props[0].prop)) <
                                                len(name_words(props[1].prop))):
         return props[0]  # "the banks": bank, not bank_id: the property of no more words than said
+    said = _unit_said(r, props)
+    if said is not None:
+        return said
     if props:
         return r.choose(it.start, props, f"'{r.doc[it.start:it.end].text}' is")
     return None
+
+
+def units_of(words: list[str]) -> set[str]:
+    """Returns the units that ``words`` (lower case) name, each in its forms and its one name ("USD": dollar)."""
+    from kgqa.planner.schema_terms import UNIT_WORDS, forms
+
+    found = {f for w in words for f in forms(w)} & UNIT_WORDS
+    return found | {cues.UNIT_NAMES[u] for u in found | set(words) if u in cues.UNIT_NAMES}
+
+
+def unit_pick(r: Reading, it: Item) -> Term | None:
+    """Returns the property term of ``it`` that the unit the question says picks among its owner's properties
+    (:func:`_unit_said`), else None."""
+    return _unit_said(r, [t for t in it.terms if t.kind == "prop"])
+
+
+def _unit_said(r: Reading, props: list[Term]) -> Term | None:
+    """The one property among ``props`` (of one owner) whose name holds a unit the question says ("the fare (in
+    Euro)": fare_in_euros beside fare_in_dollars; "the feet height": height_feet), else None."""
+    if len(props) < 2 or len({t.owner for t in props}) != 1:
+        return None
+    said = units_of([t.lower_ for t in r.doc])
+    units = [(t, units_of(name_words(t.prop))) for t in props]
+    if not said or not all(u for _, u in units):
+        return None
+    hits = [t for t, u in units if u & said]
+    return hits[0] if len(hits) == 1 else None
 
 
 def term_name(t: Term) -> str:

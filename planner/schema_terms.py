@@ -356,10 +356,20 @@ class SchemaTerms:
         return any(len(words) >= i + size + extra and all(words[i + size:i + size + extra]) and any(
             t.kind == "label" for t in self.lookup(tail + words[i + size:i + size + extra])) for extra in (1, 2))
 
+    def numbered(self, word: str, digits: str) -> set[Term]:
+        """Returns the terms whose name is ``word`` and then the number ``digits`` ("street 2": ``street_2``, "lap 400":
+        ``lap_400``), for a number said after a word; empty for a number that is no part of a name."""
+        if not digits.isdigit() or not word.isalpha():
+            return set()
+        return {t for f in forms(word) for t in self.index.get(f + digits, set())
+                if t.prop is not None and name_words(t.prop)[-1:] == [digits] or
+                t.prop is None and name_words(t.owner)[-1:] == [digits]}
+
     def shortened(self, word: str) -> set[Term]:
         """Returns the terms whose whole name is one word of four letters or more that ``word`` begins with and
-        goes on past ("specifications": ``spec``, "committees": ``committ``), for a word that names nothing; and
-        the properties of two or three letters that abbreviate it."""
+        goes on past ("specifications": ``spec``, "committees": ``committ``), for a word that names nothing; the
+        labels named by one word that ends with it after three letters or more ("rooms": ``classroom``); and the
+        properties of two or three letters that abbreviate it."""
         w = word.lower()
         if not w.isalpha():
             return set()
@@ -368,6 +378,9 @@ class SchemaTerms:
         one = _singular(w)
         found |= {t for name, t in self._single if len(one) >= 5 and name.startswith(one) and
                   name[len(one):] in ("ality", "ity", "hood")}  # "the nations": Nationality
+        if len(one) >= 4 and one not in GENERIC_HEADS:
+            found |= {t for name, t in self._single if t.kind == "label" and len(name) >= len(one) + 3 and
+                      name.endswith(one)}  # "the rooms": the label classroom, a word glued before it
         # and a property named by three letters that start the word ("enrollment": enr), or by two consonants in it
         # in order ("hours": HS)
         return found | {t for name, t in self._tiny if len(w) >= 5 and (
@@ -433,6 +446,9 @@ class SchemaTerms:
         out: set[Term] = set(self.exact.get(run[0], ())) if len(run) == 1 else set()
         if any(len(w) < 2 or not any(c.isalpha() for c in w) for w in run):
             return out
+        if len(run) >= 4 and run[1] == "of" and any(
+                t.kind == "label" for t in self.lookup(list(run[3:] if run[2] == "the" else run[2:]))):
+            return out  # "the code of the site": the location's code, not one name Site_Code
         said = {(t.kind, t.owner, t.prop) for t in out}
         for key in _run_keys(tuple(run)):
             out |= {t for t in self.index.get(key, set()) if (t.kind, t.owner, t.prop) not in said}
@@ -561,6 +577,10 @@ def _run_keys(run: tuple[str, ...]) -> frozenset[str]:
             keys |= {run[2] + f for f in forms(run[0])}
             if run[2].endswith("ing"):  # "year of founding": Found_Year
                 keys |= {v + f for v in forms(run[2]) - {run[2]} for f in forms(run[0])}
+    if 4 <= len(run) <= 5 and run[1] == "of" and run[0] not in ("number", "count", "numbers"):
+        tail = run[3:] if run[2] == "the" else run[2:]  # "the description of the fund kind": Fund_Kind_Description
+        if len(tail) <= 2:
+            keys |= {"".join(tail) + f for f in forms(run[0])}
     return frozenset(keys | {f + "".join(run[1:]) for f in forms(run[0])})
 
 

@@ -58,7 +58,7 @@ def shape(r: Reading) -> None:
             k = i + 1
             while k < len(lem) and (lem[k] in ("of", "the", "these", "those") or lem[k] in cues.DISTINCT_WORDS):
                 k += 1
-            it = item_at(r, k) if lem[i - 1] in ("for", "of", "in", "by", "across", "from") or w == "per" or \
+            it = item_at(r, k) if lem[i - 1] in ("for", "of", "in", "by", "across", "from", "with") or w == "per" or \
                 w in cues.DISTINCT_WORDS or \
                 doc[i - 1].pos_ in ("VERB", "AUX") \
                 else None
