@@ -33,9 +33,10 @@ from kgqa.planner.reading import (
     Reading,
     term_name,
 )
-from kgqa.planner.schema_terms import SchemaTerms, Term, forms
+from kgqa.planner.schema_terms import SchemaTerms, Term
 from kgqa.planner.schema_view import SchemaView
 from kgqa.planner.shape import shape
+from kgqa.planner.word_forms import forms
 
 Component = Callable[[Reading], None]
 COMPONENTS: tuple[Component, ...] = (values, schema, focus, negation, overall, versus, conditions, pattern, shape,

@@ -8,7 +8,8 @@ from kgqa.kg.derive import is_name_like
 from kgqa.planner.joins import holder_of, join_label
 from kgqa.planner.query import Column
 from kgqa.planner.reading import Item, Reading, pick, pick_prop
-from kgqa.planner.schema_terms import Term, names_own_label
+from kgqa.planner.schema_terms import Term
+from kgqa.planner.word_forms import names_own_label
 
 ROWID = "_rowid"  # the generated key of a table that had none: no name to show
 

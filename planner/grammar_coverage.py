@@ -18,7 +18,8 @@ from kgqa.planner.reading import (
     pick,
     units_of,
 )
-from kgqa.planner.schema_terms import CODE_WORDS, Term, abbreviates, action_lemmas, count_prop, forms
+from kgqa.planner.schema_terms import CODE_WORDS, Term, count_prop
+from kgqa.planner.word_forms import abbreviates, action_lemmas, forms
 from kgqa.text import name_words
 
 

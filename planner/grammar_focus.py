@@ -19,7 +19,8 @@ from kgqa.planner.reading import (
     term_name,
     unit_pick,
 )
-from kgqa.planner.schema_terms import CODE_WORDS, HEAD_FIRST, NAME_NOISE, Term, forms, names_own_label
+from kgqa.planner.schema_terms import CODE_WORDS, HEAD_FIRST, NAME_NOISE, Term
+from kgqa.planner.word_forms import forms, names_own_label
 from kgqa.text import fold, name_words
 
 

@@ -15,8 +15,9 @@ from kgqa.planner.reading import (
     parse_number,
     pick,
 )
-from kgqa.planner.schema_terms import NAME_NOISE, Term, abbreviates, forms, names_own_label, spells_label
+from kgqa.planner.schema_terms import NAME_NOISE, Term
 from kgqa.planner.schema_view import ISO_DATE
+from kgqa.planner.word_forms import abbreviates, forms, names_own_label, spells_label
 from kgqa.text import fold, name_words
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from kgqa.kg.derive import is_name_like
 from kgqa.planner.query import Absent, Edge, Query
 from kgqa.planner.reading import MAX_READINGS, Reading, Value
-from kgqa.planner.schema_terms import Term, forms
+from kgqa.planner.schema_terms import Term
 from kgqa.planner.schema_view import SchemaView
+from kgqa.planner.word_forms import forms
 from kgqa.text import name_words
 
 

@@ -179,7 +179,8 @@ def pick_prop(it: Item, r: Reading) -> Term | None:
 
 def units_of(words: list[str]) -> set[str]:
     """Returns the units that ``words`` (lower case) name, each in its forms and its one name ("USD": dollar)."""
-    from kgqa.planner.schema_terms import UNIT_WORDS, forms
+    from kgqa.planner.schema_terms import UNIT_WORDS
+    from kgqa.planner.word_forms import forms
 
     found = {f for w in words for f in forms(w)} & UNIT_WORDS
     return found | {cues.UNIT_NAMES[u] for u in found | set(words) if u in cues.UNIT_NAMES}

@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from kgqa.planner import cues
 from kgqa.planner.schema_view import SchemaView
+from kgqa.planner.word_forms import abbreviates, agent_nouns, forms, past_tense, singular
 from kgqa.text import fold, name_words
 
 MAX_RUN = 5  # tokens in the longest name matched
@@ -45,7 +46,6 @@ SAME_WORDS = {"sex": ("gender",), "gender": ("sex",)}  # name words that say the
 # one word for a name's words: "the birthdays" of Date_Of_Birth, dob
 ONE_WORD = {("birth", "date"): "birthday", ("date", "of", "birth"): "birthday", ("dob",): "birthday",
             ("birth", "day"): "birthday", ("home", "town"): "hometown", ("zip", "code"): "zip"}
-SPELLINGS = (("isation", "ization"), ("ise", "ize"), ("our", "or"))  # British and American endings of one word
 MEASURE_HEADS = frozenset({"score", "value"})  # said after a number's own name: "the snatch score" of Snatch
 HEAD_FIRST = frozenset({"date", "amount", "time"})  # a name's head written first: Date_Booking_Made, Amount_Refund
 LIGHT_VERBS = frozenset({"made", "done"})  # say no event of their own: Date_Order_Made is the order's date
@@ -69,32 +69,6 @@ class Term:
     exact: bool = False  # the question writes the schema name itself ("VISITS3", "home_port")
 
 
-@lru_cache(maxsize=65536)
-def forms(word: str) -> frozenset[str]:
-    """Returns the forms of one word: itself (lower case), its noun and verb lemmas and its singular."""
-    from lemminflect import getLemma
-
-    w = word.lower()
-    out = {w}
-    if w.isalpha() and len(w) > 2:
-        for upos in ("NOUN", "VERB"):
-            out.update(getLemma(w, upos=upos))
-        out.add(_singular(w))
-        for f in list(out):  # "organisation" of Organizations, "colour" of a colour property
-            out.update(f[:-len(a)] + b for one, other in SPELLINGS for a, b in ((one, other), (other, one))
-                       if f.endswith(a) and len(f) >= len(a) + 3)
-    elif len(w) > 2 and w.endswith("s") and w[-2].isdigit():
-        out.add(w[:-1])  # "VISITS2s", "DROP8s": the plural of a name that ends in a digit
-    return frozenset(out)
-
-
-@lru_cache(maxsize=1)
-def _inflect():
-    import inflect
-
-    return inflect.engine()
-
-
 class SchemaTerms:
     """The schema names of one graph, indexed by the forms of their words (module docstring)."""
 
@@ -102,7 +76,7 @@ class SchemaTerms:
         self.view = view
         self.index: dict[str, set[Term]] = {}  # a key (joined forms of a name's words) -> terms
         self.exact: dict[str, set[Term]] = {}  # a schema name as written, lower case -> its terms
-        self._label_words = {_singular(name_words(lb)[-1]) for lb in view.nodes if name_words(lb)}
+        self._label_words = {singular(name_words(lb)[-1]) for lb in view.nodes if name_words(lb)}
         # a form of the one word of a relationship's name besides its ends' and noise words -> (relationship, ends)
         self.verb_rels: dict[str, list[tuple[str, set[str]]]] = {}
         for rel, pairs in view.rels.items():
@@ -111,13 +85,13 @@ class SchemaTerms:
             if len(rest := [w for w in name_words(rel) if w not in NAME_NOISE and w not in said]) == 1:
                 for f in forms(rest[0]):
                     self.verb_rels.setdefault(f, []).append((rel, ends))
-        self._name_words = {_singular(w) for name in [*view.nodes, *view.rels] for w in name_words(name)} | {
-            _singular(w) for props in [*view.nodes.values(), *view.rel_props.values()] for p in props
+        self._name_words = {singular(w) for name in [*view.nodes, *view.rels] for w in name_words(name)} | {
+            singular(w) for props in [*view.nodes.values(), *view.rel_props.values()] for p in props
             for w in name_words(p)}  # every word of the graph's names, singular
         self._heads: dict[str, list[str]] = {}  # the singular last word of a name (noise words off) -> those names
         for name in [*view.nodes, *view.rels]:
             if ws := [w for w in name_words(name) if w not in NAME_NOISE]:
-                self._heads.setdefault(_singular(ws[-1]), []).append(name)
+                self._heads.setdefault(singular(ws[-1]), []).append(name)
         for label, props in view.nodes.items():
             self._add(label, Term("label", label))
             for prop in props:
@@ -152,12 +126,12 @@ class SchemaTerms:
         words = name_words(name)
         variants = [words, [w for w in words if w not in NAME_NOISE] or words]
         if term.kind == "label" and variants[1] != words and any(
-                lb != name and [_singular(w) for w in name_words(lb)] == [_singular(w) for w in variants[1]] or
-                lb != name and [_singular(w) for w in name_words(self.view.spec.primary_keys.get(lb) or "")] ==
-                [_singular(w) for w in variants[1]] for lb in self.view.nodes):
+                lb != name and [singular(w) for w in name_words(lb)] == [singular(w) for w in variants[1]] or
+                lb != name and [singular(w) for w in name_words(self.view.spec.primary_keys.get(lb) or "")] ==
+                [singular(w) for w in variants[1]] for lb in self.view.nodes):
             variants[1] = words  # not "show" of show_record beside show: another label's name, or its key's ("allergy")
         key = name_words(self.view.spec.primary_keys.get(name) or "") if term.kind == "label" else []
-        if key and len(key) < len(words) and [_singular(w) for w in words[:len(key)]] == [_singular(w) for w in key] \
+        if key and len(key) < len(words) and [singular(w) for w in words[:len(key)]] == [singular(w) for w in key] \
                 and key[-1] not in CODE_WORDS:
             variants.append(key)  # Pet_Kind keyed by Pet: "the pets" are its nodes
         if words and words[-1].rstrip("0123456789") != words[-1] and words[-1].rstrip("0123456789").isalpha():
@@ -176,20 +150,20 @@ class SchemaTerms:
             variants.append([w for w in words if w not in PREPOSITIONS] or words)  # "enrolled_in": enrolled
         if term.kind == "rel" and len(words) > 1:  # "wroteBook" from Author to Book: "wrote"
             pairs = self.view.rels.get(name, [])
-            ends = {_singular(w) for pair in pairs for lb in pair for w in name_words(lb)}
-            rest = [w for w in words if _singular(w) not in ends]
-            if len(rest) == 1 and len(rest) < len(words) and _past_tense(rest[0]) and all(a != b for a, b in pairs):
+            ends = {singular(w) for pair in pairs for lb in pair for w in name_words(lb)}
+            rest = [w for w in words if singular(w) not in ends]
+            if len(rest) == 1 and len(rest) < len(words) and past_tense(rest[0]) and all(a != b for a, b in pairs):
                 variants.append(rest)  # not "plays" of Plays_Cards, "friend" of a Person-to-Person link: a past tense alone
             elif len(rest) == 1 and len(rest) < len(words) and pairs and all(a == b for a, b in pairs) and \
-                    rest[0].isalpha() and not _past_tense(rest[0]):
+                    rest[0].isalpha() and not past_tense(rest[0]):
                 variants.append(rest)  # "the friends" of a UserFriend link: its edges, the far end
         if term.kind == "label" and len(words) > 1:
             # "Hotel_amenity", "Pet_Type": a label named after another label is the rest of its words
-            others = {tuple(_singular(w) for w in name_words(lb)) for lb in self.view.nodes if lb != name}
+            others = {tuple(singular(w) for w in name_words(lb)) for lb in self.view.nodes if lb != name}
             for k in range(1, len(words)):
-                if tuple(_singular(w) for w in words[:k]) in others:  # Report_Sections beside Reports
+                if tuple(singular(w) for w in words[:k]) in others:  # Report_Sections beside Reports
                     rest = words[k + 1:] if words[k] in PREPOSITIONS and k + 1 < len(words) else words[k:]
-                    if tuple(_singular(w) for w in rest) in others:
+                    if tuple(singular(w) for w in rest) in others:
                         continue  # not "games" of Players_in_Games beside Games, nor "region" of Shop_Region beside Region
                     variants.append(rest)  # "Orders_with_refunds": refunds
         if term.kind == "label" and (head := self._head_only(name, variants[1])):
@@ -206,36 +180,36 @@ class SchemaTerms:
                 abbreviates(words[0][:-len(head)], own[0]) or words[0][:-len(head)] == own[0])), None)
             if glued:
                 variants.append([glued])  # "bname" of bank, "dname" of Department: its name
-            if len(own) > 1 and len(words) == 2 and _singular(words[0]) == _singular(own[-1]) and \
+            if len(own) > 1 and len(words) == 2 and singular(words[0]) == singular(own[-1]) and \
                     words[1] in OWN_HEADS:
                 variants.append(words[1:])  # "the status" of sale_status of Shop_Sales: its own
             if len(rest := _own_words_off(words, owner)) < len(words):
                 variants.append(rest)  # "singer_name" of singer, "settlement_amount" of Settlements
                 if len(rest) == 2 and rest[-1] in CODE_WORDS and rest[-1] != "id" and rest[0].isalpha() and \
-                        _singular(rest[0]) not in self._label_words:
+                        singular(rest[0]) not in self._label_words:
                     variants.append(rest[:1])  # "the type of the form": its one type code
             if prop_is_key(self.view, owner, name) and name.lower().endswith("id") and words != ["id"]:
                 variants.append(["id"])  # "aircraft with id 12": the key "aid"
             labels = {tuple(name_words(lb)) for lb in self.view.nodes}
             if len(words) == 2 and words[1] not in CODE_WORDS | UNIT_WORDS | GENERIC_HEADS and words[1].isalpha() \
-                    and len(words[1]) > 3 and _singular(words[1]) not in self._label_words \
+                    and len(words[1]) > 3 and singular(words[1]) not in self._label_words \
                     and not any(name_words(p)[-1:] == words[1:] for p in self.view.nodes.get(owner, {}) if p != name) \
-                    and not any(_singular(name_words(lb)[0]) == _singular(words[0]) and name in props
+                    and not any(singular(name_words(lb)[0]) == singular(words[0]) and name in props
                                 for lb, props in self.view.nodes.items() if lb != owner):
                 # "the capacity of rooms": guest_capacity, its owner's one capacity (not Item_Price of Offers
                 # beside Items, whose price it is)
                 variants.append(words[1:])
             if len(words) > 1 and words[0] in HEAD_FIRST:
                 # "Date_Booking_Made", "Amount_Refund": "the booking date", "the refund amount"
-                rest = [w for w in words[1:] if not _past_tense(w) and w not in PREPOSITIONS] or words[1:]
-                done = [w for w in words[1:] if _past_tense(w) and w not in LIGHT_VERBS]
+                rest = [w for w in words[1:] if not past_tense(w) and w not in PREPOSITIONS] or words[1:]
+                done = [w for w in words[1:] if past_tense(w) and w not in LIGHT_VERBS]
                 if not (done and rest != words[1:] and self._done_sibling(owner, name, words[0], rest)):
                     variants.append(rest + words[:1])  # not "the order date" of Date_Order_Shipped beside _Made
                 variants += [[noun, words[0]] for w in done for noun in self._nouns_of(w)]  # "the settlement date"
-                if (bare := [w for w in rest if _singular(w) not in {_singular(x) for x in own}]) and bare != rest:
+                if (bare := [w for w in rest if singular(w) not in {singular(x) for x in own}]) and bare != rest:
                     variants.append(bare + words[:1])  # date_visit_end of Visits: "the end date"
             if words[-1] in CODE_WORDS and tuple(words[:-1]) not in labels and (len(words) > 2 or len(words) == 2 and (
-                    words[-1] != "id" and _singular(words[0]) not in self._label_words)):
+                    words[-1] != "id" and singular(words[0]) not in self._label_words)):
                 variants.append(words[:-1])  # "tool type" of tool_type_code, not "roller coaster" of its id
             if len(words) == 2 and words[-1] == "count" and tuple(words[:-1]) not in labels:
                 variants.append(words[:-1])  # "how many pages" of page_count (not a seat_number, which numbers a seat)
@@ -246,8 +220,8 @@ class SchemaTerms:
                 variants.append(rest[:-1])  # "the email" of Buyer_Email_Address
             if words[-1] == "phone":
                 variants.append(words + ["number"])  # "the phone number" of vendor_phone
-            if len(words) == 2 and words[1] == "by" and _past_tense(words[0]):
-                variants += [[noun] for noun in _agent_nouns(words[0])]  # "the makers" of Made_by
+            if len(words) == 2 and words[1] == "by" and past_tense(words[0]):
+                variants += [[noun] for noun in agent_nouns(words[0])]  # "the makers" of Made_by
             rest = words[2:] if words[1:2] == ["of"] else words[1:]
             if len(words) > 1 and words[0] in COUNT_PREFIXES and rest and self.view.is_number(owner, name):
                 variants.append(["number", *rest])  # "the number of widgets" of no_of_widgets, num_widgets
@@ -272,7 +246,7 @@ class SchemaTerms:
         out = []
         for lemma in getLemma(verb, upos="VERB"):
             for noun in (lemma + "ment", lemma + "ion", lemma[:-1] + "ion", lemma):
-                if noun not in out and noun != verb and _singular(noun) in self._name_words:
+                if noun not in out and noun != verb and singular(noun) in self._name_words:
                     out.append(noun)
         return out
 
@@ -281,15 +255,15 @@ class SchemaTerms:
         one (Date_Order_Made beside Date_Order_Shipped): "the order date" is that one."""
         for p in self.view.nodes.get(owner, self.view.rel_props.get(owner, {})):
             w = name_words(p)
-            if p != name and w[:1] == [head] and [x for x in w[1:] if not _past_tense(x)] == rest and \
-                    all(x in LIGHT_VERBS for x in w[1:] if _past_tense(x)):
+            if p != name and w[:1] == [head] and [x for x in w[1:] if not past_tense(x)] == rest and \
+                    all(x in LIGHT_VERBS for x in w[1:] if past_tense(x)):
                 return True
         return False
 
     def _head_only(self, label: str, words: list[str]) -> list[str] | None:
         """The last word of a label's name of several words, where no other label's or relationship's name ends with
         it (nor is it) and it is a noun of its own (not a code, unit or generic word), else None."""
-        head = _singular(words[-1]) if words else ""
+        head = singular(words[-1]) if words else ""
         if len(words) < 2 or not head.isalpha() or len(head) < 4 or \
                 {head, words[-1]} & (GENERIC_HEADS | CODE_WORDS | UNIT_WORDS | PREPOSITIONS):
             return None
@@ -299,11 +273,11 @@ class SchemaTerms:
     def _tail_only(self, label: str, tail: list[str]) -> list[str] | None:
         """The last two words of a label's name, where no other label's name ends with them and the last is a
         noun of its own (not a code, unit or generic word), else None."""
-        if not all(w.isalpha() for w in tail) or {_singular(tail[-1]), tail[-1]} & (GENERIC_HEADS | CODE_WORDS |
+        if not all(w.isalpha() for w in tail) or {singular(tail[-1]), tail[-1]} & (GENERIC_HEADS | CODE_WORDS |
                                                                                  UNIT_WORDS | PREPOSITIONS):
             return None
-        own = [_singular(w) for w in tail]
-        if any(lb != label and [_singular(w) for w in name_words(lb)][-2:] == own for lb in self.view.nodes):
+        own = [singular(w) for w in tail]
+        if any(lb != label and [singular(w) for w in name_words(lb)][-2:] == own for lb in self.view.nodes):
             return None
         return tail
 
@@ -375,7 +349,7 @@ class SchemaTerms:
             return set()
         found = {t for name, t in self._single if len(w) >= len(name) + 2 and w.startswith(name) and
                  w[len(name):] not in SUFFIXES}
-        one = _singular(w)
+        one = singular(w)
         found |= {t for name, t in self._single if len(one) >= 5 and name.startswith(one) and
                   name[len(one):] in ("ality", "ity", "hood")}  # "the nations": Nationality
         if len(one) >= 4 and one not in GENERIC_HEADS:
@@ -402,7 +376,7 @@ class SchemaTerms:
 
     def names_word(self, word: str) -> bool:
         """Whether ``word`` (its singular) is a word of any label, relationship or property name."""
-        return _singular(word.lower()) in self._name_words
+        return singular(word.lower()) in self._name_words
 
     def near_label(self, word: str) -> str | None:
         """Returns the one label whose name words (noise words off) embed near ``word`` (cosine >=
@@ -458,7 +432,7 @@ class SchemaTerms:
                    b.endswith(run[1])}  # "post code": post_zipcode
         if not out and len(run) == 2 and run[0].isalpha():
             out = {t for p, t in self._glued for end, word in GLUED_ENDS
-                   if word == _singular(run[1]) and p.endswith(end) and abbreviates(p[:-len(end)], run[0])}  # flno
+                   if word == singular(run[1]) and p.endswith(end) and abbreviates(p[:-len(end)], run[0])}  # flno
         return out
 
 
@@ -470,7 +444,7 @@ def prop_is_key(view: SchemaView, owner: str, prop: str) -> bool:
 def count_prop(view: SchemaView, label: str, counted: str) -> str | None:
     """The one number property of ``label`` that holds how many ``counted`` nodes it has, named so
     (Number_of_guests, num_guests, guest_count), else None."""
-    want = [_singular(w) for w in name_words(counted) if w not in NAME_NOISE]
+    want = [singular(w) for w in name_words(counted) if w not in NAME_NOISE]
     found = []
     for prop in view.nodes.get(label, {}):
         words = name_words(prop)
@@ -482,7 +456,7 @@ def count_prop(view: SchemaView, label: str, counted: str) -> str | None:
             rest = words[:-1]
         else:
             continue
-        if rest and [_singular(w) for w in rest] == want:
+        if rest and [singular(w) for w in rest] == want:
             found.append(prop)
     return found[0] if len(found) == 1 else None
 
@@ -490,65 +464,12 @@ def count_prop(view: SchemaView, label: str, counted: str) -> str | None:
 def _own_words_off(words: list[str], owner: str | None) -> list[str]:
     """A property's name words without its owner's name written first (TeamDesc of Team: "desc") or last after "of"
     (weight_of_parcel of Parcels: "weight"); no owner: all."""
-    own = [_singular(w) for w in name_words(owner)] if owner else []
+    own = [singular(w) for w in name_words(owner)] if owner else []
     if own and len(words) > len(own) + 1 and words[-len(own) - 1] == "of" and \
-            [_singular(w) for w in words[-len(own):]] == own:
+            [singular(w) for w in words[-len(own):]] == own:
         return words[:-len(own) - 1]  # weight_of_parcel of Parcels: "weight"
-    return words[len(own):] if own and len(words) > len(own) and [_singular(w) for w in words[:len(own)]] == own \
+    return words[len(own):] if own and len(words) > len(own) and [singular(w) for w in words[:len(own)]] == own \
         else words
-
-
-def spells_label(label: str, words: list[str]) -> bool:
-    """Whether ``words`` spell a label's name word for word, in any number ("tables" and a label ``table``)."""
-    own = name_words(label)
-    return bool(own) and len(own) == len(words) and all(n in forms(w) for n, w in zip(own, words))
-
-
-def names_own_label(label: str, prop: str) -> bool:
-    """Whether a property is named after its own label, word for word in any number (``City`` of ``city``)."""
-    return spells_label(label, name_words(prop))
-
-
-def abbreviates(short: str, word: str) -> bool:
-    """Whether ``short`` abbreviates ``word``: the same first letter, its letters in ``word`` in order
-    ("dept" department, "stu" student, "crs" course, "emp" employee)."""
-    if not short or len(short) >= len(word) or short[0] != word[0]:
-        return False
-    rest = iter(word[1:])
-    return all(c in rest for c in short[1:])
-
-
-def action_lemmas(name: str) -> list[str]:
-    """The verb lemmas of a name's words that read only as verbs, not as nouns ("WON": win, "DIRECTED_BY":
-    direct; "Review", "Reads_Books" and "HAS_OWNER": none): the action a relationship's name says."""
-    from lemminflect import getAllLemmas
-
-    out = []
-    for w in name_words(name):
-        lemmas = getAllLemmas(w)
-        if "VERB" in lemmas and "NOUN" not in lemmas and "AUX" not in lemmas:
-            out += [v for v in lemmas["VERB"] if v not in out]
-    return out
-
-
-def _past_tense(word: str) -> bool:
-    """Whether a word is the simple past of a verb ("wrote", "borrowed")."""
-    from lemminflect import getInflection, getLemma
-
-    return any(word in getInflection(lemma, tag="VBD") for lemma in getLemma(word, upos="VERB") if lemma != word)
-
-
-def _agent_nouns(participle: str) -> list[str]:
-    """The nouns of who does a verb, from its past participle ("directed": director, directer; "made": maker)."""
-    from lemminflect import getLemma
-
-    return [lemma + end for lemma in getLemma(participle, upos="VERB")
-            for end in (("r", "or", "er") if lemma.endswith("e") else ("or", "er"))]
-
-
-def _singular(word: str) -> str:
-    """A word's singular, for comparing names ("documents", "document")."""
-    return _inflect().singular_noun(word) or word
 
 
 def _keys(words: list[str]) -> set[str]:

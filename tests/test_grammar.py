@@ -311,8 +311,9 @@ def test_what_it_cannot_read_is_declined_with_the_reason(home, question, why):
 
 def test_schema_words_by_their_forms(home):
     from kgqa.kg.registry import graph_spec
-    from kgqa.planner.schema_terms import SchemaTerms, abbreviates
+    from kgqa.planner.schema_terms import SchemaTerms
     from kgqa.planner.schema_view import SchemaView
+    from kgqa.planner.word_forms import abbreviates
 
     with Graph(home / "graphs" / "campus", read_only=True) as g:
         terms = SchemaTerms(SchemaView.from_graph(g, graph_spec(g)))
