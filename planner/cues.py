@@ -183,6 +183,8 @@ USE_VERBS = frozenset({"use", "share", "produce"})
 # generic head nouns after a property's own word that add nothing to it ("phone numbers": Phone, "fuel type":
 # FuelType)
 PROPERTY_HEADS = frozenset({"number", "name", "type", "kind"})
+# nouns after the word of a property that holds numbers, adding nothing to it ("the enrollment size": Enrollment)
+NUMBER_HEADS = frozenset({"size", "amount", "value"})
 # time nouns after the word of a property that holds a time, adding nothing to it ("their founding years": Founded)
 TIME_HEADS = frozenset({"year", "date", "time", "day"})
 

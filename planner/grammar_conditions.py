@@ -154,8 +154,9 @@ def conditions(r: Reading) -> None:
                 r.decline(f"{aged[0].text} by what")
                 continue
         if aged and len(found) == 1:
-            prop_item = None
             term = Term("prop", label, found[0])
+            if prop_item is None or not any((t.owner, t.prop) == (label, found[0]) for t in prop_item.terms):
+                prop_item = None  # "whose age is older than 18": the age said, and what "older" measures
             op, op_span = comparator(low[:aged[0].i] + ["more"] + low[aged[0].i + 1:], aged[0].i, v.start)
             op = op if aged[0].lemma_.lower() not in cues.LOW_MEASURES else \
                 {">": "<", ">=": "<=", "<": ">", "<=": ">="}.get(op, op)  # "younger than 20": a lower age

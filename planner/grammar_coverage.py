@@ -310,6 +310,11 @@ def _restated_heads(r: Reading) -> list[tuple[int, int]]:
                 nxt.i not in r.used and nxt.lemma_.lower() in cues.PROPERTY_HEADS and r.doc[it.end - 1].dep_ == "compound":
             out.append((nxt.i, nxt.i + 1))
         elif it.term is not None and it.term.kind == "prop" and it.end - 1 in r.used and nxt is not None and \
+                nxt.i not in r.used and nxt.lemma_.lower() in cues.NUMBER_HEADS and \
+                r.doc[it.end - 1].dep_ in ("compound", "amod") and not it.term.on_rel and \
+                r.view.is_number(it.term.owner, it.term.prop):
+            out.append((nxt.i, nxt.i + 1))  # "an enrollment size of above 20000": Enrollment
+        elif it.term is not None and it.term.kind == "prop" and it.end - 1 in r.used and nxt is not None and \
                 nxt.i not in r.used and nxt.lemma_.lower() in cues.TIME_HEADS and \
                 r.doc[it.end - 1].dep_ in ("compound", "amod") and _dated(r, it):
             out.append((nxt.i, nxt.i + 1))  # "ordered by their founding years": Founded, a year

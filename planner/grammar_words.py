@@ -169,6 +169,7 @@ def schema(r: Reading) -> None:
     _how_old(r)
     _near_names(r, words)
     _label_named_property(r)
+    _value_heads(r)
     for it in r.items:
         if it.end < len(words) and words[it.end] in cues.INDIVIDUALS and "label" in it.kinds() and \
                 not any(x.start == it.end for x in r.items):
@@ -191,6 +192,19 @@ def schema(r: Reading) -> None:
             r.hints[rel] = sorted(set(r.hints.get(rel, [])) | set(said))
             if rel not in r.rels_hinted:
                 r.rels_hinted.append(rel)
+
+
+def _value_heads(r: Reading) -> None:
+    """A linked value followed by the word of one of the properties that hold it is that property's ("wines from
+    the Coastal area": the area 'Coastal', not the region named so)."""
+    for v in r.values:
+        if v.kind != "linked" or len(v.options) < 2:
+            continue
+        nxt = next((x for x in r.items if x.start == v.end), None)
+        held = [t for t in nxt.terms if t.kind == "prop" and (t.owner, t.prop) in v.options] if nxt else []
+        if len({(t.owner, t.prop) for t in held}) == 1 and (held[0].owner, held[0].prop) != (v.label, v.prop):
+            v.label, v.prop = held[0].owner, held[0].prop
+            v.options = ((v.label, v.prop),)
 
 
 def _numbered_names(r: Reading) -> list[Item]:

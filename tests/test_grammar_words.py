@@ -130,3 +130,27 @@ def test_the_substring_cue_and_a_property_said_across_of(tmp_path, small_graph):
         assert answer("List the names of the sites whose name has the substring 'ar'.") == [["Harbor"]]
         assert answer("Return the description of the fund kind that has the code GV.") == [["Government"]]
         assert answer("What is the code of the site named Hill?") == [["S2"]]
+
+
+def test_number_heads_ages_said_twice_and_values_before_their_property(tmp_path, small_graph):
+    """"an enrollment size of above 500" is Enrollment; "whose age is older than 30" compares the age once; "the schools
+    in the North area" take the area 'North', not the school named so."""
+    folder = small_graph(tmp_path / "graphs", "colleges",
+                         "CREATE NODE TABLE School(school_id INT64, school_name STRING, Enrollment INT64, "
+                         "area STRING, region STRING, PRIMARY KEY(school_id));\n"
+                         "CREATE NODE TABLE Teacher(teacher_id INT64, teacher_name STRING, age INT64, "
+                         "PRIMARY KEY(teacher_id));\n"
+                         "CREATE NODE TABLE Course(course_id INT64, course_name STRING, PRIMARY KEY(course_id));\n"
+                         "CREATE NODE TABLE Enrollment_record(record_id INT64, grade STRING, PRIMARY KEY(record_id));\n"
+                         "CREATE REL TABLE HAS_COURSE(FROM Enrollment_record TO Course);\n",
+                         {"School": "school_id,school_name,Enrollment,area,region\n1,Elm,900,North,South\n"
+                                    "2,Oak,300,South,North\n3,Ash,700,North,North\n4,North,100,East,East\n",
+                          "Teacher": "teacher_id,teacher_name,age\n1,Ann,25\n2,Ben,41\n3,Cal,35\n",
+                          "Course": "course_id,course_name\n1,Math\n2,Math\n3,Art\n",
+                          "Enrollment_record": "record_id,grade\n1,A\n2,B\n3,A\n4,C\n5,B\n",
+                          "HAS_COURSE": "from,to\n1,1\n2,1\n3,2\n4,2\n5,3\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert answer("Which schools have an enrollment size of above 500? Give their names.") == [["Ash"], ["Elm"]]
+        assert answer("List the names of teachers whose age is older than 30.") == [["Ben"], ["Cal"]]
+        assert answer("List the names of the schools in the North area.") == [["Ash"], ["Elm"]]
