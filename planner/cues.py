@@ -183,6 +183,11 @@ USE_VERBS = frozenset({"use", "share", "produce"})
 # generic head nouns after a property's own word that add nothing to it ("phone numbers": Phone, "fuel type":
 # FuelType)
 PROPERTY_HEADS = frozenset({"number", "name", "type", "kind"})
+# words for "some other node" before a value it is named by ("the same department as someone with the first name Clara")
+SOMEONE = frozenset({"someone", "somebody", "anyone", "anybody", "the", "a", "an", "one", "person", "with", "whose",
+                     "name", "named", "called", "is", "of"})
+# words before a value that keep the node it names out of the answer ("excluding Clara")
+EXCLUDING = frozenset({"exclude", "excluding", "except", "besides"})
 # nouns after the word of a property that holds numbers, adding nothing to it ("the enrollment size": Enrollment)
 NUMBER_HEADS = frozenset({"size", "amount", "value"})
 # time nouns after the word of a property that holds a time, adding nothing to it ("their founding years": Founded)

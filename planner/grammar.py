@@ -24,7 +24,7 @@ from kgqa.planner.frame import Mention
 from kgqa.planner.grammar_conditions import conditions
 from kgqa.planner.grammar_coverage import coverage, pattern
 from kgqa.planner.grammar_focus import focus
-from kgqa.planner.grammar_scope import negation, overall, versus
+from kgqa.planner.grammar_scope import negation, overall, same_as, versus
 from kgqa.planner.grammar_types import typed
 from kgqa.planner.grammar_words import schema, values
 from kgqa.planner.parse import parse, quoted_spans
@@ -39,8 +39,8 @@ from kgqa.planner.shape import shape
 from kgqa.planner.word_forms import forms
 
 Component = Callable[[Reading], None]
-COMPONENTS: tuple[Component, ...] = (values, schema, focus, negation, overall, versus, conditions, pattern, shape,
-                                     typed, coverage)
+COMPONENTS: tuple[Component, ...] = (values, schema, focus, negation, overall, versus, same_as, conditions, pattern,
+                                     shape, typed, coverage)
 
 
 def read_query(question: str, view: SchemaView, terms: SchemaTerms, mentions: list[Mention]) -> list[Reading]:

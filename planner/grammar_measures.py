@@ -101,6 +101,25 @@ def timed_prop(r: Reading, it: Item, word: str) -> Item | None:
     return Item(it.start, it.end, {term}, term)
 
 
+def verb_timed(r: Reading, verb) -> Item | None:
+    """"the school that was founded most recently", "the most recently created document": the one time property,
+    of the asked label or else of another the query holds, whose name holds the verb (Created_Date) or is it (a number Founded), as an
+    item over the verb; else None."""
+    said = {verb.lower_, verb.lemma_.lower()}
+    q = r.query
+    for label in [q.nodes[r.target], *sorted({lb for v, lb in q.nodes.items() if v != r.target})]:
+        found = [p for p in r.view.nodes.get(label, {}) if (is_timed(p) or r.view.is_date(label, p)) and
+                 said & set(name_words(p)) or
+                 p.lower() == verb.lower_ and r.view.is_number(label, p)]  # a year named as the verb: Founded
+        if len(found) > 1:
+            return None
+        if found:
+            term = Term("prop", label, found[0])
+            r.use((verb.i, verb.i + 1))
+            return Item(verb.i, verb.i + 1, {term}, term)
+    return None
+
+
 def _said_times(r: Reading, found: list[tuple[str, str]]) -> dict[tuple[str, str], list[int]]:
     """Of several times, those every word of whose name the question says, by its lemma and not yet used (the
     verb "launched" and "year" of Launch_Year), with the tokens that say them."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import column_of, node_columns, owner_of, type_of
-from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_word, timed_prop
+from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_word, timed_prop, verb_timed
 from kgqa.planner.grammar_times import date_prop, year_prop
 from kgqa.planner.joins import edge_of, join_label, many_along, path_to
 from kgqa.planner.query import Column, Overall, Where
@@ -249,6 +249,7 @@ def _ordered(r: Reading, label: str) -> None:
                     c.dep_ in ("dobj", "nsubjpass") and x.start <= c.i < x.end for c in verb.children))]
                 timed = timed_prop(r, done[0], "recent") if len(done) == 1 else None  # "made an order most recently"
                 timed = timed or (timed_prop(r, target, "recent") if target else None)
+                timed = timed or (verb_timed(r, verb) if verb is not None and verb.pos_ == "VERB" else None)
             col = column_of(r, timed, label) if timed is not None else None
             if col is None or any(c.is_aggregate for c in q.columns):
                 r.decline("most recently, by which time")  # nor "the maximum stars for the most recent movie"

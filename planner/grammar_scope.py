@@ -1,5 +1,6 @@
 """Comparisons with an overall figure ("above the average budget", :func:`overall`), of one property with another
-("a support rate lower than the oppose rate", :func:`versus`) and negations ("hotels that do
+("a support rate lower than the oppose rate", :func:`versus`), with what a named node holds ("in the same
+department as Clara", :func:`same_as`) and negations ("hotels that do
 not have a Sauna", :func:`negation`), for the grammar reader."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from kgqa.planner import cues
 from kgqa.planner.attach import comparator, denied_after
 from kgqa.planner.grammar_bounds import values_asked
 from kgqa.planner.grammar_measures import measured_props
-from kgqa.planner.joins import holder_of, join_label
+from kgqa.planner.joins import copy_path, holder_of, join_label, path_to
 from kgqa.planner.query import Absent, Column, Edge, Overall, Where
 from kgqa.planner.reading import (
     Item,
@@ -118,6 +119,125 @@ def versus(r: Reading) -> None:
         left.term, right.term = terms
         r.query.where.append(Where(holders[0], terms[0].prop, op, Column(holders[1], terms[1].prop)))
         r.use(*spans, (left.start, left.end), (k, right.end))
+
+
+def same_as(r: Reading) -> None:
+    """"employees in the same department as Clara", "players with the same position as someone named Smith": the
+    asked nodes hold what another node of their label, the one the value names, holds: the property said, or the
+    node of the label said that both reach (the named node itself among them). "excluding Clara" after it keeps
+    the named node out."""
+    if r.target is None:
+        return
+    q, lem = r.query, r.lemmas
+    label = q.nodes[r.target]
+    for i, w in enumerate(lem):
+        if w != "same" or i in r.used:
+            continue
+        it = next((x for x in r.items if x.start == i + 1), None)
+        if it is None or lem[it.end:it.end + 1] != ["as"]:
+            continue
+        v = next((u for u in r.values if u.kind == "linked" and u.start > it.end and u.label == label), None)
+        if v is None or not all(k in r.used or lem[k] in cues.SOMEONE or any(
+                x.start <= k < x.end and (label, v.prop) in {(t.owner, t.prop) for t in x.terms} for x in r.items)
+                for k in range(it.end + 1, v.start)):
+            continue  # "the same department as the manager of Clara": not Clara's own
+        prop = pick(it, "prop", label)
+        held = pick(it, "label", None)
+        twin = r.var_for(label, f"same:{r.target}")
+        if prop is not None and prop.owner == label and not prop.on_rel:
+            it.term = prop
+            q.where.append(Where(r.target, prop.prop, "=", Column(twin, prop.prop)))
+            r.where_ends.append((i, it.end))
+        elif held is not None and held.owner != label:
+            var = join_label(r, held.owner)
+            path = path_to(q, r.target, var) if var is not None else None
+            if not path:
+                continue
+            it.term = held
+            last = copy_path(r, path, "same", start=twin)
+            key = r.view.key(held.owner)
+            q.where.append(Where(last, key, "=", Column(var, key)))
+            r.where_ends.append((i, it.end))
+        else:
+            continue
+        q.where.append(Where(twin, v.prop, "=", v.value))
+        r.where_ends.append((v.start, v.end))
+        r.values.remove(v)
+        r.use((i, v.end))
+        for u in [u for u in r.values if u.kind == "linked" and u.value == v.value and u.start > v.end]:
+            before = lem[max(0, u.start - 3):u.start]
+            if any(x in before for x in cues.EXCLUDING) or before[-2:] == ["not", "include"]:
+                q.where.append(Where(r.target, v.prop, "<>", v.value))  # "excluding Clara", "not including Clara"
+                r.where_ends.append((u.start, u.end))
+                r.values.remove(u)
+                r.use((u.start - next(k for k in range(1, 4) if lem[u.start - k] in cues.EXCLUDING | {"not"}), u.end))
+        q.distinct = True
+        return
+    _same_props(r)
+
+
+def _same_props(r: Reading) -> None:
+    """"where the originator and beneficiary banks are in the same country", "whose first and last names are the
+    same", "where the beneficiary bank's country is the same as the originator bank's": two properties, each named
+    by its phrase (with the noun the phrases share, and the noun after "same"), hold equal values."""
+    for i, tok in enumerate(r.doc):
+        if r.lemmas[i] != "same" or i in r.used:
+            continue
+        shared = tok.head if tok.dep_ == "amod" and tok.head.pos_ in ("NOUN", "PROPN") else None
+        verb = (shared.head.head if shared.head.dep_ == "prep" else shared.head) if shared is not None else tok.head
+        subjects = [c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")]
+        if verb.lemma_ not in ("be", "have") or len(subjects) != 1:
+            continue
+        subject = verb.head if subjects[0].lower_ in ("that", "which") and verb.dep_ == "relcl" else subjects[0]
+        phrases = [subject, *[c for c in subject.children if c.dep_ == "conj"]]
+        other = [c for c in (shared or tok).children if c.dep_ == "prep" and c.lower_ == "as"]
+        phrases += [p for a in other for p in a.children if p.dep_ == "pobj"]
+        runs = [_phrase_words(p) for p in phrases]
+        for k in range(len(phrases) - 2, -1, -1):
+            if phrases[k].i + 1 == phrases[k + 1].i:  # "the sender and receiver banks" parsed as three conjuncts
+                runs[k:k + 2] = [runs[k] + runs[k + 1]]
+                phrases[k:k + 2] = [phrases[k + 1]]
+        if len(phrases) != 2:
+            continue
+        if len(runs[0]) == 1 and len(runs[1]) > 1:
+            runs[0].append(runs[1][-1])  # "the originator and beneficiary banks": the originator's bank
+        tail = [shared.lemma_.lower()] if shared is not None else []
+        runs = [run + tail if run[-1:] != tail else run for run in runs]
+        terms = [_one_prop(r, run) for run in runs]
+        if any(t is None for t in terms) or terms[0] == terms[1] or \
+                r.view.prop_type(terms[0].owner, terms[0].prop) != r.view.prop_type(terms[1].owner, terms[1].prop):
+            continue
+        holders = [holder_of(r, t) for t in terms]
+        if None in holders:
+            continue
+        spans = [(min(t.i for t in p.subtree), max(t.i for t in p.subtree) + 1) for p in phrases]
+        start = min(a for a, _ in spans)
+        end = max([b for _, b in spans] + [i + 1] + ([shared.i + 1] if shared is not None else []))
+        # the words read: not the relationship ORIGINATOR nor the label Country of "originator", "country"
+        r.items = [it for it in r.items if not (start <= it.start and it.end <= end)]
+        r.query.where.append(Where(holders[0], terms[0].prop, "=", Column(holders[1], terms[1].prop)))
+        r.where_ends.append((start, end))
+        r.use((start, end))
+        return
+
+
+def _phrase_words(tok) -> list[str]:
+    """The lemmas naming a noun phrase's head: its compounds and possessor before it ("the beneficiary bank's
+    country": beneficiary, bank, country)."""
+    out: list[str] = []
+    for c in tok.children:
+        if c.dep_ == "poss" or c.dep_ == "compound" and c.i < tok.i:
+            out += _phrase_words(c)  # "the originator bank country": originator, bank, country
+        elif c.dep_ == "amod" and c.i < tok.i and c.lemma_.lower() != "same":
+            out.append(c.lemma_.lower())
+    return out + [tok.lemma_.lower()]
+
+
+def _one_prop(r: Reading, run: list[str]) -> Term | None:
+    """The one property, of a label the query uses or the question names, that a run of words names, else None."""
+    labels = set(r.query.nodes.values()) | {t.owner for it in r.items for t in it.terms if t.kind == "label"}
+    found = {t for t in r.terms.lookup(run) if t.kind == "prop" and not t.on_rel and t.owner in labels}
+    return found.pop() if len(found) == 1 else None
 
 
 def _compared(r: Reading, i: int, cut: int, than: int | None) -> Iterator[tuple[Term, Item, str, list]]:

@@ -154,3 +154,44 @@ def test_number_heads_ages_said_twice_and_values_before_their_property(tmp_path,
         assert answer("Which schools have an enrollment size of above 500? Give their names.") == [["Ash"], ["Elm"]]
         assert answer("List the names of teachers whose age is older than 30.") == [["Ben"], ["Cal"]]
         assert answer("List the names of the schools in the North area.") == [["Ash"], ["Elm"]]
+
+
+def test_same_as_a_named_node_and_two_properties_the_same(tmp_path, small_graph):
+    """"in the same department as Ann": the department Ann's edge reaches, Ann among them, or not with "excluding";
+    "the sender and receiver banks are in the same country": two properties equal, however their words are said."""
+    folder = small_graph(tmp_path / "graphs", "office",
+                         "CREATE NODE TABLE Dept(dept_id INT64, dept_name STRING, PRIMARY KEY(dept_id));\n"
+                         "CREATE NODE TABLE Staff(staff_id INT64, first_name STRING, PRIMARY KEY(staff_id));\n"
+                         "CREATE NODE TABLE Wire(wire_id INT64, sender_bank STRING, sender_bank_country STRING, "
+                         "receiver_bank STRING, receiver_bank_country STRING, PRIMARY KEY(wire_id));\n"
+                         "CREATE REL TABLE STAFF_HAS_DEPT(FROM Staff TO Dept);\n",
+                         {"Dept": "dept_id,dept_name\n1,Law\n2,Art\n",
+                          "Staff": "staff_id,first_name\n1,Ann\n2,Ben\n3,Cal\n4,Dan\n",
+                          "Wire": "wire_id,sender_bank,sender_bank_country,receiver_bank,receiver_bank_country\n"
+                                  "1,B1,Chile,B2,Chile\n2,B3,Peru,B4,Chile\n3,B5,Peru,B6,Peru\n",
+                          "STAFF_HAS_DEPT": "from,to\n1,1\n2,2\n3,1\n4,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert answer("List the first names of staff in the same dept as Ann.") == [["Ann"], ["Cal"]]
+        assert answer("List the first names of staff in the same dept as someone with the first name Ann, "
+                      "excluding Ann.") == [["Cal"]]
+        assert answer("List the ids of wires where the sender and receiver banks are in the same country.") == \
+            [[1], [3]]
+        assert answer("List the ids of wires where the receiver bank's country is the same as the sender bank's "
+                      "country.") == [[1], [3]]
+        assert answer("Which wires have a sender bank country and receiver bank country that are the same? "
+                      "Give their ids.") == [[1], [3]]
+
+
+def test_most_recently_by_the_time_its_verb_names(tmp_path, small_graph):
+    """"founded most recently": the year named as the verb (Founded); "opened most recently": the date whose name
+    holds it (Opened_On), not the other date."""
+    folder = small_graph(tmp_path / "graphs", "unis",
+                         "CREATE NODE TABLE Uni(uni_id INT64, uni_name STRING, Founded INT64, Opened_On DATE, "
+                         "Closed_On DATE, PRIMARY KEY(uni_id));\n",
+                         {"Uni": "uni_id,uni_name,Founded,Opened_On,Closed_On\n1,Elm,1850,2001-01-01,2020-01-01\n"
+                                 "2,Oak,1901,1999-01-01,2021-01-01\n3,Ash,1870,2005-01-01,2019-01-01\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert [row[0] for row in answer("Which uni was founded most recently? Give its name.")] == ["Oak"]
+        assert [row[0] for row in answer("Which uni was opened most recently? Give its name.")] == ["Ash"]
