@@ -38,6 +38,7 @@ LOW_MEASURES = frozenset({"light", "short", "cheap", "slow", "small", "young"})
 EDGE_WORDS = frozenset({"relationship", "relation", "edge", "link", "connection", "interaction"})
 EDGE_DIRECTIONS = frozenset({"incoming", "outgoing", "inbound", "outbound"})  # said of a relationship's edges
 FREQUENT = frozenset({"common", "frequent", "popular", "frequently", "commonly", "often", "usual"})
+OCCUR_VERBS = frozenset({"occur", "appear", "happen"})  # verbs that say only that a value is there ("occurs the most")
 
 # comparisons written before a number: (words, operator); the longest written first wins
 COMPARATORS = [

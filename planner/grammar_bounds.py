@@ -15,7 +15,8 @@ from kgqa.planner.schema_terms import Term, count_prop
 def repeated(r: Reading) -> None:
     """"users who tweeted more than once", "services used at least 3 times in claims": a lower bound on how many
     nodes of the label the verb (or the words after it) names each asked node reaches. An upper bound ("at most
-    once") would count the nodes that reach none, which a join cannot; it is left unread."""
+    once") would count the nodes that reach none, which a join cannot; it is left unread, but where the values of
+    asked properties are counted ("codes used less than 5 times"), each value held at least once."""
     low = [t.lower_ for t in r.doc]
     label = r.query.nodes[r.target]
     for i, w in enumerate(low):
@@ -28,11 +29,17 @@ def repeated(r: Reading) -> None:
         op, spans = comparator(low, max(0, start - 3), start)
         trailing, tspan = trailing_comparator(low, i + 1)
         op, spans = (trailing, [tspan]) if op is None and trailing else (op, spans)
-        if op not in (">", ">="):
-            continue
         near = [x for x in r.items if x.end <= start and start - x.end <= 3 or x.start > i and x.start - i <= 3]
         counted = [t for x in near if (t := pick(x, "label", None)) is not None and t.owner != label]
-        if len({t.owner for t in counted}) != 1:
+        if not counted and op is not None and values_asked(r) and not r.bounds:
+            # "event names used more than twice": each value the asked properties take, held that many times
+            r.bounds.append((Column(r.target, None, "count", True), op, times))
+            r.use(*spans, (start, i + 1), *[(j, j + 1) for j in range(max(0, start - 4), start)
+                                            if r.lemmas[j] in cues.OCCUR_VERBS])  # "appear more than twice"
+            if number is not None:
+                r.values.remove(number)
+            continue
+        if op not in (">", ">=") or len({t.owner for t in counted}) != 1:
             continue
         var = r.vars.get(counted[0].owner) or join_label(r, counted[0].owner)
         if var is None:

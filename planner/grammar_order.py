@@ -10,7 +10,7 @@ from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_w
 from kgqa.planner.grammar_times import date_prop, year_prop
 from kgqa.planner.joins import edge_of, join_label, many_along, path_to
 from kgqa.planner.query import Column, Overall, Where
-from kgqa.planner.reading import Reading, is_timed, item_at, pick, pick_prop
+from kgqa.planner.reading import Item, Reading, is_timed, item_at, pick, pick_prop
 from kgqa.planner.schema_terms import Term, count_prop
 from kgqa.text import name_words
 
@@ -21,6 +21,33 @@ def order(r: Reading, label: str) -> None:
     _ordered(r, label)
     _first_by_time(r, label)
     _way_after(r)
+
+
+def _held_often(r: Reading, col: Column, it: Item | None, label: str) -> str:
+    """"the most common transaction type code": where the value counted is the asked label's key and another label
+    holds a property of that name (not its key), the asked node is that label's, the values counted among its nodes;
+    returns the asked label."""
+    q = r.query
+    if it is None or col.holder != r.target or col.prop != r.view.key(label) or len(q.nodes) != 1 or q.edges or \
+            q.where or r.vars.get(label) != r.target:
+        return label
+    held = sorted(t.owner for t in it.terms if t.kind == "prop" and t.prop == col.prop and t.owner != label and
+                  not t.on_rel and r.view.key(t.owner) != t.prop)
+    if len(held) != 1:
+        return label
+    r.vars[held[0]] = r.vars.pop(label)
+    q.nodes[r.target] = held[0]
+    return held[0]
+
+
+def _counted_beside(r: Reading, label: str) -> Column | None:
+    """The count of the nodes of the one other label that one relationship joins to ``label`` (the transactions of a
+    transaction type), joined to the query; else None."""
+    others = {b if a == label else a for pairs in r.view.rels.values() for a, b in pairs if label in (a, b)} - {label}
+    if len(others) != 1:
+        return None
+    var = join_label(r, others.pop())
+    return Column(var, None, "count", True) if var is not None else None
 
 
 def _way_after(r: Reading) -> None:
@@ -195,8 +222,11 @@ def _ordered(r: Reading, label: str) -> None:
             return
     # "the most common reign": the property's value that most nodes have
     for i, w in enumerate(lem):
-        if w in ("most", "least") and lem[i + 1:i + 2] and lem[i + 1] in cues.FREQUENT:
-            it = next((x for x in r.items if x.start in (i + 2, i + 3) and x.term is None), None) or \
+        said = 2 if lem[i + 1:i + 2] and lem[i + 1] in cues.FREQUENT or doc[i + 1:i + 2].text.lower() == "times" and \
+            item_at(r, i + 1) is None else 4 if lem[i + 1:i + 4] == ["number", "of", "time"] else 0
+        w = doc[i].lower_
+        if w in ("most", "least", "fewest") and said and i not in r.used:  # "the most times": most often
+            it = next((x for x in r.items if x.start in (i + said, i + said + 1) and x.term is None), None) or \
                 next((x for x in r.asked), None)
             col = column_of(r, it, label) if it is not None else None
             asked = next((x for x in r.items if x.term is not None and x.term.kind == "label" and
@@ -206,7 +236,16 @@ def _ordered(r: Reading, label: str) -> None:
                       r.vars.get(x.term.owner) not in (None, r.target)] if asked is not None else []
             if len(own) == 1:
                 col = Column(r.target, own[0].prop)  # "which fuel type is most common": its FuelType value
-            if col is not None:
+            label = _held_often(r, col, it, label) if col is not None else label
+            once = col is not None and col.holder == r.target and not q.edges and (
+                col.prop == r.view.key(label) or r.view.nodes_per_value(label, col.prop) == 1.0)  # one row a value
+            if once:  # "the transaction type that occurs most": the one most transactions have, each type held once
+                cnt = _counted_beside(r, label)
+                if cnt is None:
+                    r.decline(f"the {w} {lem[i + 1]} {col.prop}, each held by one {label}")
+                    return
+                q.columns = [col, cnt]
+            elif col is not None:
                 cnt = Column(None, None, "count")
                 q.columns = [col, cnt]
             elif len(others) == 1 and not own:
@@ -218,7 +257,10 @@ def _ordered(r: Reading, label: str) -> None:
                 return
             q.order.append((cnt, w == "most"))
             q.limit = next((v.value for v in r.values if v.kind == "limit"), 1)
-            r.use((i, i + 2), *[(max(0, v.start - 1), v.end) for v in r.values if v.kind == "limit"][:1])
+            r.use((i, i + said), *[(max(0, v.start - 1), v.end) for v in r.values if v.kind == "limit"][:1])
+            r.use(*[(j, j + 1) for j in range(max(0, i - 3), i) if lem[j] in cues.OCCUR_VERBS])  # "occurs the most"
+            r.use(*[(j, j + 3) for j in range(i + said, len(lem) - 2) if lem[j:j + 3] == ["number", "of", "time"]])
+            # "... and the corresponding number of times": the count shown
             return
     # superlatives: "the highest rank", "the 3 oldest", "top 5 by amount", "the most orders"
     for i, w in enumerate(lem):

@@ -195,3 +195,24 @@ def test_most_recently_by_the_time_its_verb_names(tmp_path, small_graph):
         _, answer = reader(g)
         assert [row[0] for row in answer("Which uni was founded most recently? Give its name.")] == ["Oak"]
         assert [row[0] for row in answer("Which uni was opened most recently? Give its name.")] == ["Ash"]
+
+
+def test_values_counted_the_most_times_and_more_than_twice(tmp_path, small_graph):
+    """"occurs the fewest times" and "the most times" are "least/most often"; "used more than twice" bounds how many
+    nodes hold each value asked; "the most common type code" counts the sales holding it, not the types listed once
+    each; "the type that occurs most frequently" counts the sales joined to each type."""
+    folder = small_graph(tmp_path / "graphs", "sales",
+                         "CREATE NODE TABLE Sale_Type(type_code STRING, type_description STRING, "
+                         "PRIMARY KEY(type_code));\n"
+                         "CREATE NODE TABLE Sale(sale_id INT64, type_code STRING, clerk STRING, PRIMARY KEY(sale_id));\n"
+                         "CREATE REL TABLE SALE_HAS_TYPE(FROM Sale TO Sale_Type);\n",
+                         {"Sale_Type": "type_code,type_description\nA,Auction\nB,Barter\nC,Cash\n",
+                          "Sale": "sale_id,type_code,clerk\n1,A,Ann\n2,A,Ann\n3,A,Ann\n4,B,Ben\n5,C,Ben\n6,C,Cal\n",
+                          "SALE_HAS_TYPE": "from,to\n1,A\n2,A\n3,A\n4,B\n5,C\n6,C\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert answer("Which clerk appears the most times?")[0][0] == "Ann"
+        assert answer("Which clerks appear more than twice?") == [["Ann", 3]]
+        assert answer("What is the most common sale type code?")[0][0] == "A"
+        assert answer("Show the type code of sales that occurs the fewest times.")[0][0] == "B"
+        assert answer("Show the description of the sale type that occurs most frequently.")[0][0] == "Auction"
