@@ -8,7 +8,7 @@ from kgqa.planner import cues
 from kgqa.planner.grammar_columns import column_of, node_columns, owner_of, type_of
 from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_word, timed_prop, verb_timed
 from kgqa.planner.grammar_times import date_prop, year_prop
-from kgqa.planner.joins import edge_of, join_label, many_along, path_to
+from kgqa.planner.joins import counted_beside, edge_of, join_label, many_along, path_to
 from kgqa.planner.query import Column, Overall, Where
 from kgqa.planner.reading import Item, Reading, is_timed, item_at, pick, pick_prop
 from kgqa.planner.schema_terms import Term, count_prop
@@ -38,16 +38,6 @@ def _held_often(r: Reading, col: Column, it: Item | None, label: str) -> str:
     r.vars[held[0]] = r.vars.pop(label)
     q.nodes[r.target] = held[0]
     return held[0]
-
-
-def _counted_beside(r: Reading, label: str) -> Column | None:
-    """The count of the nodes of the one other label that one relationship joins to ``label`` (the transactions of a
-    transaction type), joined to the query; else None."""
-    others = {b if a == label else a for pairs in r.view.rels.values() for a, b in pairs if label in (a, b)} - {label}
-    if len(others) != 1:
-        return None
-    var = join_label(r, others.pop())
-    return Column(var, None, "count", True) if var is not None else None
 
 
 def _way_after(r: Reading) -> None:
@@ -240,7 +230,7 @@ def _ordered(r: Reading, label: str) -> None:
             once = col is not None and col.holder == r.target and not q.edges and (
                 col.prop == r.view.key(label) or r.view.nodes_per_value(label, col.prop) == 1.0)  # one row a value
             if once:  # "the transaction type that occurs most": the one most transactions have, each type held once
-                cnt = _counted_beside(r, label)
+                cnt = counted_beside(r, label)
                 if cnt is None:
                     r.decline(f"the {w} {lem[i + 1]} {col.prop}, each held by one {label}")
                     return

@@ -10,7 +10,7 @@ joined by equal values where one holds a property named as the other's key (``Qu
 from __future__ import annotations
 
 from kgqa.kg.derive import is_name_like
-from kgqa.planner.query import Absent, Edge, Query
+from kgqa.planner.query import Absent, Column, Edge, Query
 from kgqa.planner.reading import MAX_READINGS, Reading, Value
 from kgqa.planner.schema_terms import Term
 from kgqa.planner.schema_view import SchemaView
@@ -245,3 +245,13 @@ def rels_named_by(r: Reading, word: str) -> list[str]:
     label = r.query.nodes[r.target]
     return [rel for rel, pairs in r.view.rels.items() if any(label in p for p in pairs) and
             any(word in forms(w) for w in name_words(rel))]
+
+
+def counted_beside(r: Reading, label: str) -> Column | None:
+    """The count of the nodes of the one other label that one relationship joins to ``label`` (the transactions of a
+    transaction type), joined to the query; else None."""
+    others = {b if a == label else a for pairs in r.view.rels.values() for a, b in pairs if label in (a, b)} - {label}
+    if len(others) != 1:
+        return None
+    var = join_label(r, others.pop())
+    return Column(var, None, "count", True) if var is not None else None

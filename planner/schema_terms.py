@@ -463,8 +463,11 @@ def count_prop(view: SchemaView, label: str, counted: str) -> str | None:
 
 def _own_words_off(words: list[str], owner: str | None) -> list[str]:
     """A property's name words without its owner's name written first (TeamDesc of Team: "desc") or last after "of"
-    (weight_of_parcel of Parcels: "weight"); no owner: all."""
+    (weight_of_parcel of Parcels: "weight"), the owner's leading noise words aside (Location_Name of Ref_Locations:
+    "name"); no owner: all."""
     own = [singular(w) for w in name_words(owner)] if owner else []
+    while len(own) > 1 and own[0] in NAME_NOISE:
+        own = own[1:]
     if own and len(words) > len(own) + 1 and words[-len(own) - 1] == "of" and \
             [singular(w) for w in words[-len(own):]] == own:
         return words[:-len(own) - 1]  # weight_of_parcel of Parcels: "weight"

@@ -9,7 +9,7 @@ from __future__ import annotations
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import ROWID, column_of, node_columns, owner_of, type_of
 from kgqa.planner.grammar_order import alphabetical, order
-from kgqa.planner.joins import edge_of, holder_of, join_label, rels_named_by
+from kgqa.planner.joins import counted_beside, edge_of, holder_of, join_label, rels_named_by
 from kgqa.planner.query import Column
 from kgqa.planner.reading import Item, Reading, aged, aggregates_said, is_timed, item_at, pick, pick_prop
 from kgqa.planner.schema_terms import CODE_WORDS, Term
@@ -264,6 +264,24 @@ def shape(r: Reading) -> None:
     for col in shown if grouped else []:
         if (type_of(r, col) or "").endswith("[]"):
             r.decline(f"the values of the list {col.prop}")  # "the most common role": roles are lists
+    _counted_once(r)
+
+
+def _counted_once(r: Reading) -> None:
+    """"the code and the count of each service type": rows of one label grouped by its own key would count one
+    node each; the count is of the nodes of the one label joined to it (the services of each type), else
+    declined."""
+    q = r.query
+    label = q.nodes[r.target]
+    counts = [c for c in q.columns if c.fn == "count" and c.prop is None and c.holder in (None, r.target)]
+    if q.edges or len(q.nodes) != 1 or not counts or Column(r.target, r.view.key(label)) not in q.columns:
+        return
+    cnt = counted_beside(r, label)
+    if cnt is None:
+        r.decline(f"a count of each {label}, one node each")
+        return
+    q.columns = [cnt if c == counts[0] else c for c in q.columns]
+    q.order = [(cnt if c == counts[0] else c, desc) for c, desc in q.order]
 
 
 def _typed_time(r: Reading, label: str, prop: str) -> str | None:

@@ -216,3 +216,18 @@ def test_values_counted_the_most_times_and_more_than_twice(tmp_path, small_graph
         assert answer("What is the most common sale type code?")[0][0] == "A"
         assert answer("Show the type code of sales that occurs the fewest times.")[0][0] == "B"
         assert answer("Show the description of the sale type that occurs most frequently.")[0][0] == "Auction"
+        assert answer("What are the description and the count of each sale type?") == \
+            [["A", "Auction", 3], ["B", "Barter", 1], ["C", "Cash", 2]]
+
+
+def test_a_reference_label_own_name_said_alone(tmp_path, small_graph):
+    """Location_Name of Ref_Locations is "the name of the location", as singer_name of singer is the singer's."""
+    folder = small_graph(tmp_path / "graphs", "places",
+                         "CREATE NODE TABLE Ref_Locations(Location_Code STRING, Location_Name STRING, "
+                         "PRIMARY KEY(Location_Code));\n"
+                         "CREATE NODE TABLE Staff(staff_id INT64, Staff_Name STRING, PRIMARY KEY(staff_id));\n",
+                         {"Ref_Locations": "Location_Code,Location_Name\nx,Xanadu\ny,York\n",
+                          "Staff": "staff_id,Staff_Name\n1,Ann\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert answer("What are the name and code of each location?") == [["Xanadu", "x"], ["York", "y"]]
