@@ -46,6 +46,9 @@ def shape(r: Reading) -> None:
     q, lem, doc = r.query, r.lemmas, r.doc
     label = q.nodes[r.target]
     group: list[Column] = []
+    conditioned = {w.prop for w in q.where}
+    r.asked = [x for x in r.asked if x.term is None or x.term.prop not in conditioned or not any(
+        x.start <= b and x.end >= a and (a, b) != (0, 0) for a, b in r.where_ends)]  # "how many ratings have more than 3 stars": no stars
     for i, w in enumerate(lem):
         if any(it.start <= i < it.end for it in r.items):
             continue  # "pages per minute color": a property's own name
@@ -354,6 +357,9 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
                 return prop, True
             holds = pick(counted, "prop", r.query.nodes[r.target]) if counted is not None and \
                 "label" not in counted.kinds() else None
+            if holds is not None and lem[counted.end:counted.end + 2] in (["be", "there"], ["exist"]) and \
+                    not holds.on_rel and holds.prop != r.view.key(holds.owner):
+                return counted, True  # "how many advisors are there": the values Advisor takes, each once
             if holds is not None and r.view.is_number(holds.owner, holds.prop) and (
                     name_words(holds.prop)[-1:] in (["count"], ["number"]) or
                     counted.start == j and w == "how" and (holds.on_rel or holds.prop != r.view.key(holds.owner)) and

@@ -231,3 +231,19 @@ def test_a_reference_label_own_name_said_alone(tmp_path, small_graph):
     with Graph(folder, read_only=True) as g:
         _, answer = reader(g)
         assert answer("What are the name and code of each location?") == [["Xanadu", "x"], ["York", "y"]]
+
+
+def test_how_many_values_are_there_and_a_condition_not_shown(tmp_path, small_graph):
+    """"How many advisors are there?": the values Advisor takes, counted once each; "how many ratings have more than
+    3 stars": one count, the stars only its condition."""
+    folder = small_graph(tmp_path / "graphs", "reviews",
+                         "CREATE NODE TABLE Pupil(pupil_id INT64, Advisor INT64, PRIMARY KEY(pupil_id));\n"
+                         "CREATE NODE TABLE Film(film_id INT64, title STRING, PRIMARY KEY(film_id));\n"
+                         "CREATE REL TABLE Rating(FROM Pupil TO Film, stars INT64);\n",
+                         {"Pupil": "pupil_id,Advisor\n1,70\n2,70\n3,81\n",
+                          "Film": "film_id,title\n1,Up\n2,Cars\n",
+                          "Rating": "from,to,stars\n1,1,5\n2,1,4\n3,2,2\n1,2,3\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert answer("How many advisors are there?") == [[2]]
+        assert answer("How many ratings have more than 3 stars?") == [[2]]
