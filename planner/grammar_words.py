@@ -170,6 +170,7 @@ def schema(r: Reading) -> None:
     _near_names(r, words)
     _label_named_property(r)
     _value_heads(r)
+    _number_heads(r)
     for it in r.items:
         if it.end < len(words) and words[it.end] in cues.INDIVIDUALS and "label" in it.kinds() and \
                 not any(x.start == it.end for x in r.items):
@@ -192,6 +193,20 @@ def schema(r: Reading) -> None:
             r.hints[rel] = sorted(set(r.hints.get(rel, [])) | set(said))
             if rel not in r.rels_hinted:
                 r.rels_hinted.append(rel)
+
+
+def _number_heads(r: Reading) -> None:
+    """"whose budgeted amount is greater than 3000": a number head (:data:`cues.NUMBER_HEADS`) after the word of one
+    number property restates it (Budgeted), not another label's property of that name (endowment.amount)."""
+    for it in list(r.items):
+        nxt = next((x for x in r.items if x.start == it.end and x.end == it.end + 1), None)
+        if nxt is None or r.lemmas[nxt.start] not in cues.NUMBER_HEADS:
+            continue
+        props = {t for t in it.terms if t.kind == "prop" and not t.on_rel and r.view.is_number(t.owner, t.prop)}
+        if len(props) != 1 or any(t.owner == next(iter(props)).owner for t in nxt.terms if t.kind == "prop"):
+            continue
+        it.end, it.terms = nxt.end, props
+        r.items.remove(nxt)
 
 
 def _value_heads(r: Reading) -> None:

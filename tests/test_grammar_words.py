@@ -247,3 +247,17 @@ def test_how_many_values_are_there_and_a_condition_not_shown(tmp_path, small_gra
         _, answer = reader(g)
         assert answer("How many advisors are there?") == [[2]]
         assert answer("How many ratings have more than 3 stars?") == [[2]]
+
+
+def test_a_number_head_restates_the_property_before_it(tmp_path, small_graph):
+    """"the budgeted amount" is Budgeted and "the invested amount" Invested, not the gifts' amount."""
+    folder = small_graph(tmp_path / "graphs", "funds",
+                         "CREATE NODE TABLE Budget(budget_id INT64, Budgeted INT64, Invested INT64, "
+                         "PRIMARY KEY(budget_id));\n"
+                         "CREATE NODE TABLE Gift(gift_id INT64, amount DOUBLE, PRIMARY KEY(gift_id));\n",
+                         {"Budget": "budget_id,Budgeted,Invested\n1,100,50\n2,10,80\n3,5000,20\n",
+                          "Gift": "gift_id,amount\n1,9999\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert answer("How many budgets have a budgeted amount greater than 50?") == [[2]]
+        assert answer("How many budgets have a budgeted amount smaller than the invested amount?") == [[1]]
