@@ -83,7 +83,8 @@ def join_label(r: Reading, label: str, seen: frozenset[str] = frozenset()) -> st
     if from_var is None:
         return None
     start = r.query.nodes[from_var]
-    paths = r.view.paths(start, label, max_hops=3, prefer=set(r.rels_named))
+    longer = r.view.paths(start, label, max_hops=3, prefer=set(r.rels_named), slack=1)
+    paths = [p for p in longer if len(p) == len(longer[0])]
     if not paths and label not in r.negated and (keyed := _keyed(r.view, start, label)) is not None:
         var = r.var_for(label)  # no relationship: the property that holds the other's key joins them
         ref, prop, held = keyed
@@ -96,7 +97,10 @@ def join_label(r: Reading, label: str, seen: frozenset[str] = frozenset()) -> st
     named = [p for p in best if any(step[0] in r.rels_named for step in p)]
     most = max((sum(step[0] in r.rels_hinted for step in p) for p in best), default=0)
     hinted = [p for p in best if most and sum(step[0] in r.rels_hinted for step in p) == most]  # the most words'
-    best = named or hinted or best
+    verbs = {t.lemma_.lower() for t in r.doc if t.pos_ == "VERB"}
+    verbed = [p for p in longer if any(verbs & forms(w) for _, _, other in p[:-1] for w in name_words(other))]
+    verbed = [p for p in verbed if len(p) == len(verbed[0])]  # "students who have taken Statistics courses":
+    best = named or verbed or hinted or best  # through takes (and its section), not the students' department
     ways = list(dict.fromkeys("/".join(s[0] for s in p) for p in best))
     if len(ways) > 1:
         term = r.choose(f"path:{label}", [Term("path", w) for w in ways[:MAX_READINGS]],
@@ -104,7 +108,7 @@ def join_label(r: Reading, label: str, seen: frozenset[str] = frozenset()) -> st
         if term is None:
             return None
         best = [p for p in best if "/".join(s[0] for s in p) == term.owner]
-    if hinted and not named:  # the words that chose the path ("the recipients") are read
+    if hinted and not named and not verbed:  # the words that chose the path ("the recipients") are read
         r.use(*[(i, i + 1) for step in best[0] for i in r.hints.get(step[0], [])])
     cur = from_var
     absent = r.negated.get(label)

@@ -191,13 +191,20 @@ class SchemaView:
         """(rel type, direction 'out'|'in', other label) for every relationship touching ``label``."""
         return relation_steps(self.rels, label)
 
-    def paths(self, start: str, goal: str, max_hops: int = 3, prefer: set[str] = frozenset()) -> list[list]:
-        """Shortest label paths start -> goal: lists of (rel, direction, label) steps, preferred rels first."""
+    def paths(self, start: str, goal: str, max_hops: int = 3, prefer: set[str] = frozenset(),
+              slack: int = 0) -> list[list]:
+        """Shortest label paths start -> goal (and those up to ``slack`` steps longer, after them): lists of (rel,
+        direction, label) steps, preferred rels first."""
         if start == goal:
             return [[]]
         frontier = [(start, [])]
         found: list[list] = []
-        for _ in range(max_hops):
+        first = None
+        for hop in range(max_hops):
+            if found and first is None:
+                first = hop
+            if first is not None and hop > first - 1 + slack:
+                break
             nxt = []
             for label, path in frontier:
                 for rel, direction, other in self.neighbours(label):
@@ -208,10 +215,10 @@ class SchemaView:
                         found.append(new)
                     else:
                         nxt.append((other, new))
-            if found:
+            if found and not slack:
                 break
             frontier = nxt
-        found.sort(key=lambda p: -sum(step[0] in prefer for step in p))
+        found.sort(key=lambda p: (len(p), -sum(step[0] in prefer for step in p)))
         return found
 
     def display(self, label: str) -> str:

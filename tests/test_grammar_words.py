@@ -261,3 +261,32 @@ def test_a_number_head_restates_the_property_before_it(tmp_path, small_graph):
         _, answer = reader(g)
         assert answer("How many budgets have a budgeted amount greater than 50?") == [[2]]
         assert answer("How many budgets have a budgeted amount smaller than the invested amount?") == [[1]]
+
+
+def test_a_path_through_the_label_the_verb_names(tmp_path, small_graph):
+    """"students who have taken Art courses": through takes and its section (a step longer), not through the
+    department pupil and lecture share."""
+    folder = small_graph(tmp_path / "graphs", "campus",
+                         "CREATE NODE TABLE dept(dept_name STRING, PRIMARY KEY(dept_name));\n"
+                         "CREATE NODE TABLE pupil(pid INT64, pname STRING, PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE lecture(lid INT64, title STRING, dept_name STRING, PRIMARY KEY(lid));\n"
+                         "CREATE NODE TABLE section(sid INT64, term STRING, PRIMARY KEY(sid));\n"
+                         "CREATE NODE TABLE takes(tid INT64, grade STRING, PRIMARY KEY(tid));\n"
+                         "CREATE REL TABLE PUPIL_HAS_DEPT(FROM pupil TO dept);\n"
+                         "CREATE REL TABLE LECTURE_HAS_DEPT(FROM lecture TO dept);\n"
+                         "CREATE REL TABLE SECTION_HAS_LECTURE(FROM section TO lecture);\n"
+                         "CREATE REL TABLE TAKES_HAS_PUPIL(FROM takes TO pupil);\n"
+                         "CREATE REL TABLE TAKES_HAS_SECTION(FROM takes TO section);\n",
+                         {"dept": "dept_name\nArt\nLaw\n",
+                          "pupil": "pid,pname\n1,Ann\n2,Ben\n3,Cal\n",
+                          "lecture": "lid,title,dept_name\n1,Paint,Art\n2,Torts,Law\n",
+                          "section": "sid,term\n1,Fall\n2,Fall\n",
+                          "takes": "tid,grade\n1,A\n2,B\n",
+                          "PUPIL_HAS_DEPT": "from,to\n1,Art\n2,Law\n3,Art\n",
+                          "LECTURE_HAS_DEPT": "from,to\n1,Art\n2,Law\n",
+                          "SECTION_HAS_LECTURE": "from,to\n1,1\n2,2\n",
+                          "TAKES_HAS_PUPIL": "from,to\n1,2\n2,1\n",
+                          "TAKES_HAS_SECTION": "from,to\n1,1\n2,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert answer("What are the pnames of pupils who have taken Art lectures?") == [["Ben"]]
