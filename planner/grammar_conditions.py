@@ -323,10 +323,13 @@ def conditions(r: Reading) -> None:
             continue
         verbs = [it for it in r.items if it.kinds() == {"rel"}]
         apposed = any(it.end == v.start and "label" in it.kinds() for it in r.items)  # "the dept 'History'"
-        if v.kind == "linked" and prop_item is None and holder == r.target and not r.asked and verbs and \
+        root = r.doc[v.start:v.end].root
+        beside = root.dep_ == "pobj" and any(it.start <= root.head.head.i < it.end for it in verbs) and not any(
+            c.dep_ == "conj" for c in root.children)  # "friends with Bob", not "a friend of Dan or Alice"
+        if v.kind == "linked" and prop_item is None and holder == r.target and (not r.asked or beside) and verbs and \
                 not apposed and \
-                not (r.doc[v.start:v.end].root.dep_ in ("nsubj", "nsubjpass", "attr") and
-                     lem[0] not in ("who", "which", "what")):
+                not (root.dep_ in ("nsubj", "nsubjpass", "attr") and lem[0] not in ("who", "which", "what") and
+                     lem[:2] != ["how", "many"]):
             # "Who does Paul Blythe follow?", "Who acted alongside Keanu Reeves?": the named node is not the one
             # asked for; along a relationship of the label to itself it is the edge's other end
             holder = other_end(r, v)

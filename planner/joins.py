@@ -180,8 +180,9 @@ def other_end(r: Reading, v: Value) -> str | None:
     far = r.var_for(label, f"{rel}:named")
     root, head = r.doc[v.start:v.end].root, r.doc[item.end - 1]
     owner = head.pos_ == "NOUN" and (root.dep_ == "poss" and root.head.i == head.i or root.dep_ == "pobj" and
-                                     root.head.lower_ == "of" and root.head.head.i == head.i)
-    subject = root.dep_ in ("nsubj", "nsubjpass") or owner  # "the friends of Bob", "Bob's friends": Bob's edges
+                                     root.head.lower_ in ("of", "for", "to") and root.head.head.i == head.i)
+    subject = root.dep_ in ("nsubj", "nsubjpass") or owner  # "the friends of Bob", "Bob's friends", "the
+    # prerequisite for Mobile Computing": Bob's (its) edges
     edge = Edge(f"r{len(r.query.edges)}", rel, *((far, r.target) if subject else (r.target, far)))
     r.query.edges.append(edge)
     r.rel_var[rel] = edge.var

@@ -290,3 +290,25 @@ def test_a_path_through_the_label_the_verb_names(tmp_path, small_graph):
     with Graph(folder, read_only=True) as g:
         _, answer = reader(g)
         assert answer("What are the pnames of pupils who have taken Art lectures?") == [["Ben"]]
+
+
+def test_the_named_end_of_a_relationship_of_a_label_to_itself(tmp_path, small_graph):
+    """"How many friends does Ann have?": Ann's edges counted; "persons who are friends with Ben": those whose
+    edge reaches Ben (a relationship named by a noun points from a node to its friend); "a prereq for Topology":
+    Topology's edge."""
+    folder = small_graph(tmp_path / "graphs", "pals",
+                         "CREATE NODE TABLE Human(name STRING, age INT64, PRIMARY KEY(name));\n"
+                         "CREATE REL TABLE HumanFriend(FROM Human TO Human, year INT64);\n",
+                         {"Human": "name,age\nAnn,30\nBen,40\nCal,50\n",
+                          "HumanFriend": "from,to,year\nAnn,Ben,1\nAnn,Cal,2\nCal,Ben,3\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert answer("How many friends does Ann have?") == [[2]]
+        assert answer("Find the name of humans who are friends with Ben.") == [["Ann"], ["Cal"]]
+    folder = small_graph(tmp_path / "graphs", "prereqs",
+                         "CREATE NODE TABLE Unit(uid INT64, title STRING, PRIMARY KEY(uid));\n"
+                         "CREATE REL TABLE prereq(FROM Unit TO Unit);\n",
+                         {"Unit": "uid,title\n1,Algebra\n2,Calculus\n3,Topology\n", "prereq": "from,to\n3,2\n2,1\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert answer("What is the title of the unit that is a prereq for Topology?") == [["Calculus"]]
