@@ -103,8 +103,8 @@ def timed_prop(r: Reading, it: Item, word: str) -> Item | None:
 
 def verb_timed(r: Reading, verb) -> Item | None:
     """"the school that was founded most recently", "the most recently created document": the one time property,
-    of the asked label or else of another the query holds, whose name holds the verb (Created_Date) or is it (a number Founded), as an
-    item over the verb; else None."""
+    of the asked label or else of another the query holds, whose name holds the verb (a date_created) or is it (a
+    number named Founded), as an item over the verb; else None."""
     said = {verb.lower_, verb.lemma_.lower()}
     q = r.query
     for label in [q.nodes[r.target], *sorted({lb for v, lb in q.nodes.items() if v != r.target})]:

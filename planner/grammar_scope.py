@@ -213,7 +213,7 @@ def _same_props(r: Reading) -> None:
         spans = [(min(t.i for t in p.subtree), max(t.i for t in p.subtree) + 1) for p in phrases]
         start = min(a for a, _ in spans)
         end = max([b for _, b in spans] + [i + 1] + ([shared.i + 1] if shared is not None else []))
-        # the words read: not the relationship ORIGINATOR nor the label Country of "originator", "country"
+        # the words read: not a relationship or label that "originator" or "country" alone might name
         r.items = [it for it in r.items if not (start <= it.start and it.end <= end)]
         r.query.where.append(Where(holders[0], terms[0].prop, "=", Column(holders[1], terms[1].prop)))
         r.where_ends.append((start, end))

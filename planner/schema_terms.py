@@ -463,7 +463,7 @@ def count_prop(view: SchemaView, label: str, counted: str) -> str | None:
 
 def _own_words_off(words: list[str], owner: str | None) -> list[str]:
     """A property's name words without its owner's name written first (TeamDesc of Team: "desc") or last after "of"
-    (weight_of_parcel of Parcels: "weight"), the owner's leading noise words aside (Location_Name of Ref_Locations:
+    (weight_of_parcel of Parcels: "weight"), the owner's leading noise words aside (Site_Name of Ref_Sites:
     "name"); no owner: all."""
     own = [singular(w) for w in name_words(owner)] if owner else []
     while len(own) > 1 and own[0] in NAME_NOISE:
