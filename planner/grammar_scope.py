@@ -143,8 +143,8 @@ def same_as(r: Reading) -> None:
             continue  # "the same department as the manager of Clara": not Clara's own
         prop = pick(it, "prop", label)
         held = pick(it, "label", None)
-        twin = r.var_for(label, f"same:{r.target}")
         if prop is not None and prop.owner == label and not prop.on_rel:
+            twin = r.var_for(label, f"same:{r.target}")
             it.term = prop
             q.where.append(Where(r.target, prop.prop, "=", Column(twin, prop.prop)))
             r.where_ends.append((i, it.end))
@@ -153,6 +153,7 @@ def same_as(r: Reading) -> None:
             path = path_to(q, r.target, var) if var is not None else None
             if not path:
                 continue
+            twin = r.var_for(label, f"same:{r.target}")
             it.term = held
             last = copy_path(r, path, "same", start=twin)
             key = r.view.key(held.owner)

@@ -357,7 +357,7 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
                 return prop, True
             holds = pick(counted, "prop", r.query.nodes[r.target]) if counted is not None and \
                 "label" not in counted.kinds() else None
-            if holds is not None and lem[counted.end:counted.end + 2] in (["be", "there"], ["exist"]) and \
+            if holds is not None and (lem[counted.end:counted.end + 2] == ["be", "there"] or lem[counted.end:counted.end + 1] == ["exist"]) and \
                     not holds.on_rel and holds.prop != r.view.key(holds.owner):
                 return counted, True  # "how many advisors are there": the values Advisor takes, each once
             if holds is not None and r.view.is_number(holds.owner, holds.prop) and (
