@@ -44,6 +44,10 @@ class Settings:
 
     # graphs: every one registered under home/graphs (kgqa.kg.registry); annotations files on or off
     annotations: bool = True  # False: serve and load each graph from what it derives alone, as a new user's
+    # which reader compiles a graph with annotations (issue 59, while the grammar reader catches up): "both" (the
+    # rules reader first, the grammar reader where its plan leaves words out) or "grammar" (the grammar reader
+    # alone, with the annotation words as schema terms, as on every other graph)
+    reader: str = "both"
 
     # graph servers registered with `kgqa load --bolt` (Neo4j, Memgraph, ArcadeDB): credentials
     bolt_user: str = ""  # empty: the user recorded at registration

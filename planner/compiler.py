@@ -30,6 +30,7 @@ from kgqa.planner.schema_view import SchemaView
 from kgqa.planner.spelling import Speller
 
 GRAMMAR = "grammar"  # Frame.reader of a plan the grammar reader wrote
+READERS = ("both", GRAMMAR)  # Settings.reader: the rules reader first on annotated graphs, or the grammar reader alone
 
 
 class Compiler:
@@ -39,8 +40,11 @@ class Compiler:
     the exemplars leave open; it may be replaced at any time (``compiler.chooser = ...``).
     """
 
-    def __init__(self, view: SchemaView, chooser: Chooser | None = None):
+    def __init__(self, view: SchemaView, chooser: Chooser | None = None, reader: str = "both"):
+        if reader not in READERS:
+            raise ValueError(f"reader must be one of {', '.join(READERS)}, not {reader!r}")
         self.view = view
+        self.reader = reader
         self.lex = Lexicon(view)
         self.terms = SchemaTerms(view)
         self.chooser = chooser
@@ -70,7 +74,7 @@ class Compiler:
         :meth:`value_mentions`."""
         mentions = self.value_mentions(question) if mentions is None else mentions
         given = deepcopy(mentions)  # the rules set each linked mention to the reading they chose
-        if not self.view.spec.words:
+        if not self.view.spec.words or self.reader == GRAMMAR:
             # a graph without annotations is one the rules were not fitted to: the grammar reader reads it alone.
             # On Spider's training graphs the rules' plans disagreed with right readings 124 times, and where the
             # grammar declined they were right 150 times and wrong 173 (dropped negations, numbers put on the
@@ -111,10 +115,11 @@ class Compiler:
         cypher, params = to_cypher(r.query)
         label = r.query.nodes[r.target]
         aggs = [c.fn for c in r.query.columns if c.is_aggregate]
-        f = Frame(question=question.strip(), target=label, reader=GRAMMAR, limit=r.query.limit,
+        f = Frame(question=question.strip(), target=label, reader=GRAMMAR, limit=r.query.limit, unranked=r.query.unranked,
                   agg=aggs[0] if len(aggs) == 1 and len(r.query.columns) == 1 else None)
         return Compiled(cypher, params, f, description=GRAMMAR,
-                        choices=[f"{t.owner}.{t.prop}" if t.prop else t.owner for t in r.choices.values()])
+                        choices=[f"{t.owner}.{t.prop}" if t.prop else t.owner for t in r.choices.values()],
+                        query=r.query)
 
     def left_out(self, question: str, cypher: str, params: dict, frame: Frame | None) -> list[str]:
         """Returns what of the question a plan leaves out: numbers it uses nowhere, and (for the rules' plans)

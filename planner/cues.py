@@ -113,6 +113,9 @@ DISTINCT_WORDS = frozenset({"different", "distinct", "unique"})
 CATEGORY_WORDS = frozenset({"type", "kind", "category", "class", "genre", "status", "sort"})
 NEGATIONS = frozenset({"not", "no", "never", "without", "n't", "none"})
 TOP_WORDS = frozenset({"top", "first"})
+# nouns for the graph itself: "in the graph", "in the movie dataset", "in our database" say where, not which nodes
+GRAPH_WORDS = frozenset({"graph", "dataset", "database", "db", "collection", "data", "kg", "catalog", "catalogue"})
+WHERE_PREPOSITIONS = frozenset({"in", "within", "across", "throughout", "from"})
 
 # words that ask, point or fill without naming anything ("Find all the ...", "Show me the ...", "records")
 FILLER = frozenset("""
@@ -177,6 +180,9 @@ SCOPE_WORDS = frozenset({"else", "other", "also", "same", "only", "again", "exce
                          "twice", "thrice"})
 
 # verbs of being and having that join a noun to its own property ("whose age is", "with a weight of")
+# participles that say a node was made, nothing of its own: "the orders placed", "reviews submitted", "claims filed"
+MADE_PARTICIPLES = frozenset({"place", "make", "do", "submit", "create", "record", "register", "file", "issue", "log",
+                              "enter", "post", "write"})
 LIGHT_VERBS = frozenset({"be", "have", "has", "contain", "hold", "include", "get", "make", "go", "come"})
 # a verb that says a node holds a property's value, its value "used" by the node ("payment methods used by customers")
 USE_VERBS = frozenset({"use", "share", "produce"})

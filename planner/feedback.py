@@ -129,7 +129,7 @@ def _stored_answer(pipeline, question: str, domain: str | None):
         d = domains.get(name)
         if d is None:
             continue
-        hit = cache.peek(question, name, answer_version(d.graph.version))
+        hit = cache.peek(question, name, answer_version(d.graph.version, pipeline.settings.reader))
         if hit is not None:
             return d, hit
     where = f" in domain {domain!r}" if domain else ""

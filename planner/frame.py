@@ -136,3 +136,4 @@ class Compiled:
     description: str = ""  # which shape was generated: "selection", "aggregate", ...
     alternatives: list[Compiled] = field(default_factory=list)  # other readings of the same question
     choices: list[str] = field(default_factory=list)  # the schema names this reading chose where it had to
+    query: Any = None  # the grammar reader's query tree (:class:`~kgqa.planner.query.Query`) the Cypher was written from

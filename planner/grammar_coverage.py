@@ -167,7 +167,9 @@ def coverage(r: Reading) -> None:
     held = units_of([w for p in _props_used(r) for w in name_words(p)])
     r.use(*[(t.i, t.i + 1) for t in r.doc if t.i not in r.used and held and units_of([t.lower_]) & held and
             not any(it.start <= t.i < it.end for it in r.items)])  # "the fare (in USD)" of fare_in_dollars
-    left = [t.text for t in r.doc if t.i not in r.used and not t.is_punct and t.lower_ not in quiet
+    r.use(*[(t.i, t.i + 1) for t in r.doc if t.is_sent_start and t.lemma_.lower() in cues.NAMING_FILLER and
+            t.pos_ == "VERB"])  # "Name the top three products": a verb that asks
+    left = [t.text for t in r.doc if t.i not in r.used and not t.is_punct and not t.is_space and t.lower_ not in quiet
             and t.lemma_.lower() not in quiet and t.pos_ not in ("DET", "ADP", "PRON", "AUX", "CCONJ", "SCONJ", "PART")
             and not (t.is_stop and t.pos_ not in ("NOUN", "VERB", "ADJ", "PROPN", "NUM") and t.lower_ not in cues.NEGATIONS)]
     label = r.query.nodes.get(r.target) if r.target else None
@@ -189,7 +191,7 @@ def coverage(r: Reading) -> None:
         or joined and _relative_read(r, t) or any(
         c.dep_ == "prep" and any(g.i in said for g in c.subtree) and _names_unsaid(r, t, c) for c in t.children))}
     restating |= {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and (
-        _made(r, t) or _made_by_value(r, t) or _verb_of_group(r, t))}
+        _made(r, t) or _made_by_value(r, t) or _verb_of_group(r, t) or _participle_of_sole_join(r, t))}
     restating -= _naming_other(r, restating)
     restating |= _named_on_path(r)
     restating |= {t.text for t in r.doc if t.lemma_.lower() in cues.PLACE_VERBS and t.i not in r.used and (joined or any(
@@ -442,6 +444,21 @@ def _sole(r: Reading, edge: Any, verb: str) -> bool:
     return not any(rel != edge.rel and {a, b} == ends for rel, pairs in r.view.rels.items() for a, b in pairs)
 
 
+def _participle_of_sole_join(r: Reading, verb: Any) -> bool:
+    """Whether ``verb`` is a bare participle that says a node was made (:data:`cues.MADE_PARTICIPLES`) after a label
+    read ("the number of orders placed", "orders made") whose nodes the query joins to another label by the one
+    relationship between the two: it can say no other."""
+    noun = next((i for i in (verb.head.i, verb.i - 1) if _names_label(r, i)), None)  # "the number of orders placed"
+    if verb.tag_ != "VBN" or verb.dep_ != "acl" or noun is None or verb.lemma_.lower() not in cues.MADE_PARTICIPLES or \
+            any(c.i not in r.used and not c.is_punct for c in verb.children):
+        return False
+    label = next((it.term.owner for it in r.items if it.start <= noun < it.end and it.term is not None), None)
+    edges = [e for e in r.query.edges if label in (r.query.nodes.get(e.src), r.query.nodes.get(e.dst))]
+    return len(edges) == 1 and sum(
+        {a, b} == {r.query.nodes.get(edges[0].src), r.query.nodes.get(edges[0].dst)}
+        for pairs in r.view.rels.values() for a, b in pairs) == 1
+
+
 def _relative_read(r: Reading, verb: Any) -> bool:
     """Whether ``verb``, a light verb, heads a relative clause of a label read, every content word under it read
     too ("the artist who made the album 'X'"): it joins what was read."""
@@ -520,7 +537,15 @@ def _naming_other(r: Reading, verbs: set[str]) -> set[str]:
     names = [n for n in [*r.view.nodes, *r.view.rels, *(p for props in r.view.nodes.values() for p in props
                                                         if not is_timed(p))]
              if n not in used]  # a time ("hosted_year") dates the verb's event; it names no other link
-    stems = {w[:5] for n in names for w in name_words(n) if len(w) >= 5} - \
-        {w[:5] for n in used if n for w in name_words(n) if len(w) >= 5}  # "began": begin, used, and begin_text
+    words = {w for n in names for w in name_words(n) if len(w) >= 5}
+    taken = {w for n in used if n for w in name_words(n) if len(w) >= 5}  # "began": begin, used, and begin_text
     lemma = {t.text: t.lemma_.lower() for t in r.doc}
-    return {v for v in verbs if len(lemma[v]) >= 5 and (lemma[v][:5] in stems or v.lower()[:5] in stems)}
+    return {v for v in verbs if any(_same_stem(x, w) for x in (lemma[v], v.lower()) for w in words) and
+            not any(_same_stem(x, w) for x in (lemma[v], v.lower()) for w in taken)}
+
+
+def _same_stem(a: str, b: str) -> bool:
+    """Whether two words share a stem: five letters or more, all but one of the shorter word's ("advise" and
+    "advisor"; not "contain" and "contact")."""
+    n = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    return n >= 5 and n >= min(len(a), len(b)) - 1

@@ -24,11 +24,12 @@ from kgqa.planner.word_forms import forms, names_own_label
 from kgqa.text import fold, name_words
 
 
-def _doer(r: Reading) -> str | None:
+def _doer(r: Reading, objects: frozenset[str] = frozenset()) -> str | None:
     """The label at the other end of the one relationship that the question's verb names from the label of a value
-    it gives ("Who borrowed Kindred?": borrowedBook from Member to Book, Kindred a Book), else None."""
-    given = {v.label for v in r.values if v.label}
-    ends = {end for it in r.items if all(r.doc[k].pos_ == "VERB" for k in range(it.start, it.end))
+    it gives ("Who borrowed Kindred?": borrowedBook from Member to Book, Kindred a Book) or of its object
+    (``objects``: "Who won the Nobel Prize in Physics?"), else None."""
+    given = {v.label for v in r.values if v.label} | objects
+    ends = {end for it in r.items if r.doc[it.start].pos_ == "VERB"  # "acted in": a verb and its preposition
             for t in it.terms if t.kind == "rel" for pair in r.view.rels.get(t.owner, []) if set(pair) & given
             for end in pair if end not in given}
     return ends.pop() if len(ends) == 1 else None
@@ -38,12 +39,18 @@ def focus(r: Reading) -> None:
     """The label asked about and the properties asked for: the first label named, or the label the first
     named properties belong to ("the names of the heads"); "who" asks for the graph's person label."""
     lem = r.lemmas
-    labels = [it for it in r.items if "label" in it.kinds()]
+    labels = [it for it in r.items if "label" in it.kinds() and not _modifies_label(r, it)]
     if labels and _in_clause_of_property(r, labels[0]):
         labels = []  # "member names who are not in charge of any event": the members' names are asked
     label = None
     named_at = None
-    if labels:
+    who = None
+    obj = r.doc[labels[0].end - 1] if labels else None
+    if obj is not None and lem[:1] == ["who"] and lem[1:2] != ["be"] and (
+            obj.dep_ == "dobj" or obj.dep_ == "pobj" and obj.head.head.pos_ == "VERB" and obj.head.head.i <= 2):
+        who = _doer(r, frozenset(t.owner for t in labels[0].terms if t.kind == "label"))  # "Who won the Prize": a
+        # doer of the verb, not the prize
+    if labels and who is None:
         first = labels[0]
         term = pick(first, "label", None) or _of_next(r, first) or r.choose(
             first.start, sorted((t for t in first.terms if t.kind == "label"), key=term_name), "is asked about")
@@ -65,7 +72,7 @@ def focus(r: Reading) -> None:
             r.items = [x for x in r.items if x.start != nxt]  # not another label's type code
             _ask(r, nxt, term)  # "the video game types": the label's one property named by the word (GType)
     elif lem and lem[0] == "who" and not (lem[1:2] == ["be"] and any(it.start <= 3 for it in r.items)) and \
-            (doer := _doer(r) or r.view.spec.who):  # not "Who are the ministers ...": the ministers are asked
+            (doer := who or _doer(r) or r.view.spec.who):  # not "Who are the ministers ...": the ministers are asked
         label = doer  # "Who borrowed Kindred?": the far end of the verb's relationship, else the person label
         r.use((0, 1))
     else:
@@ -169,12 +176,21 @@ def focus(r: Reading) -> None:
         _generic_of(r, labels[0], label)
     if labels:
         _listed(r, labels[0], label, later[0] if later else None)
+    _parenthesized(r)
     if r.asked or named_at is not None:
         _conjoined(r, label, {r.doc[x.end - 1].i for x in r.asked} | ({named_at} if named_at is not None else set()))
     _theirs(r, label)
     _names_asked(r, label, first_label)
     if lem[:1] == ["where"] and not r.asked:
         _where_asked(r, label)
+
+
+def _modifies_label(r: Reading, it: Item) -> bool:
+    """Whether ``it`` is a participle said before a label's noun ("the most frequently ordered products", the
+    products asked, not the orders): it says what was done to them, not what is asked."""
+    t = r.doc[it.end - 1]
+    return it.end - it.start == 1 and t.tag_ in ("VBN", "VBD") and t.dep_ == "amod" and \
+        "rel" in it.kinds() and any(x.start <= t.head.i < x.end and "label" in x.kinds() for x in r.items if x is not it)
 
 
 def _asked_beside(r: Reading, it: Item, last: Item | None, first: Item | None, first_label: int) -> bool:
@@ -411,6 +427,30 @@ def _listed(r: Reading, first: Item, label: str, later: int | None) -> None:
             r.use((i, i + 1))  # "the states or provinces": State_Province, asked once
         elif term is not None:
             _ask(r, i, term)
+
+
+def _parenthesized(r: Reading) -> None:
+    """"Which suppliers (show `supplierID` and `companyName`) ...", "Which customer (`customerID`) has ...": the
+    properties named in parentheses right after a label, alone or after a verb that asks, are shown for it."""
+    doc, lem = r.doc, r.lemmas
+    for i in (t.i for t in doc if t.text == "("):
+        close = next((k for k in range(i + 1, len(doc)) if doc[k].text in "()"), None)
+        before = next((x for x in r.items if x.end == i and "label" in x.kinds()), None)
+        if close is None or doc[close].text != ")" or before is None:
+            continue
+        owner = pick(before, "label", None)
+        inside = [x for x in r.items if i < x.start and x.end <= close]
+        terms = [pick(x, "prop", owner.owner) if owner is not None else None for x in inside]
+        rest = [k for k in range(i + 1, close) if not any(x.start <= k < x.end for x in inside)]
+        if not inside or None in terms or any(t.owner != owner.owner for t in terms) or not all(
+                doc[k].is_space or doc[k].is_punct or lem[k] in ("and", "its", "their", "the") or
+                k == rest[0] and lem[k] in cues.ASK_VERBS for k in rest):
+            continue
+        for x, term in zip(inside, terms):
+            if x not in r.asked:
+                x.term = term
+                r.asked.append(x)
+        r.use((i, close + 1))
 
 
 def _generic_of(r: Reading, first: Item, label: str) -> None:

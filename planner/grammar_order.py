@@ -156,7 +156,7 @@ def _ordered(r: Reading, label: str) -> None:
     # "the top 5 suppliers by the number of cities", "the highest number of discontinued products"
     for i, w in enumerate(lem):
         if w == "number" and lem[i + 1:i + 2] == ["of"] and i > 0 and i not in r.used and (
-                lem[i - 1] in ("by", "on") or doc[i - 1].tag_ in ("JJS", "RBS") or lem[i - 2:i] == ["by", "the"]):
+                lem[i - 1] in ("by", "on") or doc[i - 1].tag_ in ("JJS", "RBS") or said_ranked_by(lem, i)):
             sup = lem[i - 1] if doc[i - 1].tag_ in ("JJS", "RBS") else None
             k = i + 2
             distinct = k < len(lem) and lem[k] in cues.DISTINCT_WORDS
@@ -506,6 +506,9 @@ def _first_by_time(r: Reading, label: str) -> None:
             r.use((limits[0].start - 1, limits[0].end))
             if ranked not in q.columns:
                 q.columns.append(ranked)
+        elif limits[0].start > 0 and r.lemmas[limits[0].start - 1] in cues.TOP_WORDS:
+            q.limit, q.unranked = limits[0].value, True  # "the top 5 suppliers in the UK": an answer only when no
+            r.use((limits[0].start - 1, limits[0].end))  # more than 5 match (the pipeline counts the rows)
         else:
             r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 invoices with ...": in which order
 
@@ -548,6 +551,14 @@ def _ranks_asked(r: Reading, limits: list) -> bool:
     nxt = next((x for x in r.items if x.start == v.end), None)
     return nxt is not None and nxt.term is not None and nxt.term.kind == "label" and \
         r.vars.get(nxt.term.owner) == r.target
+
+
+def said_ranked_by(lem: list[str], i: int) -> bool:
+    """Whether the words before ``i`` say what a ranking is by: "by the", "based on the", "in terms of their"."""
+    k = i
+    while k > 0 and lem[k - 1] in ("the", "their", "its"):
+        k -= 1
+    return k < i and any(tuple(lem[max(0, k - len(words)):k]) == words for words in cues.RANKED_BY)
 
 
 def _by_what(lem: list[str], at: int) -> int:

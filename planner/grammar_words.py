@@ -147,15 +147,46 @@ def _dates(r: Reading) -> None:
             r.values.append(Value(span.start, span.end, m.group(), "date"))
 
 
+def _the_graph(r: Reading) -> set[int]:
+    """The words of a phrase that names the graph itself ("in the graph", "in the movie dataset", "in our
+    database"): where, not which nodes; read, and no schema word. Not where the noun names a schema element."""
+    out: set[int] = set()
+    for t in r.doc:
+        if t.lemma_.lower() in cues.GRAPH_WORDS and t.dep_ == "pobj" and t.head.lower_ in cues.WHERE_PREPOSITIONS \
+                and not r.terms.lookup([t.lower_]) and not any(v.start <= t.i < v.end for v in r.values):
+            mods = [c.i for c in t.children if c.dep_ in ("det", "poss", "compound", "amod") and c.i < t.i]
+            out |= {t.head.i, t.i, *mods}
+    r.use(*[(i, i + 1) for i in out])
+    return out
+
+
+def _same_label_compounds(r: Reading) -> None:
+    """Two words in a row that each name one and the same label, the first a modifier of the second ("the Nobel
+    Prize" where both words name Prize): one mention of it, not two nodes."""
+    out: list[Item] = []
+    for it in r.items:
+        last = out[-1] if out else None
+        one = {t.owner for t in it.terms if t.kind == "label"}
+        if last is not None and last.end == it.start and it.kinds() == last.kinds() == {"label"} and len(one) == 1 \
+                and {t.owner for t in last.terms} == one and r.doc[last.end - 1].dep_ in ("compound", "amod") and \
+                r.doc[last.end - 1].head.i == it.end - 1:
+            out[-1] = Item(last.start, it.end, it.terms)
+        else:
+            out.append(it)
+    r.items = out
+
+
 def schema(r: Reading) -> None:
     """Runs of words outside the values that name labels, properties or relationship types."""
     numbered = _numbered_names(r)
     blocked = {i for v in r.values for i in range(v.start, v.end)} | {i for it in numbered for i in range(it.start, it.end)}
+    blocked |= _the_graph(r)
     words = ["" if t.i in blocked or t.is_punct or _order_word(r, t.i) else t.lower_ for t in r.doc]
     quiet = cues.FILLER - cues.NAMING_FILLER
     r.items = [Item(a, b, terms) for a, b, terms in r.terms.match(words)
                if not all(w in quiet for w in words[a:b]) or any(t.exact or _spelled(t, words[a:b]) for t in terms)]
     r.items = sorted(r.items + numbered, key=lambda it: it.start)
+    _same_label_compounds(r)
     _shared_heads(r, words)
     _generic_label(r)
     _headed_rels(r, words)

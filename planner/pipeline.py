@@ -118,7 +118,7 @@ class Pipeline(Answering):
             index = EntityIndex(graph, spec)
         except Exception:  # noqa: BLE001 - exact value linking still works without the fuzzy index
             index = None
-        return Domain(name, graph, view, Compiler(view, chooser=self._choose), index)
+        return Domain(name, graph, view, Compiler(view, chooser=self._choose, reader=s.reader), index)
 
     # -- LLM (lazy: only loaded when a choice is needed) ----------------------------------------
     @property
@@ -210,7 +210,7 @@ class Pipeline(Answering):
         domain. Returns whether it was stored."""
         if self.answer_cache is None or r.status not in ("answered", "dont_know") or not r.domain:
             return False
-        self.answer_cache.put(r.question, r.domain, answer_version(r.kg_version), r.to_dict())
+        self.answer_cache.put(r.question, r.domain, answer_version(r.kg_version, self.settings.reader), r.to_dict())
         if asked is None:
             self.answer_cache.put(r.question, AUTO_DOMAIN, self.routing_version(), r.to_dict())
         return True
@@ -220,7 +220,7 @@ class Pipeline(Answering):
         version (routing depends on all of them)."""
         import hashlib
 
-        text = "|".join(f"{n}:{answer_version(d.graph.version)}" for n, d in sorted(self.domains.items()))
+        text = "|".join(f"{n}:{answer_version(d.graph.version, self.settings.reader)}" for n, d in sorted(self.domains.items()))
         return hashlib.sha1(text.encode()).hexdigest()[:16]
 
     def cached_answer(self, question: str, domain: str | None, *, peek: bool = False) -> tuple[str, dict] | None:
@@ -236,7 +236,7 @@ class Pipeline(Answering):
         domains = self.domains  # one snapshot: a reload swaps the dict, never mutates it
         if domain is not None:
             d = domains.get(domain)
-            hit = read(question, domain, answer_version(d.graph.version)) if d is not None else None
+            hit = read(question, domain, answer_version(d.graph.version, self.settings.reader)) if d is not None else None
             return (domain, hit) if hit is not None else None
         hit = read(question, AUTO_DOMAIN, self.routing_version())
         if hit is None or hit.get("domain") not in domains:
@@ -249,7 +249,7 @@ class Pipeline(Answering):
         cache, d = self.answer_cache, self.domains.get(domain)
         if cache is None or d is None:
             return False
-        gone = cache.discard(question, domain, answer_version(d.graph.version))
+        gone = cache.discard(question, domain, answer_version(d.graph.version, self.settings.reader))
         routed = cache.peek(question, AUTO_DOMAIN, self.routing_version())
         if routed is not None and routed.get("domain") == domain:
             gone = cache.discard(question, AUTO_DOMAIN, self.routing_version()) or gone

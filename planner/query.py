@@ -87,8 +87,10 @@ class Query:
     edges: list[Edge] = field(default_factory=list)
     where: list[Where] = field(default_factory=list)
     columns: list[Column] = field(default_factory=list)
+    evidence: list[Column] = field(default_factory=list)  # returned last, beside what is asked: what the rows rest on
     order: list[tuple[Column, bool]] = field(default_factory=list)  # (column, descending)
     limit: int | None = None
+    unranked: bool = False  # "the top 5 X" with no measure: the rows answer only when no more than ``limit`` match
     distinct: bool = False
     having: list[tuple[Column, str, Any]] = field(default_factory=list)  # a bound on an aggregate column
     absent: list[Absent] = field(default_factory=list)  # patterns that must not exist (NOT EXISTS)
@@ -126,7 +128,8 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
         text += " WHERE " + " AND ".join(conds)
     columns = list(q.columns)
     if q.distinct or q.having:  # a DISTINCT or WITH projection keeps only what it returns: the order's keys too
-        columns += [c for c, _ in q.order if c not in columns and not c.is_aggregate]
+        columns += [c for c, _ in q.order if c not in columns and c not in q.evidence and not c.is_aggregate]
+    columns += [c for c in q.evidence if c not in columns]  # last, always
     names = _names(columns)
     returned = ", ".join(f"{_expr(c, num)} AS {ident(n)}" for c, n in zip(columns, names))
     if q.having:
@@ -159,7 +162,7 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
             keys.append(ident(tie))  # rows tied at the cut come in one order, whatever the engine
         text += " ORDER BY " + ", ".join(keys)
     if q.limit is not None:
-        text += f" LIMIT {int(q.limit)}"
+        text += f" LIMIT {int(q.limit) + int(q.unranked)}"  # one more: more than the limit match, nothing says which
     return text, params
 
 

@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import ROWID, column_of, node_columns, owner_of, type_of
-from kgqa.planner.grammar_order import alphabetical, order
+from kgqa.planner.grammar_order import alphabetical, order, said_ranked_by
 from kgqa.planner.joins import counted_beside, edge_of, holder_of, join_label, rels_named_by
-from kgqa.planner.query import Column
+from kgqa.planner.query import Column, Overall
 from kgqa.planner.reading import Item, Reading, aged, aggregates_said, is_timed, item_at, pick, pick_prop
 from kgqa.planner.schema_terms import CODE_WORDS, Term
 from kgqa.text import name_words
+
+BOUNDING_OPS = frozenset({"<", ">", "<=", ">=", "BETWEEN", "RANGE"})  # conditions that leave the values open
 
 
 def _numeric_term(r: Reading, term: Term) -> bool:
@@ -268,6 +270,23 @@ def shape(r: Reading) -> None:
         if (type_of(r, col) or "").endswith("[]"):
             r.decline(f"the values of the list {col.prop}")  # "the most common role": roles are lists
     _counted_once(r)
+    _evidence(r, label)
+
+
+def _evidence(r: Reading, label: str) -> None:
+    """Rows of the asked nodes show, after what is asked, the property each is ranked by and those a range
+    bounds ("products with a unit price above 10": their prices; "the oldest movie": its release year): the
+    evidence the answer rests on, one value per node, so the rows stay one per node."""
+    q = r.query
+    if q.having or any(c.is_aggregate for c in q.columns) or r.all_props or \
+            not any(c.holder == r.target and c.prop in (r.view.display(label), r.view.key(label)) for c in q.columns):
+        return
+    ranked = [c for c, _ in q.order if c.holder == r.target and c.fn is None and c.prop]
+    bounded = [Column(r.target, w.prop) for w in q.where if w.holder == r.target and w.op in BOUNDING_OPS and
+               not isinstance(w.value, (Column, Overall))]
+    for col in [*ranked, *bounded]:
+        if not any((c.holder, c.prop) == (col.holder, col.prop) for c in [*q.columns, *q.evidence]):
+            q.evidence.append(col)
 
 
 def _counted_once(r: Reading) -> None:
@@ -314,7 +333,7 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
     lem = r.lemmas
     for i, w in enumerate(lem):
         ranked = i > 0 and (lem[i - 1] in cues.SUPERLATIVES or lem[i - 1] in ("by", "on") or
-                            r.doc[i - 1].tag_ in ("JJS", "RBS") or lem[max(0, i - 2):i] == ["by", "the"])
+                            r.doc[i - 1].tag_ in ("JJS", "RBS") or said_ranked_by(lem, i))
         if any(it.start <= i < it.end and (it.end - it.start > 1 or any(t.exact for t in it.terms)) for it in r.items):
             continue  # "the number of hosts" that a property is named ("Number_of_guests")
         if w == "number" and (r.doc[i].tag_ == "NNS" or any(c.dep_ == "compound" for c in r.doc[i].children)):

@@ -49,8 +49,9 @@ def compiler_version() -> str:
     return h.hexdigest()[:12]
 
 
-def answer_version(kg_version: str) -> str:
+def answer_version(kg_version: str, reader: str = "both") -> str:
     """Returns the answer-cache version of answers from a graph at ``kg_version``: that version and the
-    compiling code's (:func:`compiler_version`), so an answer kept in a shared tier (Redis outlives a
-    restart) is not served by a release whose compiler would answer otherwise."""
-    return f"{kg_version}+{compiler_version()}"
+    compiling code's (:func:`compiler_version`), with the reader setting where it is not the default, so an
+    answer kept in a shared tier (Redis outlives a restart) is not served by a release or a configuration
+    whose compiler would answer otherwise."""
+    return f"{kg_version}+{compiler_version()}" + ("" if reader == "both" else f"+{reader}")

@@ -22,8 +22,8 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 
 def first_plan_rows(g: Graph, ordered: bool = False):
-    """Returns ``(compiler, answer)`` for graph ``g``: ``answer(question)`` is the rows of the grammar reader's first
-    plan (sorted unless ``ordered``); a question it declines fails the test with what was not read."""
+    """Returns ``(compiler, answer)`` for graph ``g``: ``answer(question)`` is the rows (the columns asked, evidence left
+    out: :func:`asked`) of the grammar reader's first plan (sorted unless ``ordered``); a question it declines fails the test with what was not read."""
     from kgqa.kg.registry import graph_spec
     from kgqa.planner.compiler import Compiler
     from kgqa.planner.schema_view import SchemaView
@@ -33,7 +33,7 @@ def first_plan_rows(g: Graph, ordered: bool = False):
     def answer(question):
         plans = c.grammar(question, c.value_mentions(question))
         assert plans, (question, c.unread(question, c.value_mentions(question)))
-        got = [list(x) for x in g.query(plans[0].cypher, plans[0].params).rows]
+        got = asked(plans[0], g.query(plans[0].cypher, plans[0].params).rows)
         return got if ordered else sorted(got)
 
     return c, answer
@@ -88,7 +88,7 @@ def query(home):
 @pytest.fixture(scope="module")
 def rows(home):
     """Runs the grammar reader's first plan for a question (``Compiler.grammar``) on a fixture graph:
-    ``rows(question, domain="campus")`` is its rows."""
+    ``rows(question, domain="campus")`` is its rows, the columns asked (evidence left out: :func:`asked`)."""
     from kgqa.kg.registry import graph_spec
     from kgqa.planner.compiler import Compiler
     from kgqa.planner.schema_view import SchemaView
@@ -102,11 +102,17 @@ def rows(home):
         g, c = opened[domain]
         plans = c.grammar(question, c.value_mentions(question))
         assert plans, question
-        return [list(x) for x in g.query(plans[0].cypher, plans[0].params).rows]
+        return asked(plans[0], g.query(plans[0].cypher, plans[0].params).rows)
 
     yield run
     for g, _ in opened.values():
         g.close()
+
+
+def asked(plan, rows) -> list[list]:
+    """The rows of a grammar plan without its evidence columns (returned last: :attr:`Query.evidence`)."""
+    cut = len(plan.query.evidence)
+    return [list(x)[:len(x) - cut] for x in rows]
 
 
 def ask(pipe, domain: str, question: str):
@@ -362,7 +368,7 @@ def test_shortened_names_absent_edges_and_the_ends_of_a_self_relationship(tmp_pa
 
         def answer(question):
             plans = c.grammar(question, c.value_mentions(question))
-            return sorted(list(x) for x in g.query(plans[0].cypher, plans[0].params).rows) if plans else None
+            return sorted(asked(plans[0], g.query(plans[0].cypher, plans[0].params).rows)) if plans else None
 
         assert ("rel", "prereq", None) in {(t.kind, t.owner, t.prop) for t in c.terms.shortened("prerequisites")}
         assert not c.terms.shortened("memberships")
@@ -1986,3 +1992,34 @@ def test_a_value_in_a_clause_of_who_is_not_the_asked_property(tmp_path, small_gr
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert answer("Show all pupil ids who are older than 20.") == [[2], [3]]
+
+
+def test_rows_of_nodes_show_the_values_they_are_ranked_and_bounded_by(tmp_path, small_graph):
+    """Beside what is asked, the rows of the asked nodes show the evidence (``Query.evidence``, returned last): the
+    property a range bounds and the one they are ranked by; none beside an aggregate, and none where the rows are
+    values of a property, not nodes (one row per value stays one)."""
+    folder = small_graph(tmp_path / "graphs", "shelf",
+                         "CREATE NODE TABLE Book(BookID INT64, Title STRING, Pages INT64, Genre STRING, "
+                         "PRIMARY KEY(BookID));\n",
+                         {"Book": "BookID,Title,Pages,Genre\n1,Emma,420,Novel\n2,Odes,90,Poetry\n3,Dune,600,Novel\n"})
+    with Graph(folder, read_only=True) as g:
+        from kgqa.kg.registry import graph_spec
+        from kgqa.planner.compiler import Compiler
+        from kgqa.planner.schema_view import SchemaView
+
+        c = Compiler(SchemaView.from_graph(g, graph_spec(g)))
+
+        def plan(question):
+            plans = c.grammar(question, c.value_mentions(question))
+            assert plans, (question, c.unread(question, c.value_mentions(question)))
+            res = g.query(plans[0].cypher, plans[0].params)
+            return plans[0].query, sorted(list(x) for x in res.rows)
+
+        q, rows = plan("Which books have more than 100 pages?")
+        assert [col.prop for col in q.evidence] == ["Pages"] and rows == [["Dune", 3, 600], ["Emma", 1, 420]]
+        q, rows = plan("List the titles of books sorted by pages.")
+        assert [col.prop for col in q.evidence] == ["Pages"] and rows == [["Dune", 600], ["Emma", 420], ["Odes", 90]]
+        q, rows = plan("How many books have more than 100 pages?")
+        assert q.evidence == [] and rows == [[2]]
+        q, rows = plan("Which genres do books with more than 100 pages have?")
+        assert q.evidence == [] and {tuple(row) for row in rows} == {("Novel",)}

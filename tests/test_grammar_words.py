@@ -23,7 +23,7 @@ def shop(tmp_path, small_graph):
 
 
 def reader(g: Graph):
-    """Returns ``(compiler, answer)``: ``answer(question)`` is the sorted rows of the grammar reader's first plan
+    """Returns ``(compiler, answer)``: ``answer(question)`` is the sorted rows (the columns asked) of the grammar reader's first plan
     (the question's misspellings mended first, as the pipeline does); a decline fails with what was not read."""
     from kgqa.kg.registry import graph_spec
     from kgqa.planner.compiler import Compiler
@@ -35,7 +35,8 @@ def reader(g: Graph):
         question = c.spelled(question)
         plans = c.grammar(question, c.value_mentions(question))
         assert plans, (question, c.unread(question, c.value_mentions(question)))
-        got = [list(x) for x in g.query(plans[0].cypher, plans[0].params).rows]
+        cut = len(plans[0].query.evidence)  # the evidence columns, returned last, left out
+        got = [list(x)[:len(x) - cut] for x in g.query(plans[0].cypher, plans[0].params).rows]
         return got if ordered else sorted(got)
 
     return c, answer
@@ -312,3 +313,93 @@ def test_the_named_end_of_a_relationship_of_a_label_to_itself(tmp_path, small_gr
     with Graph(folder, read_only=True) as g:
         _, answer = reader(g)
         assert answer("What is the title of the unit that is a prereq for Topology?") == [["Calculus"]]
+
+
+STOCK = ("CREATE NODE TABLE Maker(makerID STRING, makerName STRING, town STRING, PRIMARY KEY(makerID));\n"
+         "CREATE NODE TABLE Part(partID STRING, partName STRING, retired BOOLEAN, weight INT64, PRIMARY KEY(partID));\n"
+         "CREATE REL TABLE MAKES(FROM Maker TO Part);\n")
+STOCK_ROWS = {"Maker": "makerID,makerName,town\nm1,Acme,Oslo\nm2,Bolt Co,Rome\n",
+              "Part": "partID,partName,retired,weight\np1,gear,true,5\np2,cog,false,12\np3,axle,true,30\n",
+              "MAKES": "from,to\nm1,p1\nm1,p2\nm2,p3\n"}
+
+
+def test_the_way_llm_written_questions_name_things(tmp_path, small_graph):
+    """Names set apart as code ("the `makerName`"), the properties to show in parentheses after a label ("Which
+    makers (show `makerID` and `makerName`) ..."), the graph itself said ("in the graph", "in our database"), and a
+    boolean property said as a state anywhere ("parts that are not retired", "makers that make retired parts",
+    "parts with a retired status"), a ranking "based on the number of" nodes, a participle that restates the one
+    relationship that joins them ("parts made"), and "Name" as a verb that asks."""
+    folder = small_graph(tmp_path / "graphs", "stock", STOCK, STOCK_ROWS)
+    with Graph(folder, read_only=True) as g:
+        c, answer = reader(g)
+        assert answer("List the `makerName` of makers in 'Oslo'.") == [["Acme"]]
+        assert answer("Which makers (show `makerID` and `makerName`) make parts heavier than 20?") == \
+            [["m2", "Bolt Co"]]
+        assert answer("Which maker (`makerID`) makes the part 'gear'?") == [["m1"]]
+        assert answer("How many parts are in the graph?") == [[3]]
+        assert answer("Which makers in our database are in Rome?") == [["Bolt Co", "m2"]]
+        assert answer("Which parts are not retired?") == [["cog", "p2"]]
+        assert answer("List all makers that make retired parts.") == [["Acme", "m1"], ["Bolt Co", "m2"]]
+        assert answer("List the parts that have a retired status and a weight below 10.") == [["gear", "p1"]]
+        # what a ranking is by, said as "based on the number of", of nodes whose participle restates the one join
+        assert answer("List the top 1 makers based on the number of parts made.") == [["Acme", "m1", 2]]
+        assert answer("Name the makers in Rome.") == [["Bolt Co"]]  # "Name" asks (for their names)
+        # "the top 5" with no measure: all of them when no more than 5 match (the pipeline counts; one more is read)
+        assert answer("List the top 5 parts heavier than 1.") == [["axle", "p3"], ["cog", "p2"], ["gear", "p1"]]
+        q = "List the top 2 parts heavier than 1."
+        plan = c.grammar(q, c.value_mentions(q))[0]
+        assert plan.query.unranked and plan.frame.unranked and plan.frame.limit == 2 and plan.cypher.endswith("LIMIT 3")
+
+
+def test_the_reader_setting_sends_an_annotated_graph_to_the_grammar_reader(built_graphs):
+    """``Settings.reader``: "both" reads a graph with annotations by its rules first; "grammar" reads it with the
+    grammar reader alone, as every other graph; anything else is refused."""
+    from kgqa.kg.registry import graph_spec
+    from kgqa.planner.compiler import GRAMMAR, Compiler
+    from kgqa.planner.schema_view import SchemaView
+
+    with Graph(built_graphs["northwind"], read_only=True) as g:
+        view = SchemaView.from_graph(g, graph_spec(g))
+        q = "Which products are supplied by 'Exotic Liquids'?"
+        both, grammar = Compiler(view), Compiler(view, reader=GRAMMAR)
+        assert both.compile(q)[0].frame.reader != GRAMMAR
+        plan = grammar.compile(q)[0]
+        assert plan.frame.reader == GRAMMAR and plan.query is not None
+        assert sorted(r[0] for r in g.query(plan.cypher, plan.params).rows) == ["Aniseed Syrup", "Chai", "Chang"]
+        with pytest.raises(ValueError, match="reader"):
+            Compiler(view, reader="rules")
+
+
+def test_an_empty_result_of_a_grammar_reading_is_none_when_its_tree_filters(tmp_path, small_graph):
+    """The dispatcher reads the grammar reader's tree (``Compiled.query``): a plain reading that filters and
+    aggregates nothing is grounded, so an empty result is the answer "none"; a count, a reading with no condition, a
+    substring, one property compared twice, or two relationships on one pair of nodes (a cycle it may have misread)
+    is not."""
+    from kgqa.planner import dispatcher
+    from kgqa.planner.query import Column, Edge, Query, Where
+
+    folder = small_graph(tmp_path / "graphs", "stock", STOCK, STOCK_ROWS)
+    with Graph(folder, read_only=True) as g:
+        c, _ = reader(g)
+        q = "Which parts are heavier than 100?"
+        plan = c.grammar(q, c.value_mentions(q))[0]
+        assert g.query(plan.cypher, plan.params).rows == [] and dispatcher.grounded(plan.frame, plan.query)
+        q = "How many parts are heavier than 100?"
+        plan = c.grammar(q, c.value_mentions(q))[0]
+        assert not dispatcher.grounded(plan.frame, plan.query)
+    nodes = {"n0": "Maker", "n1": "Part"}
+    assert not dispatcher.grounded(None, Query(nodes=nodes, columns=[Column("n0", "makerName")]))
+    twice = Query(nodes=nodes, edges=[Edge("r0", "MAKES", "n0", "n1"), Edge("r1", "SELLS", "n0", "n1")],
+                  where=[Where("n1", "weight", ">", 3)], columns=[Column("n0", "makerName")])
+    assert not dispatcher.grounded(None, twice)
+    both = Query(nodes=nodes | {"n2": "Part"}, edges=[Edge("r0", "MAKES", "n0", "n1"), Edge("r1", "MAKES", "n0", "n2")],
+                 where=[Where("n1", "partName", "=", "gear"), Where("n2", "partName", "=", "axle")],
+                 columns=[Column("n0", "makerName")])
+    assert not dispatcher.grounded(None, both)  # "makers of gears and axles": both, or either
+    once = Query(nodes=nodes, edges=[Edge("r0", "MAKES", "n0", "n1")], where=[Where("n1", "weight", ">", 3)],
+                 columns=[Column("n0", "makerName")])
+    assert dispatcher.grounded(None, once)
+    assert not dispatcher.grounded(None, Query(nodes=nodes, edges=once.edges, columns=once.columns,
+                                               where=[Where("n0", "makerName", "CONTAINS", "ac")]))
+    assert not dispatcher.grounded(None, Query(nodes=nodes, edges=once.edges, columns=once.columns, where=[
+        Where("n0", "town", "=", "Oslo"), Where("n0", "town", "=", "Rome")]))  # one property asked twice
