@@ -8,7 +8,8 @@ comparison written between (:mod:`kgqa.planner.cues`). Then :data:`COMPONENTS` r
 what is asked (:mod:`~kgqa.planner.grammar_focus`), negations, comparisons with an overall figure and of one
 property with another (:mod:`~kgqa.planner.grammar_scope`), the conditions (:mod:`~kgqa.planner.grammar_conditions`), the pattern that
 joins every label used (:mod:`~kgqa.planner.grammar_coverage`, :mod:`~kgqa.planner.joins`), and counts,
-aggregates and groups (:mod:`~kgqa.planner.shape`), superlatives and orders (:mod:`~kgqa.planner.grammar_order`). The state they share is
+aggregates and groups (:mod:`~kgqa.planner.shape`), superlatives and orders (:mod:`~kgqa.planner.grammar_order`),
+the values shown as evidence beside what is asked (:func:`~kgqa.planner.shape.evidence`). The state they share is
 one :class:`~kgqa.planner.reading.Reading`. :func:`coverage` last: a content word nothing explained
 makes the reading decline, listing the words, and so does a choice the schema leaves open (two labels
 that own a property, two paths between labels): nothing is guessed.
@@ -35,12 +36,12 @@ from kgqa.planner.reading import (
 )
 from kgqa.planner.schema_terms import SchemaTerms, Term
 from kgqa.planner.schema_view import SchemaView
-from kgqa.planner.shape import shape
+from kgqa.planner.shape import evidence, shape
 from kgqa.planner.word_forms import forms
 
 Component = Callable[[Reading], None]
 COMPONENTS: tuple[Component, ...] = (values, schema, focus, negation, overall, versus, same_as, conditions, pattern,
-                                     shape, typed, coverage)
+                                     shape, typed, evidence, coverage)
 
 
 def read_query(question: str, view: SchemaView, terms: SchemaTerms, mentions: list[Mention]) -> list[Reading]:

@@ -140,8 +140,9 @@ def focus(r: Reading) -> None:
         elif it.start >= first_label and not (labels and it.start == labels[0].end + (
                 labels[0].end < len(r.doc) and r.doc[labels[0].end].tag_ == "POS") and
                 not any(a.start > lead for a in r.asked) and any(
-                t.kind == "prop" and t.owner == label for t in it.terms)) and not beside:
-            continue
+                t.kind == "prop" and t.owner == label for t in it.terms) and
+                not (r.doc[it.start].tag_ in ("VBN", "VBD") and r.doc[it.start].dep_ == "acl")) and not beside:
+            continue  # not "the orders placed by ...": a participle says what was done, no property asked
         if last is not None and any(
                 lem[k] in cues.ENDS_ASKED and
                 not (lem[k] == "of" and lem[k - 1] in ("number", "amount", *cues.AGGREGATES)) and

@@ -270,21 +270,27 @@ def shape(r: Reading) -> None:
         if (type_of(r, col) or "").endswith("[]"):
             r.decline(f"the values of the list {col.prop}")  # "the most common role": roles are lists
     _counted_once(r)
-    _evidence(r, label)
 
 
-def _evidence(r: Reading, label: str) -> None:
+def evidence(r: Reading) -> None:
     """Rows of the asked nodes show, after what is asked, the property each is ranked by and those a range
-    bounds ("products with a unit price above 10": their prices; "the oldest movie": its release year): the
+    bounds ("products with a unit price above 10": their prices; "the oldest movie": its release year), and the
+    extreme value they are found by ("who placed the earliest order": its date, one value for every row): the
     evidence the answer rests on, one value per node, so the rows stay one per node."""
     q = r.query
+    if r.declined or r.target is None:
+        return
+    label = q.nodes[r.target]
     if q.having or any(c.is_aggregate for c in q.columns) or r.all_props or \
             not any(c.holder == r.target and c.prop in (r.view.display(label), r.view.key(label)) for c in q.columns):
         return
     ranked = [c for c, _ in q.order if c.holder == r.target and c.fn is None and c.prop]
     bounded = [Column(r.target, w.prop) for w in q.where if w.holder == r.target and w.op in BOUNDING_OPS and
                not isinstance(w.value, (Column, Overall))]
-    for col in [*ranked, *bounded]:
+    # "the customer who placed the order with the earliest order date": the one value every row holds
+    extreme = [Column(w.holder, w.prop) for w in q.where if w.op == "=" and isinstance(w.value, Overall) and
+               w.value.fn in ("min", "max") and w.holder in q.nodes]
+    for col in [*ranked, *bounded, *extreme]:
         if not any((c.holder, c.prop) == (col.holder, col.prop) for c in [*q.columns, *q.evidence]):
             q.evidence.append(col)
 

@@ -346,6 +346,11 @@ def test_the_way_llm_written_questions_name_things(tmp_path, small_graph):
         assert answer("Name the makers in Rome.") == [["Bolt Co"]]  # "Name" asks (for their names)
         # "the top 5" with no measure: all of them when no more than 5 match (the pipeline counts; one more is read)
         assert answer("List the top 5 parts heavier than 1.") == [["axle", "p3"], ["cog", "p2"], ["gear", "p1"]]
+        # the extreme value a node is found by, shown beside it: one value for every row
+        q = "Which maker makes the part with the highest weight?"
+        plan = c.grammar(q, c.value_mentions(q))[0]
+        assert [col.prop for col in plan.query.evidence] == ["weight"], plan.cypher
+        assert [list(x) for x in g.query(plan.cypher, plan.params).rows] == [["Bolt Co", "m2", 30]]
         q = "List the top 2 parts heavier than 1."
         plan = c.grammar(q, c.value_mentions(q))[0]
         assert plan.query.unranked and plan.frame.unranked and plan.frame.limit == 2 and plan.cypher.endswith("LIMIT 3")
