@@ -150,7 +150,6 @@ class Answering(Fallbacks):
                 return mentions, None
             if pick.action == "llm":
                 cypher, params, frame, origin = pick.written.final, {}, None, "llm"
-                compiled = None
         if cypher is None:
             r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
             unread = d.compiler.unread(question, mentions)
@@ -199,8 +198,7 @@ class Answering(Fallbacks):
             r.attempts[-1]["rows"] = len(rows)
         with self._timed(timings, "dispatch"):
             verdict = dispatcher.judge(frame, rows, error)
-        tree = compiled.query if compiled is not None else None  # the grammar reader's query tree
-        if verdict.status != dispatcher.COMPLETE and not dispatcher.grounded(frame, tree):
+        if verdict.status != dispatcher.COMPLETE and not dispatcher.grounded(frame):
             with self._timed(timings, "expansion"):
                 sub = self._expand(question, d, mentions)
             if sub is not None and len(sub):
@@ -216,7 +214,7 @@ class Answering(Fallbacks):
             subject = (frame.target or "results").lower() + "s" if frame and frame.target else "results"
             # an empty result is an answer ("none") when the plan is grounded: a compiled frame whose
             # anchors all linked, or a verified template whose slots all filled
-            grounded = dispatcher.grounded(frame, tree) or (frame is None and r.cache.get("plan_hit", False))
+            grounded = dispatcher.grounded(frame) or (frame is None and r.cache.get("plan_hit", False))
             answer, status = summarizer.summarize(question, r.columns, rows,
                                                   empty_is_answer=grounded and error is None, subject=subject,
                                                   keys=set(d.view.spec.primary_keys.values()),

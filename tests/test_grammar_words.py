@@ -373,38 +373,3 @@ def test_the_reader_setting_sends_an_annotated_graph_to_the_grammar_reader(built
         assert sorted(r[0] for r in g.query(plan.cypher, plan.params).rows) == ["Aniseed Syrup", "Chai", "Chang"]
         with pytest.raises(ValueError, match="reader"):
             Compiler(view, reader="rules")
-
-
-def test_an_empty_result_of_a_grammar_reading_is_none_when_its_tree_filters(tmp_path, small_graph):
-    """The dispatcher reads the grammar reader's tree (``Compiled.query``): a plain reading that filters and
-    aggregates nothing is grounded, so an empty result is the answer "none"; a count, a reading with no condition, a
-    substring, one property compared twice, or two relationships on one pair of nodes (a cycle it may have misread)
-    is not."""
-    from kgqa.planner import dispatcher
-    from kgqa.planner.query import Column, Edge, Query, Where
-
-    folder = small_graph(tmp_path / "graphs", "stock", STOCK, STOCK_ROWS)
-    with Graph(folder, read_only=True) as g:
-        c, _ = reader(g)
-        q = "Which parts are heavier than 100?"
-        plan = c.grammar(q, c.value_mentions(q))[0]
-        assert g.query(plan.cypher, plan.params).rows == [] and dispatcher.grounded(plan.frame, plan.query)
-        q = "How many parts are heavier than 100?"
-        plan = c.grammar(q, c.value_mentions(q))[0]
-        assert not dispatcher.grounded(plan.frame, plan.query)
-    nodes = {"n0": "Maker", "n1": "Part"}
-    assert not dispatcher.grounded(None, Query(nodes=nodes, columns=[Column("n0", "makerName")]))
-    twice = Query(nodes=nodes, edges=[Edge("r0", "MAKES", "n0", "n1"), Edge("r1", "SELLS", "n0", "n1")],
-                  where=[Where("n1", "weight", ">", 3)], columns=[Column("n0", "makerName")])
-    assert not dispatcher.grounded(None, twice)
-    both = Query(nodes=nodes | {"n2": "Part"}, edges=[Edge("r0", "MAKES", "n0", "n1"), Edge("r1", "MAKES", "n0", "n2")],
-                 where=[Where("n1", "partName", "=", "gear"), Where("n2", "partName", "=", "axle")],
-                 columns=[Column("n0", "makerName")])
-    assert not dispatcher.grounded(None, both)  # "makers of gears and axles": both, or either
-    once = Query(nodes=nodes, edges=[Edge("r0", "MAKES", "n0", "n1")], where=[Where("n1", "weight", ">", 3)],
-                 columns=[Column("n0", "makerName")])
-    assert dispatcher.grounded(None, once)
-    assert not dispatcher.grounded(None, Query(nodes=nodes, edges=once.edges, columns=once.columns,
-                                               where=[Where("n0", "makerName", "CONTAINS", "ac")]))
-    assert not dispatcher.grounded(None, Query(nodes=nodes, edges=once.edges, columns=once.columns, where=[
-        Where("n0", "town", "=", "Oslo"), Where("n0", "town", "=", "Rome")]))  # one property asked twice
