@@ -115,8 +115,8 @@ class Compiler:
         cypher, params = to_cypher(r.query)
         label = r.query.nodes[r.target]
         aggs = [c.fn for c in r.query.columns if c.is_aggregate]
-        f = Frame(question=question.strip(), target=label, reader=GRAMMAR, limit=r.query.limit, unranked=r.query.unranked,
-                  agg=aggs[0] if len(aggs) == 1 and len(r.query.columns) == 1 else None)
+        f = Frame(question=question.strip(), target=label, reader=GRAMMAR, limit=r.query.limit,
+                  unranked=r.query.unranked, agg=aggs[0] if len(aggs) == 1 and len(r.query.columns) == 1 else None)
         return Compiled(cypher, params, f, description=GRAMMAR,
                         choices=[f"{t.owner}.{t.prop}" if t.prop else t.owner for t in r.choices.values()],
                         query=r.query)

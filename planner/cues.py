@@ -180,10 +180,10 @@ SCOPE_WORDS = frozenset({"else", "other", "also", "same", "only", "again", "exce
                          "twice", "thrice"})
 
 # verbs of being and having that join a noun to its own property ("whose age is", "with a weight of")
+LIGHT_VERBS = frozenset({"be", "have", "has", "contain", "hold", "include", "get", "make", "go", "come"})
 # participles that say a node was made, nothing of its own: "the orders placed", "reviews submitted", "claims filed"
 MADE_PARTICIPLES = frozenset({"place", "make", "do", "submit", "create", "record", "register", "file", "issue", "log",
                               "enter", "post", "write"})
-LIGHT_VERBS = frozenset({"be", "have", "has", "contain", "hold", "include", "get", "make", "go", "come"})
 # a verb that says a node holds a property's value, its value "used" by the node ("payment methods used by customers")
 USE_VERBS = frozenset({"use", "share", "produce"})
 

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgqa.planner.query import Query
+
 # (prompt, options) -> index of the chosen option
 Chooser = Callable[[str, list[str]], int]
 
@@ -136,4 +138,4 @@ class Compiled:
     description: str = ""  # which shape was generated: "selection", "aggregate", ...
     alternatives: list[Compiled] = field(default_factory=list)  # other readings of the same question
     choices: list[str] = field(default_factory=list)  # the schema names this reading chose where it had to
-    query: Any = None  # the grammar reader's query tree (:class:`~kgqa.planner.query.Query`) the Cypher was written from
+    query: Query | None = None  # the grammar reader's query tree the Cypher was written from (None: the rules')
