@@ -333,7 +333,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    settings = Settings.from_env()
+    try:
+        settings = Settings.from_env()
+    except ValueError as err:  # a KGQA_* variable that is no value of its setting: say which, no traceback
+        print(f"kgqa: {err}", file=sys.stderr)
+        return 2
     try:
         return args.func(args, settings) or 0
     except KeyboardInterrupt:

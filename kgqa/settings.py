@@ -145,6 +145,8 @@ class Settings:
     def __post_init__(self) -> None:
         for name in ("home", "data_dir"):
             object.__setattr__(self, name, Path(getattr(self, name)).expanduser())
+        if self.reader not in ("both", "grammar"):
+            raise ValueError(f"KGQA_READER must be 'both' or 'grammar', not {self.reader!r}")
 
     @classmethod
     def from_env(cls, **overrides) -> Settings:
@@ -153,7 +155,10 @@ class Settings:
             raw = os.environ.get(f"KGQA_{f.name.upper()}")
             if raw is None:
                 continue
-            values[f.name] = _coerce(f.type, raw)
+            try:
+                values[f.name] = _coerce(f.type, raw)
+            except ValueError as err:
+                raise ValueError(f"KGQA_{f.name.upper()}={raw!r}: {err}") from None
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
 

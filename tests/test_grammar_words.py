@@ -373,3 +373,7 @@ def test_the_reader_setting_sends_an_annotated_graph_to_the_grammar_reader(built
         assert sorted(r[0] for r in g.query(plan.cypher, plan.params).rows) == ["Aniseed Syrup", "Chai", "Chang"]
         with pytest.raises(ValueError, match="reader"):
             Compiler(view, reader="rules")
+    from kgqa.settings import Settings
+
+    with pytest.raises(ValueError, match="KGQA_READER"):  # a clear error at start, not graphs that do not open
+        Settings(reader="rules")

@@ -263,3 +263,14 @@ def test_a_count_per_property_value_groups_by_that_property(pipe, question, doma
 def test_a_property_named_before_the_target_list_is_returned_with_it(pipe):
     r = pipe.ask("What are the release years of the movies Tom Hanks directed?", "movies")
     assert r.status == "answered" and r.rows == [["That Thing You Do", 1996]], (r.cypher, r.rows)
+
+
+def test_a_bad_setting_is_a_clear_error_of_the_command(monkeypatch, capsys):
+    """A ``KGQA_*`` variable that is no value of its setting stops ``kgqa`` with one line naming it, exit code 2."""
+    from kgqa.app.cli import main
+
+    for name, raw in (("KGQA_READER", "rules"), ("KGQA_PORT", "abc")):
+        monkeypatch.setenv(name, raw)
+        assert main(["domains"]) == 2
+        assert name in capsys.readouterr().err
+        monkeypatch.delenv(name)
