@@ -21,6 +21,7 @@ from kgqa.planner.attach import (
 from kgqa.planner.grammar_both import conjunctions, two_nodes
 from kgqa.planner.grammar_bounds import count_bound, counted_range, edge_bound, repeated, values_asked
 from kgqa.planner.grammar_columns import ROWID, own_name
+from kgqa.planner.grammar_flags import flags
 from kgqa.planner.grammar_measures import measured_beside, measured_props, money_prop, said_in_money
 from kgqa.planner.grammar_times import date_prop, dated, year_prop
 from kgqa.planner.joins import holder_of, many_along, other_end, path_to, rels_named_by
@@ -39,41 +40,13 @@ from kgqa.planner.schema_terms import Term
 from kgqa.text import name_words
 
 
-def _stated_flags(r: Reading) -> None:
-    """A boolean property said as a state of its nodes, anywhere: "products that are (not) discontinued",
-    "suppliers that supply discontinued products", "products with a discontinued status", "the most products
-    discontinued": a condition on the nodes of the property's label (the word after it a head that restates it)."""
-    flagged = {id(it) for it, _ in r.flags}
-    for it in r.items:
-        t = r.doc[it.end - 1]
-        terms = [x for x in it.terms if x.kind == "prop" and not x.on_rel and
-                 r.view.prop_type(x.owner, x.prop) == "BOOL"]
-        if id(it) in flagged or it in r.asked or it.start in r.used or len(terms) != 1 or \
-                t.tag_ not in ("JJ", "VBN", "VBD") or any(v.start <= it.start < v.end for v in r.values):
-            continue
-        r.flags.append((it, terms[0]))
-        nxt = it.end
-        if nxt < len(r.doc) and r.lemmas[nxt] in cues.PROPERTY_HEADS | cues.CATEGORY_WORDS and \
-                not any(x.start == nxt for x in r.items):
-            r.use((nxt, nxt + 1))  # "a discontinued status"
-
-
 def conditions(r: Reading) -> None:
     """Each value constrains the property written before it (with the comparison between), else the property
     it was linked to; "between A and B" is a range; a quoted text after "contains/starts/ends" a substring."""
     if r.target is None:
         return
     lem = r.lemmas
-    _stated_flags(r)
-    for it, term in r.flags:
-        negated = it.start > 0 and r.doc[it.start - 1].lower_ in cues.NEGATIONS
-        holder = holder_of(r, term)
-        if holder is None:
-            continue
-        r.query.where.append(Where(holder, term.prop, "=", not negated))
-        r.where_ends.append((it.start, it.end))
-        it.term = term
-        r.use((it.start - negated, it.end))
+    flags(r)
     _alternatives(r)
     repeated(r)
     done: set[int] = set()

@@ -7,6 +7,7 @@ import re
 
 from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
+from kgqa.planner.grammar_value_nouns import genders, plural_values
 from kgqa.planner.parse import quoted_value
 from kgqa.planner.reading import (
     Item,
@@ -110,8 +111,8 @@ def values(r: Reading) -> None:
                              doc[t.i + 1:t.i + 2].text.lower() in ("with", "that", "which", "who", "whose")):
                 # not "the one with the maximum price": a pronoun, no number
                 r.values.append(Value(t.i, t.i + 1, number, "number"))
-    _genders(r, {i for v in r.values for i in range(v.start, v.end)})
-    _plural_values(r, {i for v in r.values for i in range(v.start, v.end)})
+    genders(r, {i for v in r.values for i in range(v.start, v.end)})
+    plural_values(r, {i for v in r.values for i in range(v.start, v.end)})
     r.values.sort(key=lambda v: v.start)
     for v in r.values:
         if v.kind == "number" and v.end < len(doc) and doc[v.end].lower_ in cues.MULTIPLIERS:
@@ -569,39 +570,6 @@ def _shared_heads(r: Reading, words: list[str]) -> None:
             r.items.append(Item(k - 1, k, terms))
             k -= 2
     r.items.sort(key=lambda x: x.start)
-
-
-def _genders(r: Reading, taken: set[int]) -> None:
-    """"female students", "male professors": the value of the one sex or gender property that holds the word in
-    one of the codes data writes it with ('F', 'Female'), as a linked value."""
-    for t in r.doc:
-        codes = cues.GENDERS.get(t.lower_)
-        if codes is None or t.i in taken:
-            continue
-        for code in codes:
-            held = {(lb, p, v) for lb, p, v in r.view.values.get(fold(code), [])
-                    if any(w in p.lower() for w in cues.GENDER_PROPS)}
-            if held and len({v for _, _, v in held}) == 1:
-                held = sorted(held)
-                lb, p, v = held[0]
-                r.values.append(Value(t.i, t.i + 1, v, "linked", lb, p, tuple((x, y) for x, y, _ in held),
-                                      noun=t.pos_ == "NOUN"))
-                break
-
-
-def _plural_values(r: Reading, taken: set[int]) -> None:
-    """"How many engineers are older than 30", "female Professors": a plural noun that names no schema element
-    but whose singular is a text value of the graph ('engineer', 'Professor'), as that linked value; not a name
-    (a catalog level named 'Product' is no "products")."""
-    for t in r.doc:
-        if t.i in taken or t.tag_ not in ("NNS", "NNPS") or r.terms.lookup([t.lower_]):
-            continue
-        singular = {f for f in forms(t.text) if f != t.lower_}
-        hits = sorted({h for f in singular for h in r.view.values.get(fold(f), []) if not is_name_like(h[1])})
-        if hits and len({v for _, _, v in hits}) == 1:
-            lb, p, v = hits[0]
-            r.values.append(Value(t.i, t.i + 1, v, "linked", lb, p, tuple(dict.fromkeys((x, y) for x, y, _ in hits)),
-                                  noun=True))
 
 
 def verb_of_rel(r: Reading, it: Item) -> bool:

@@ -1,0 +1,44 @@
+"""Boolean properties said as adjectives or states, for the grammar reader: "the discontinued products" (found by
+:func:`~kgqa.planner.grammar_focus.focus`), "products that are not discontinued", "suppliers that supply discontinued
+products" (:func:`flags`): each a condition ``prop = true`` (``false`` after a negation) on the nodes of its label."""
+
+from __future__ import annotations
+
+from kgqa.planner import cues
+from kgqa.planner.joins import holder_of
+from kgqa.planner.query import Where
+from kgqa.planner.reading import Reading
+
+
+def flags(r: Reading) -> None:
+    """The boolean properties said as a state (:func:`_stated`, beside those read as adjectives of the asked label)
+    become conditions on the nodes that hold them, joined where they are another label's."""
+    _stated(r)
+    for it, term in r.flags:
+        negated = it.start > 0 and r.doc[it.start - 1].lower_ in cues.NEGATIONS
+        holder = holder_of(r, term)
+        if holder is None:
+            continue
+        r.query.where.append(Where(holder, term.prop, "=", not negated))
+        r.where_ends.append((it.start, it.end))
+        it.term = term
+        r.use((it.start - negated, it.end))
+
+
+def _stated(r: Reading) -> None:
+    """A boolean property said as a state of its nodes, anywhere: "products that are (not) discontinued",
+    "suppliers that supply discontinued products", "products with a discontinued status", "the most products
+    discontinued": a condition on the nodes of the property's label (the word after it a head that restates it)."""
+    flagged = {id(it) for it, _ in r.flags}
+    for it in r.items:
+        t = r.doc[it.end - 1]
+        terms = [x for x in it.terms if x.kind == "prop" and not x.on_rel and
+                 r.view.prop_type(x.owner, x.prop) == "BOOL"]
+        if id(it) in flagged or it in r.asked or it.start in r.used or len(terms) != 1 or \
+                t.tag_ not in ("JJ", "VBN", "VBD") or any(v.start <= it.start < v.end for v in r.values):
+            continue
+        r.flags.append((it, terms[0]))
+        nxt = it.end
+        if nxt < len(r.doc) and r.lemmas[nxt] in cues.PROPERTY_HEADS | cues.CATEGORY_WORDS and \
+                not any(x.start == nxt for x in r.items):
+            r.use((nxt, nxt + 1))  # "a discontinued status"
