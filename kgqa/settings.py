@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+READERS = ("both", "grammar")  # Settings.reader: the rules reader first on annotated graphs, or the grammar reader alone
 
 
 def _default_home() -> Path:
@@ -145,8 +146,8 @@ class Settings:
     def __post_init__(self) -> None:
         for name in ("home", "data_dir"):
             object.__setattr__(self, name, Path(getattr(self, name)).expanduser())
-        if self.reader not in ("both", "grammar"):
-            raise ValueError(f"KGQA_READER must be 'both' or 'grammar', not {self.reader!r}")
+        if self.reader not in READERS:
+            raise ValueError(f"KGQA_READER must be one of {', '.join(READERS)}, not {self.reader!r}")
 
     @classmethod
     def from_env(cls, **overrides) -> Settings:

@@ -28,9 +28,9 @@ from kgqa.planner.reader import read
 from kgqa.planner.schema_terms import SchemaTerms
 from kgqa.planner.schema_view import SchemaView
 from kgqa.planner.spelling import Speller
+from kgqa.settings import READERS
 
-GRAMMAR = "grammar"  # Frame.reader of a plan the grammar reader wrote
-READERS = ("both", GRAMMAR)  # Settings.reader: the rules reader first on annotated graphs, or the grammar reader alone
+GRAMMAR = "grammar"  # Frame.reader of a plan the grammar reader wrote, and the Settings.reader that reads with it alone
 
 
 class Compiler:

@@ -32,7 +32,6 @@ from typing import Any
 
 from kgqa.cache.plan_cache import PlanCache
 from kgqa.cache.plan_entry import PlanEntry
-from kgqa.planner.version import answer_version
 from kgqa.types import InputError, Result
 
 VOTES = ("up", "down")
@@ -129,7 +128,7 @@ def _stored_answer(pipeline, question: str, domain: str | None):
         d = domains.get(name)
         if d is None:
             continue
-        hit = cache.peek(question, name, answer_version(d.graph.version, pipeline.settings.reader))
+        hit = cache.peek(question, name, pipeline.answer_version(d.graph.version))
         if hit is not None:
             return d, hit
     where = f" in domain {domain!r}" if domain else ""

@@ -45,8 +45,9 @@ def quoted_spans(question: str) -> list[tuple[int, int, str]]:
 
 @lru_cache(maxsize=512)
 def parse(question: str, literals: tuple[tuple[int, int], ...] | None = None):
-    """Returns the spaCy ``Doc`` of ``question`` (code marks read as spaces) with each quoted literal (or each of the character spans
-    ``literals``) merged into one token, a proper noun whose text :func:`quoted_value` gives; cached."""
+    """Returns the spaCy ``Doc`` of ``question`` (code marks read as spaces) with each quoted literal (or each of
+    the character spans ``literals``) merged into one token, a proper noun whose text :func:`quoted_value` gives;
+    cached."""
     pipe = nlp()
     doc = pipe.make_doc(question.translate(CODE_MARKS))
     spans = []

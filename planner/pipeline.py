@@ -210,7 +210,7 @@ class Pipeline(Answering):
         domain. Returns whether it was stored."""
         if self.answer_cache is None or r.status not in ("answered", "dont_know") or not r.domain:
             return False
-        self.answer_cache.put(r.question, r.domain, answer_version(r.kg_version, self.settings.reader), r.to_dict())
+        self.answer_cache.put(r.question, r.domain, self.answer_version(r.kg_version), r.to_dict())
         if asked is None:
             self.answer_cache.put(r.question, AUTO_DOMAIN, self.routing_version(), r.to_dict())
         return True
@@ -220,8 +220,13 @@ class Pipeline(Answering):
         version (routing depends on all of them)."""
         import hashlib
 
-        text = "|".join(f"{n}:{answer_version(d.graph.version, self.settings.reader)}" for n, d in sorted(self.domains.items()))
+        text = "|".join(f"{n}:{self.answer_version(d.graph.version)}" for n, d in sorted(self.domains.items()))
         return hashlib.sha1(text.encode()).hexdigest()[:16]
+
+    def answer_version(self, kg_version: str) -> str:
+        """The answer-cache version of this service's answers from a graph at ``kg_version``
+        (:func:`kgqa.planner.version.answer_version`, with its reader setting)."""
+        return answer_version(kg_version, self.settings.reader)
 
     def cached_answer(self, question: str, domain: str | None, *, peek: bool = False) -> tuple[str, dict] | None:
         """Returns (answering domain, stored result dict) for ``question``, or None. A question asked with a
@@ -236,7 +241,7 @@ class Pipeline(Answering):
         domains = self.domains  # one snapshot: a reload swaps the dict, never mutates it
         if domain is not None:
             d = domains.get(domain)
-            hit = read(question, domain, answer_version(d.graph.version, self.settings.reader)) if d is not None else None
+            hit = read(question, domain, self.answer_version(d.graph.version)) if d is not None else None
             return (domain, hit) if hit is not None else None
         hit = read(question, AUTO_DOMAIN, self.routing_version())
         if hit is None or hit.get("domain") not in domains:
@@ -249,7 +254,7 @@ class Pipeline(Answering):
         cache, d = self.answer_cache, self.domains.get(domain)
         if cache is None or d is None:
             return False
-        gone = cache.discard(question, domain, answer_version(d.graph.version, self.settings.reader))
+        gone = cache.discard(question, domain, self.answer_version(d.graph.version))
         routed = cache.peek(question, AUTO_DOMAIN, self.routing_version())
         if routed is not None and routed.get("domain") == domain:
             gone = cache.discard(question, AUTO_DOMAIN, self.routing_version()) or gone
