@@ -44,12 +44,7 @@ def focus(r: Reading) -> None:
         labels = []  # "member names who are not in charge of any event": the members' names are asked
     label = None
     named_at = None
-    who = None
-    obj = r.doc[labels[0].end - 1] if labels else None
-    if obj is not None and lem[:1] == ["who"] and lem[1:2] != ["be"] and (
-            obj.dep_ == "dobj" or obj.dep_ == "pobj" and obj.head.head.pos_ == "VERB" and obj.head.head.i <= 2):
-        who = _doer(r, frozenset(t.owner for t in labels[0].terms if t.kind == "label"))  # "Who won the Prize": a
-        # doer of the verb, not the prize
+    who = _doer_of_object(r, labels[0]) if labels else None
     if labels and who is None:
         first = labels[0]
         term = pick(first, "label", None) or _of_next(r, first) or r.choose(
@@ -184,6 +179,16 @@ def focus(r: Reading) -> None:
     _names_asked(r, label, first_label)
     if lem[:1] == ["where"] and not r.asked:
         _where_asked(r, label)
+
+
+def _doer_of_object(r: Reading, first: Item) -> str | None:
+    """"Who won the Nobel Prize?", "Who acted in the movie X?": the doer of the verb (:func:`_doer`) when the first
+    label named is its object, not what is asked; else None."""
+    obj = r.doc[first.end - 1]
+    if r.lemmas[:1] != ["who"] or r.lemmas[1:2] == ["be"] or not (
+            obj.dep_ == "dobj" or obj.dep_ == "pobj" and obj.head.head.pos_ == "VERB" and obj.head.head.i <= 2):
+        return None
+    return _doer(r, frozenset(t.owner for t in first.terms if t.kind == "label"))
 
 
 def _modifies_label(r: Reading, it: Item) -> bool:
