@@ -224,3 +224,12 @@ SUBSTRING_WORDS = frozenset({"contain", "include", "like", "substring", "substre
                              "begin"})
 # nouns for the asked label's own nodes, counted: "the parties with at least two records"
 ROW_WORDS = frozenset({"record", "entry", "row"})
+
+# words about a time a property holds, with the words of the property names that hold it ("born": birthYear)
+BIRTH_WORDS = frozenset({"born", "birth"})
+DEATH_WORDS = frozenset({"death", "died"})
+TIME_CUES = {"born": BIRTH_WORDS, "birth": BIRTH_WORDS, "died": DEATH_WORDS, "death": DEATH_WORDS,
+             "dead": DEATH_WORDS, "die": DEATH_WORDS, "dies": DEATH_WORDS, "alive": DEATH_WORDS,
+             "living": DEATH_WORDS, "deceased": DEATH_WORDS, "released": frozenset({"released", "release"}),
+             "release": frozenset({"released", "release"}), "published": frozenset({"published", "publication"}),
+             "founded": frozenset({"founded", "foundation"})}

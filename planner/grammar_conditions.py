@@ -138,6 +138,9 @@ def conditions(r: Reading) -> None:
                 t.lemma_.lower() in cues.MEASURES and t.i not in r.used]
         term = None
         found: list[str] = []
+        if v.kind == "number" and isinstance(v.value, int) and 1800 <= v.value <= 2100 and \
+                (owner := _label_modified(r, v)) is not None and (term := year_prop(r, owner)) is not None:
+            prop_item = None  # "the share of the 1903 physics prize": the prize's year, whatever is named before
         if aged and v.kind == "number" and (prop_item is None or aged[0].lower_ in ("older", "younger")):
             # "older than 21", "taller than 200", "heavier than 90": what the adjective measures
             said = next((t for x in r.items if x.end == aged[0].i and (t := pick(x, "label", None)) is not None), None)
@@ -219,7 +222,7 @@ def conditions(r: Reading) -> None:
             r.use((last[1], v.start))
         if term is None and year:
             # "opened between 2000 and 2005", "wines made before 2000"; "an exhibition in 2004": the label's named
-            owner = _label_before(r, v.start, 2)
+            owner = _label_modified(r, v) or _label_before(r, v.start, 2) or _value_label_before(r, v)
             term = (year_prop(r, owner) or date_prop(r, owner)) if owner else None
             term = term or year_prop(r) or date_prop(r)
             if term is not None:
@@ -320,10 +323,13 @@ def conditions(r: Reading) -> None:
         verbs = [it for it in r.items if it.kinds() == {"rel"}]
         apposed = any(it.end == v.start and "label" in it.kinds() for it in r.items)  # "the dept 'History'"
         root = r.doc[v.start:v.end].root
+        apposed = apposed or root.dep_ in ("compound", "amod") and any(  # "What Chemistry prizes did X win?"
+            it.start <= root.head.i < it.end and any(t.kind == "label" and t.owner == v.label for t in it.terms)
+            for it in r.items)
         beside = root.dep_ == "pobj" and any(it.start <= root.head.head.i < it.end for it in verbs) and not any(
             c.dep_ == "conj" for c in root.children)  # "friends with Bob", not "a friend of Dan or Alice"
         if v.kind == "linked" and prop_item is None and holder == r.target and (not r.asked or beside) and verbs and \
-                not apposed and \
+                not apposed and not v.noun and \
                 not (root.dep_ in ("nsubj", "nsubjpass", "attr") and lem[0] not in ("who", "which", "what") and
                      lem[:2] != ["how", "many"]):
             # "Who does Paul Blythe follow?", "Who acted alongside Keanu Reeves?": the named node is not the one
@@ -477,6 +483,25 @@ def _label_before(r: Reading, at: int, within: int) -> str | None:
     named = next((x for x in reversed(r.items) if x.end <= at and at - x.end <= within and
                   pick(x, "label", None) is not None), None)
     return pick(named, "label", None).owner if named is not None else None
+
+
+def _label_modified(r: Reading, v: Value) -> str | None:
+    """The label of the noun a value modifies ("the 1962 Peace Prize", "the 2020 chemistry nobel"), else None."""
+    tok = r.doc[v.start]
+    while tok.dep_ in ("nummod", "compound", "amod", "nmod") and tok.head.i != tok.i and tok.head.i > tok.i:
+        tok = tok.head
+    if tok.i == v.start:
+        return None
+    named = next((x for x in r.items if x.start <= tok.i < x.end and pick(x, "label", None) is not None), None)
+    return pick(named, "label", None).owner if named is not None else None
+
+
+def _value_label_before(r: Reading, v: Value) -> str | None:
+    """The label of a linked value said right before, a preposition between ("the Nobel Prize in Physics in
+    1921": the Physics prize's), else None."""
+    before = next((x for x in r.values if x.kind == "linked" and x.end <= v.start and
+                   all(t.pos_ == "ADP" for t in r.doc[x.end:v.start])), None)
+    return before.label if before is not None and before.end >= v.start - 1 else None
 
 
 def _range_opener(before: list[str], ordered: bool) -> tuple[int, list[list[str]]] | None:

@@ -30,6 +30,9 @@ def pattern(r: Reading) -> None:
     if r.target is None:
         return
     target_label = r.query.nodes[r.target]
+    for it in r.items:  # "the actors": the asked nodes at their end of ACTED_IN
+        if it.term is not None and it.term.via and it.term.owner == target_label and it.term.via not in r.rel_var:
+            edge_of(r, it.term.via)
     # relationships named by a verb or noun, or owning a property used: an edge from the asked label
     for it in r.items:
         twin = key_twin(r, it)
@@ -82,9 +85,22 @@ def pattern(r: Reading) -> None:
                     if named:
                         r.use((it.start - 2, it.start))
             r.use((it.start, it.end))
+    _walked(r)
     inner = {v for a in r.query.absent for v in a.own}
     if any(e.src in inner or e.dst in inner for e in r.query.edges):
         r.decline("what the negation covers")  # a node said not to be there, also joined as there------------------------------------------------------------------
+
+
+def _walked(r: Reading) -> None:
+    """A verb of a relationship that does not touch the asked label, on the path that joins another label named to it
+    ("Which country were the most laureates born in?": born in a city of the country) is read by that path."""
+    walked = {e.rel for e in r.query.edges}
+    for it in r.items:
+        if it.term is None and it.kinds() == {"rel"}:
+            on = {t.owner for t in it.terms if t.owner in walked}
+            if len(on) == 1:
+                it.term = Term("rel", on.pop())
+                r.use((it.start, it.end))
 
 
 def _conj_of_asked(r: Reading, it: Item) -> bool:
@@ -149,6 +165,11 @@ def _those_restated(r: Reading) -> list[tuple[int, int]]:
 
 def coverage(r: Reading) -> None:
     """Declines when a content word is left unexplained: a plan that ignores it answers another question."""
+    if r.lemmas[:1] == ["when"] and r.target is not None and not any(
+            c.prop and (is_timed(c.prop) or r.view.is_date(r.query.nodes.get(c.holder, ""), c.prop))
+            for c in r.query.columns):
+        r.decline("which time 'when' asks")  # "When did a woman first win?": not answered with the prizes
+        return
     if (why := _self_noun_scope(r)) is not None:
         r.decline(why)
         return

@@ -9,12 +9,14 @@ from kgqa.planner.attach import (
     value_after,
 )
 from kgqa.planner.grammar_columns import naming_prop
+from kgqa.planner.grammar_times import date_prop, said_time, time_cues, year_prop
 from kgqa.planner.grammar_words import modified_twin
 from kgqa.planner.reading import (
     Item,
     Reading,
     aged,
     aggregates_said,
+    compound_of_label,
     pick,
     term_name,
     unit_pick,
@@ -39,7 +41,13 @@ def focus(r: Reading) -> None:
     """The label asked about and the properties asked for: the first label named, or the label the first
     named properties belong to ("the names of the heads"); "who" asks for the graph's person label."""
     lem = r.lemmas
-    labels = [it for it in r.items if "label" in it.kinds() and not _modifies_label(r, it)]
+    labels = [it for it in r.items if "label" in it.kinds() and not _modifies_label(r, it) and
+              not compound_of_label(r, it)]
+    nouns = [v for v in r.values if v.noun and v.label and (not labels or v.end <= labels[0].start)]
+    noun_first = nouns[0] if nouns and r.doc[nouns[0].start].dep_ in ("nsubj", "nsubjpass") and \
+        not any("label" in x.kinds() and x.end <= nouns[0].start for x in r.items) else None
+    if noun_first is not None:
+        labels = []  # "How many women have won a Nobel Prize?": the women are asked, the nodes that hold 'female'
     if labels and _in_clause_of_property(r, labels[0]):
         labels = []  # "member names who are not in charge of any event": the members' names are asked
     label = None
@@ -83,6 +91,8 @@ def focus(r: Reading) -> None:
         elif owners:
             r.decline(f"which of {', '.join(owners)} is asked about")
             return
+    if label is None and noun_first is not None:
+        label = noun_first.label
     if label is None:
         rels = {t.owner for it in r.items for t in it.terms if t.kind in ("rel", "prop") and t.on_rel or t.kind == "rel"}
         ends = {src for rel in rels for src, _ in r.view.rels.get(rel, [])}
@@ -92,6 +102,9 @@ def focus(r: Reading) -> None:
         nouns = {v.label for v in r.values if v.noun}
         if len(nouns) == 1:
             label = nouns.pop()  # "How many engineers are older than 30": the nodes that hold 'engineer'
+    if label is None and lem[:1] in (["when"], ["where"]):
+        named = {v.label for v in r.values if v.kind == "linked"}
+        label = named.pop() if len(named) == 1 else None  # "When did Ben die?": a time or place of the node named
     if label is None:
         r.decline("what is asked about")
         return
@@ -179,6 +192,8 @@ def focus(r: Reading) -> None:
     _names_asked(r, label, first_label)
     if lem[:1] == ["where"] and not r.asked:
         _where_asked(r, label)
+    if lem[:1] == ["when"] and not r.asked:
+        _when_asked(r, label)
 
 
 def _doer_of_object(r: Reading, first: Item) -> str | None:
@@ -483,10 +498,38 @@ def _where_asked(r: Reading, label: str) -> None:
     place verb restates it."""
     places = [p for p in r.view.nodes.get(label, {}) if any(w in p.lower() for w in cues.PLACE_WORDS)
               and r.view.prop_type(label, p) == "STRING"]
+    if not places:
+        _place_reached(r, label)
     if len(places) != 1:
         return
     r.asked.append(Item(0, 1, {Term("prop", label, places[0])}, Term("prop", label, places[0])))
     r.use((0, 1), *[(t.i, t.i + 1) for t in r.doc if t.lemma_.lower() in cues.PLACE_VERBS])
+
+
+def _place_reached(r: Reading, label: str) -> None:
+    """"Where was Niels Bohr born?", "Where did Marie Curie work?": the node at the far end of the one relationship
+    of the asked label a verb names is asked."""
+    said = [(it, t.owner) for it in r.items for t in it.terms if t.kind == "rel" and r.doc[it.start].pos_ == "VERB"]
+    ends = {(it.start, it.end, b if a == label else a) for it, rel in said for a, b in r.view.rels.get(rel, [])
+            if label in (a, b) and a != b}
+    if len(ends) != 1:
+        return
+    start, end, far = ends.pop()
+    r.asked.append(Item(start, end, {Term("label", far)}, Term("label", far)))
+    r.use((0, 1))
+
+
+def _when_asked(r: Reading, label: str) -> None:
+    """"When was Albert Einstein born?", "When did Frederick Sanger die?": the asked label's one date the verb cues
+    (its year where it holds no date) is asked; the verb restates it."""
+    said = time_cues(r)
+    if not said:
+        return
+    term = date_prop(r, label) or year_prop(r, label)
+    if term is None or not said_time(r, term.prop):
+        return
+    r.asked.append(Item(0, 1, {term}, term))
+    r.use((0, 1), *[(i, i + 1) for i in said])
 
 
 def _referenced(r: Reading, owners: list[str]) -> list[str]:

@@ -10,7 +10,7 @@ from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_w
 from kgqa.planner.grammar_times import date_prop, year_prop
 from kgqa.planner.joins import counted_beside, edge_of, join_label, many_along, path_to
 from kgqa.planner.query import Column, Overall, Where
-from kgqa.planner.reading import Item, Reading, is_timed, item_at, pick, pick_prop
+from kgqa.planner.reading import Item, Reading, compound_of_label, is_timed, item_at, pick, pick_prop
 from kgqa.planner.schema_terms import Term, count_prop
 from kgqa.text import name_words
 
@@ -320,23 +320,26 @@ def _ordered(r: Reading, label: str) -> None:
             k += 2
         fn = cues.AGGREGATES.get(lem[k]) if k < len(lem) and lem[k] != "overall" and i + 1 == k else None
         it = next((x for x in r.items if k <= x.start <= k + 2 and x.term is None or x.start == k), None)
+        if it is not None and compound_of_label(r, it):
+            it = next((x for x in r.items if x.start == it.end), it)  # "the most Nobel laureates": the laureates
         named = next((x for x in r.items if k <= x.start <= k + 2 and x.term is not None and x.term.kind == "label"
                       and x.term.owner == label), None)
         if it is None and measure != w:
             it = named  # "the three most expensive procedures": the procedures, by what "expensive" measures
-        by = _by_what(lem, named.end) if named is not None else 0
+        after = _past_modifiers(r, named.end) if named is not None else 0
+        by = _by_what(lem, after) if named is not None else 0
         ranked_by = False
         if by and w == "top" and fn is None:  # "the top 3 invoices by amount", "... based on the amount"
-            at = named.end + by
+            at = after + by
             if at < len(lem) and lem[at] in cues.AGGREGATES and lem[at] != "overall":
                 fn, k = cues.AGGREGATES[lem[at]], at  # "the top 5 countries by the total amount of invoices"
-                r.use((named.end, at))
+                r.use((after, at))
             elif lem[at + 1:at + 2] != ["of"]:  # not "by the number of relationships": a count
                 by_item = next((x for x in r.items if x.start == at), None)
                 by_item = by_item if by_item is None or "prop" in by_item.kinds() else owned_prop(r, by_item)
                 it = by_item or it
                 ranked_by = by_item is not None
-                r.use((named.end, at))
+                r.use((after, at))
         if fn is not None:
             at = k + 1 + (lem[k + 1:k + 2] == ["of"])  # "the highest sum of LIKES weights"
             it = next((x for x in r.items if x.start == at), None)
@@ -559,6 +562,22 @@ def said_ranked_by(lem: list[str], i: int) -> bool:
     while k > 0 and lem[k - 1] in ("the", "their", "its"):
         k -= 1
     return k < i and any(tuple(lem[max(0, k - len(words)):k]) == words for words in cues.RANKED_BY)
+
+
+def _past_modifiers(r: Reading, at: int) -> int:
+    """Where the words that rank the label named before ``at`` may start: at ``at``, or past a phrase of nouns that
+    modifies it ("the top 5 products in the 'Beverages' category by unit price"), no verb between."""
+    if _by_what(r.lemmas, at):
+        return at
+    for k in range(at, min(len(r.doc), at + 8)):
+        t = r.doc[k]
+        if t.pos_ in ("VERB", "AUX") or t.lower_ in cues.RELATIVES:
+            return at
+        if t.lower_ == "by" and t.dep_ == "agent":
+            return at  # "supplied by 'Exotic Liquids'": who supplied them, no ranking
+        if _by_what(r.lemmas, k) and k > at:
+            return k
+    return at
 
 
 def _by_what(lem: list[str], at: int) -> int:

@@ -3,6 +3,7 @@ with (:func:`year_prop`, :func:`date_prop`, :func:`dated`)."""
 
 from __future__ import annotations
 
+from kgqa.planner import cues
 from kgqa.planner.reading import Reading, is_timed
 from kgqa.planner.schema_terms import Term
 from kgqa.text import name_words
@@ -20,6 +21,8 @@ def date_prop(r: Reading, label: str | None = None) -> Term | None:
     label = label or r.query.nodes[r.target]
     props = [p for p in r.view.nodes.get(label, {}) if r.view.is_date(label, p)]
     if len(props) > 1:
+        props = cued(r, props)
+    if len(props) > 1:
         stems = {t.lemma_.lower()[:4] for t in r.doc if len(t.lemma_) >= 4 and not t.is_stop}
         props = [p for p in props if any(w[:4] in stems for w in name_words(p) if len(w) >= 4)] or props
     if len(props) > 1:
@@ -28,8 +31,30 @@ def date_prop(r: Reading, label: str | None = None) -> Term | None:
     return Term("prop", label, props[0]) if len(props) == 1 else None
 
 
+def said_time(r: Reading, prop: str) -> bool:
+    """Whether a time word of the question cues the property's name ("born": birthDate, birthYear; not deathDate)."""
+    return bool({w for t in r.doc for w in cues.TIME_CUES.get(t.lower_, ())} & set(name_words(prop)))
+
+
+def cued(r: Reading, props: list[str]) -> list[str]:
+    """The properties of ``props`` whose names a time word of the question cues, all of them when it cues none."""
+    return [p for p in props if said_time(r, p)] or props
+
+
+def time_cues(r: Reading) -> list[int]:
+    """The positions of the question's words that say a time a property holds ("born", "die")."""
+    return [t.i for t in r.doc if t.lower_ in cues.TIME_CUES or t.lemma_.lower() in cues.TIME_CUES]
+
+
 def year_prop(r: Reading, label: str | None = None) -> Term | None:
-    """The one property of ``label`` (default: the asked one) that holds years or dates, by its name."""
+    """The one property of ``label`` (default: the asked one) that holds years or dates, by its name; of several,
+    the one whose name a word of the question cues ("born": birthYear, not deathYear), then the one that holds
+    whole years (awardYear beside the dateAwarded text)."""
     label = label or r.query.nodes[r.target]
     props = [p for p in r.view.nodes.get(label, {}) if is_timed(p)]
+    if len(props) > 1:
+        props = cued(r, props)
+    if len(props) > 1:
+        years = [p for p in props if "year" in name_words(p) and r.view.prop_type(label, p).startswith("INT")]
+        props = years if len(years) == 1 else props
     return Term("prop", label, props[0]) if len(props) == 1 else None

@@ -34,11 +34,12 @@ def _value_noun(r: Reading, t, m) -> bool:
     """Whether a lower-case noun spelled otherwise in the graph ('Clothes', 'Hardware') is written as that value:
     the value itself in another case, naming nothing in the schema, either a plural object or one joined to one
     ("the average price of clothes"), or a modifier of a noun that names the value's own label ("the hardware
-    product")."""
+    product") or a label one relationship from it ("the physics laureates": of the Physics prizes)."""
     if fold(t.text) != fold(str(m.value)) or r.terms.lookup([t.lower_]) or t.lemma_.lower() in cues.FILLER:
         return False
     if t.dep_ in ("compound", "amod"):
-        return any(x.kind == "label" and x.owner == m.label for x in r.terms.lookup([t.head.lower_]))
+        heads = {x.owner for x in r.terms.lookup([t.head.lower_]) if x.kind == "label"}
+        return m.label in heads or any(r.view.paths(h, m.label, max_hops=1, prefer=set()) for h in heads)
     return t.tag_ == "NNS" and t.dep_ in ("pobj", "conj")
 
 
@@ -91,6 +92,12 @@ def values(r: Reading) -> None:
                 b.options = ((b.label, b.prop),)
     _dates(r)
     taken = {i for v in r.values for i in range(v.start, v.end)}
+    for t in doc:  # a word the annotations file gives for a value ("economics": the category 'Economic Sciences')
+        if t.i not in taken and (said := r.terms.value_words.get(t.lower_)) is not None:
+            label, prop, value = said
+            r.values.append(Value(t.i, t.i + 1, value, "linked", label, prop, ((label, prop),),
+                                  noun=t.tag_ == "NNS" and t.dep_ != "compound"))  # "women": the nodes themselves
+            taken.add(t.i)
     for t in doc:
         if t.i in taken:
             continue
@@ -211,6 +218,7 @@ def schema(r: Reading) -> None:
         rels = {t.owner for t in it.terms if t.kind == "rel"}
         if rels and (it.kinds() == {"rel"} or verb_of_rel(r, it) or key_twin(r, it)):
             r.rels_named.extend(sorted(rels))
+        r.rels_named.extend(sorted({t.via for t in it.terms if t.via}))  # "the actors": joined along ACTED_IN
     # weak evidence for a path: a word that shares its first five letters with a relationship's name
     stems = {w[:5] for w in words if len(w) >= 5}
     r.rels_hinted = [rel for rel in r.view.rels if any(len(w) >= 5 and w[:5] in stems for w in name_words(rel))]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from kgqa.planner.cues import BIRTH_WORDS, DEATH_WORDS, TIME_CUES
 from kgqa.planner.frame import Frame, Mention
 from kgqa.planner.schema_view import SchemaView, split_camel
 from kgqa.text import STOPWORDS, fold, name_words
@@ -151,7 +152,6 @@ def relationship_words(rel: str, src: str, dst: str) -> dict[str, str]:
 # what a property's own name says of it, in words of any graph: time properties ("released", "birthYear",
 # "shipped_on") and birth properties ("born", "birth_year") are found by these, never by a graph's names
 YEAR_WORDS = frozenset({"year", "born", "released", "died"})
-BIRTH_WORDS = frozenset({"born", "birth"})
 
 
 def is_year_like(prop: str) -> bool:
@@ -199,13 +199,6 @@ alongside gives gave got went word phrase placed generated generate generates ap
 TRAILING_NOUNS = frozenset({"description", "status", "value", "number", "option", "cost", "field", "flag", "method",
                             "values", "costs", "property", "attribute", "code"})
 PARTICIPLES = frozenset({"given", "received", "assigned"})  # "the rating given by ...": the property's own verb
-# words about a time a property holds, with the words of the property names that hold it
-_DEATH = frozenset({"death", "died"})
-TIME_CUES = {"born": BIRTH_WORDS, "birth": BIRTH_WORDS, "died": _DEATH, "death": _DEATH, "dead": _DEATH,
-             "die": _DEATH, "dies": _DEATH,
-             "alive": _DEATH, "living": _DEATH, "deceased": _DEATH, "released": frozenset({"released", "release"}),
-             "release": frozenset({"released", "release"}), "published": frozenset({"published", "publication"}),
-             "founded": frozenset({"founded", "foundation"})}
 NEAR_MIN, NEAR_MARGIN = 0.65, 0.10  # embedding similarity a near word needs, and its lead over the runner-up
 
 
@@ -248,7 +241,7 @@ class Lexicon:
                 entries.setdefault(plural(split_camel(prop)), f"{rel}.{prop}")  # "their ratings"
         for label, props in view.nodes.items():
             # "birth year", "date of death": the label's property of that event, year or date as written
-            for event, words in (("birth", BIRTH_WORDS), ("death", _DEATH)):
+            for event, words in (("birth", BIRTH_WORDS), ("death", DEATH_WORDS)):
                 held = [p for p in props if words & set(name_words(p))]
                 years = [p for p in held if is_year_like(p) or (props[p].startswith("INT") and not is_date_like(p))]
                 dates = [p for p in held if is_date_like(p)]

@@ -249,3 +249,15 @@ def aged(r: Reading, i: int, term: Term | None) -> bool | None:
     if i == 0 or term is None or term.kind != "prop" or (term.prop or "").lower() not in cues.AGE_WORDS:
         return None
     return cues.AGE_SUPERLATIVES.get(r.doc[i - 1].lower_) if r.doc[i - 1].tag_ == "JJS" else None
+
+
+def compound_of_label(r: Reading, it: Item) -> bool:
+    """Whether ``it`` is one noun naming a label that modifies the noun of another label ("Nobel laureates", "product
+    categories"): the head's nodes are asked."""
+    t = r.doc[it.end - 1]
+    own = {z.owner for z in it.terms}
+    return it.end - it.start == 1 and t.dep_ == "compound" and t.head.i >= it.end and any(
+        x.start <= t.head.i < x.end and any(y.kind == "label" and y.owner not in own and
+                                            t.lemma_.lower().rstrip("s") not in
+                                            {w.rstrip("s") for w in name_words(y.owner)} for y in x.terms)
+        for x in r.items if x is not it)  # not "course" of "course authors" (Course_Authors): a word of its name

@@ -67,6 +67,7 @@ class Term:
     prop: str | None = None
     on_rel: bool = False
     exact: bool = False  # the question writes the schema name itself ("VISITS3", "home_port")
+    via: str | None = None  # a label's nodes as the ends of this relationship type ("the actors": of ACTED_IN)
 
 
 class SchemaTerms:
@@ -115,11 +116,21 @@ class SchemaTerms:
         for hits in view.values.values():
             for lb, p, _ in hits:
                 self._counts[(lb, p)] = self._counts.get((lb, p), 0) + 1
+        # an annotations file's words for values ("economics": ``Prize.category=Economic Sciences``)
+        self.value_words: dict[str, tuple[str, str, str]] = {}
+        for word, target in view.spec.words.items():
+            owner, _, rest = target.partition(".")
+            prop, eq, value = rest.partition("=")
+            if eq and prop in view.nodes.get(owner, {}) and " " not in word:
+                self.value_words[word.lower()] = (owner, prop, value)
         for word, target in view.spec.words.items():  # an annotations file's words, as schema documentation
             term = _term_of(view, target)
-            if term is not None:
-                for key in _keys(word.split()):
-                    self.index.setdefault(key, set()).add(term)
+            words = word.split()
+            # a role noun as written ("reviewer"), not the stem it shares with its verb ("review")
+            keys = {"".join(words[:-1]) + w for w in (words[-1], singular(words[-1]))} if term and term.via else \
+                _keys(words)
+            for key in keys if term is not None else ():
+                self.index.setdefault(key, set()).add(term)
 
     def _add(self, name: str, term: Term, owner: str | None = None) -> None:
         self.exact.setdefault(name.lower(), set()).add(Term(term.kind, term.owner, term.prop, term.on_rel, True))
@@ -509,10 +520,15 @@ def _run_keys(run: tuple[str, ...]) -> frozenset[str]:
 
 
 def _term_of(view: SchemaView, target: str) -> Term | None:
-    """Returns the term an annotations file's target names (``Label``, ``Label.prop``, ``rel:TYPE``)."""
+    """Returns the term an annotations file's target names (``Label``, ``Label.prop``, ``rel:TYPE``, and
+    ``rel:TYPE>Label``: the label's nodes at that end of the type, "the actors")."""
     if target.startswith("rel:"):
-        rel = target[4:].split(">")[0]
-        return Term("rel", rel) if rel in view.rels else None
+        rel, _, end = target[4:].partition(">")
+        if rel not in view.rels:
+            return None
+        if end and any(end in pair for pair in view.rels[rel]):
+            return Term("label", end, via=rel)
+        return Term("rel", rel)
     if "=" in target:
         return None
     if "." in target:

@@ -11,7 +11,17 @@ from kgqa.planner.grammar_columns import ROWID, column_of, node_columns, owner_o
 from kgqa.planner.grammar_order import alphabetical, order, said_ranked_by
 from kgqa.planner.joins import counted_beside, edge_of, holder_of, join_label, rels_named_by
 from kgqa.planner.query import Column, Overall
-from kgqa.planner.reading import Item, Reading, aged, aggregates_said, is_timed, item_at, pick, pick_prop
+from kgqa.planner.reading import (
+    Item,
+    Reading,
+    aged,
+    aggregates_said,
+    compound_of_label,
+    is_timed,
+    item_at,
+    pick,
+    pick_prop,
+)
 from kgqa.planner.schema_terms import CODE_WORDS, Term
 from kgqa.text import name_words
 
@@ -218,6 +228,9 @@ def shape(r: Reading) -> None:
     if aggs and (q.edges or q.keyed) and not group and not r.bounds and all(c.holder == r.target and c.prop for c in q.columns):
         q.one_per = r.target  # "the average credit score of customers who have a loan": each customer once
     order(r, label)
+    counted = {c.holder for c in q.columns if c.fn == "count" and c.distinct and c.prop is None} & set(r.shown)
+    if counted:  # "the actors in the most films, with their film counts": the films counted, not shown one by one
+        q.columns = [c for c in q.columns if c.is_aggregate or c.holder not in counted]
     if not q.edges and not any("label" in it.kinds() for it in r.items) and q.columns and not any(
             c.is_aggregate or c.prop in (r.view.key(label), r.view.display(label)) for c in q.columns):
         q.distinct = True  # "Who are all the directors?", "classrooms used by grade 4": each value once
@@ -365,7 +378,7 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
                 named = rels_named_by(r, lem[rows])
                 if len(named) == 1:  # "the number of records they have": the edges of their one "record" link
                     return Item(rows, rows + 1, {Term("rel", named[0])}), False
-            counted = next((it for it in r.items if it.start >= j), None)
+            counted = next((it for it in r.items if it.start >= j and not compound_of_label(r, it)), None)
             edges = next((x for x in r.items if counted is not None and x.start == counted.end and
                           x.kinds() == {"rel"} and r.doc[x.end - 1].tag_ == "NNS"), None)
             if edges is not None and pick(counted, "label", None) is not None and \

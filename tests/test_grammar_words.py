@@ -377,3 +377,135 @@ def test_the_reader_setting_sends_an_annotated_graph_to_the_grammar_reader(built
 
     with pytest.raises(ValueError, match="KGQA_READER"):  # a clear error at start, not graphs that do not open
         Settings(reader="rules")
+
+
+AWARDS = ("CREATE NODE TABLE Person(pid INT64, name STRING, birthYear INT64, birthDate STRING, deathYear INT64, "
+          "deathDate STRING, gender STRING, PRIMARY KEY(pid));\n"
+          "CREATE NODE TABLE Award(aid STRING, field STRING, awardYear INT64, dateGiven STRING, PRIMARY KEY(aid));\n"
+          "CREATE NODE TABLE Town(tname STRING, PRIMARY KEY(tname));\n"
+          "CREATE NODE TABLE Country(cname STRING, PRIMARY KEY(cname));\n"
+          "CREATE REL TABLE WON(FROM Person TO Award);\n"
+          "CREATE REL TABLE BORN_IN(FROM Person TO Town);\n"
+          "CREATE REL TABLE TOWN_IN(FROM Town TO Country);\n")
+AWARD_ROWS = {"Person": "pid,name,birthYear,birthDate,deathYear,deathDate,gender\n"
+                        "1,Ann,1879,1879-03-14,1955,1955-04-18,female\n2,Ben,1885,1885-10-07,1962,1962-11-18,male\n"
+                        "3,Cid,1918,1918-05-11,1988,1988-02-15,female\n",
+              "Award": "aid,field,awardYear,dateGiven\nphys-1921,Physics,1921,1922-11-09\n"
+                       "phys-1922,Physics,1922,1922-12-10\nchem-1965,Chemistry,1965,1965-12-10\n",
+              "Town": "tname\nUlm\nCopenhagen\nNew York\n",
+              "WON": "from,to\n1,phys-1921\n2,phys-1922\n3,chem-1965\n",
+              "BORN_IN": "from,to\n1,Ulm\n2,Copenhagen\n3,New York\n",
+              "Country": "cname\nGermany\nDenmark\nUSA\n",
+              "TOWN_IN": "from,to\nUlm,Germany\nCopenhagen,Denmark\nNew York,USA\n"}
+
+
+def test_times_and_places_asked_and_years_of_the_label_they_modify(tmp_path, small_graph):
+    """"When was Ann born?": the date the verb cues; "Where was Ben born?": the far end of the relationship the verb
+    names; a year of a node with several times: the one the question cues ("born before 1880": birthYear), else
+    the one that holds whole years (awardYear beside the dateGiven text), of the label the year modifies ("the
+    1965 chemistry award") or of the value before ("the award in Physics in 1921"); a lower-case value said as the
+    modifier of a label one relationship from its own ("physics people"); "women" as the subject."""
+    folder = small_graph(tmp_path / "graphs", "awards", AWARDS, AWARD_ROWS)
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert answer("When was Ann born?") == [["1879-03-14"]]
+        assert answer("When did Ben die?") == [["1962-11-18"]]
+        assert answer("Where was Ben born?") == [["Copenhagen"]]
+        assert [row[0] for row in answer("Which people were born before 1880?")] == ["Ann"]
+        assert [row[0] for row in answer("Who won the award in Physics in 1921?")] == ["Ann"]
+        assert [row[0] for row in answer("Who won the 1965 chemistry award?")] == ["Cid"]
+        assert [row[0] for row in answer("Which physics people were born in Copenhagen?")] == ["Ben"]
+        # a value written as a noun for its nodes, the subject: those nodes are asked, not others that hold it
+        assert answer("How many women have won an award?") == [[2]]
+        assert [row[0] for row in answer("Which women won the Physics award?")] == ["Ann"]
+        # a value that modifies the asked label's noun is the asked nodes' ("What Physics awards"), not another's
+        assert [row[0] for row in answer("What Physics awards did Ben win?")] == ["phys-1922"]
+        # a verb of a relationship on the path from another label named ("born": in a town of the country)
+        assert answer("Which countries were women born in?") == [["Germany"], ["USA"]]
+        # what a top list is ranked by, said after a phrase that modifies the label
+        assert [row[0] for row in answer("List the top 1 awards in the Physics field by award year.")] == ["phys-1922"]
+
+
+def test_an_empty_result_of_a_query_tree_is_none_when_every_piece_is_tied_to_the_schema():
+    """An empty result answers "none" for a tree with conditions and no aggregate; not for one that joins the same
+    two nodes twice (two nodes read as one, maybe), that must lack a pattern it has, that searches text for a part,
+    that sets one property equal to two values, or that compares with a computed figure."""
+    from kgqa.planner.dispatcher import grounded
+    from kgqa.planner.query import Absent, Column, Edge, Overall, Query, Where
+
+    def tree(**kw) -> Query:
+        return Query(nodes={"p": "Person", "m": "Movie"}, edges=[Edge("r0", "ACTED_IN", "p", "m")],
+                     where=[Where("p", "name", "=", "Ann")], columns=[Column("m", "title")], **kw)
+
+    assert grounded(None, tree())
+    assert not grounded(None, Query(nodes={"m": "Movie"}, columns=[Column("m", "title")]))  # no condition
+    counted = tree()
+    counted.columns = [Column("m", None, "count")]
+    assert not grounded(None, counted)
+    twice = tree()
+    twice.edges.append(Edge("r1", "DIRECTED", "p", "m"))
+    assert not grounded(None, twice)
+    lacking = tree(absent=[Absent(edges=[Edge("r9", "ACTED_IN", "q", "m")], own={"q"})])
+    lacking.nodes["q"] = "Person"
+    assert not grounded(None, lacking)
+    assert grounded(None, tree(absent=[Absent(edges=[Edge("r9", "DIRECTED", "q", "m")], own={"q"})]))
+    searched = tree()
+    searched.where.append(Where("m", "title", "CONTAINS", "Love"))
+    assert not grounded(None, searched)  # maybe searched in the wrong property
+    both = tree()
+    both.where.append(Where("p", "name", "=", "Ben"))
+    assert not grounded(None, both)  # no node is named both
+    computed = tree()
+    computed.where.append(Where("m", "released", ">", Overall("avg", "Movie", "released")))
+    assert not grounded(None, computed)  # a comparison with a figure computed, maybe misread
+
+
+def test_annotated_role_nouns_are_the_nodes_at_their_end_of_a_relationship(graph):
+    """An annotations file's ``rel:TYPE>Label`` ("actor": ``rel:ACTED_IN>Person``) is read by the grammar reader as
+    the label's nodes at that end of the type: "the actors" are the people who acted in a movie, "the directors of
+    The Matrix" those who directed it; the word as written, not the verb's stem ("review" is no reviewer)."""
+    from kgqa.kg.registry import graph_spec
+    from kgqa.planner.compiler import GRAMMAR, Compiler
+    from kgqa.planner.schema_view import SchemaView
+
+    g = graph("movies")
+    c = Compiler(SchemaView.from_graph(g, graph_spec(g)), reader=GRAMMAR)
+
+    def rows(question: str) -> list[list]:
+        plans = c.compile(question)
+        assert plans, c.unread(question, c.value_mentions(question))
+        return [list(x)[:len(x) - len(plans[0].query.evidence)] for x in g.query(plans[0].cypher, plans[0].params).rows]
+
+    actors = g.query("MATCH (p:Person)-[:ACTED_IN]->(:Movie) RETURN count(DISTINCT p)").rows[0][0]
+    assert rows("How many actors are there?") == [[actors]]
+    assert actors < g.query("MATCH (p:Person) RETURN count(p)").rows[0][0]
+    assert rows("Which actor has appeared in the most movies?")[0][0] == "Tom Hanks"
+    assert sorted(r[0] for r in rows("Who are the directors of The Matrix?")) == ["Lana Wachowski", "Lilly Wachowski"]
+    assert rows("What is the average review rating of The Replacements?")[0][0] == pytest.approx(75.67, abs=0.01)
+
+
+def test_annotated_value_words_and_a_label_noun_modifying_another(graph):
+    """An annotations file's word for a value ("economics": ``Prize.category=Economic Sciences``) is that linked
+    value; a label's noun modifying another label's ("Nobel laureates") leaves the head's nodes asked and counted;
+    a "when" that no time answers declines."""
+    from kgqa.kg.registry import graph_spec
+    from kgqa.planner.compiler import GRAMMAR, Compiler
+    from kgqa.planner.schema_view import SchemaView
+
+    g = graph("nobel")
+    c = Compiler(SchemaView.from_graph(g, graph_spec(g)), reader=GRAMMAR)
+
+    def rows(question: str) -> list[list]:
+        plans = c.compile(question)
+        assert plans, c.unread(question, c.value_mentions(question))
+        return sorted(list(x)[:len(x) - len(plans[0].query.evidence)]
+                      for x in g.query(plans[0].cypher, plans[0].params).rows)
+
+    won = g.query("MATCH (l:Laureate)-[:WON]->(p:Prize {category: 'Economic Sciences', awardYear: 2001}) "
+                  "RETURN l.knownName").rows
+    assert [r[0] for r in rows("Who won the Nobel Prize in Economics in 2001?")] == sorted(r[0] for r in won) and won
+    born = g.query("MATCH (l:Laureate)-[:BORN_IN]->(:City)-[:IS_CITY_IN]->(:Country {name: 'Germany'}) "
+                   "RETURN count(DISTINCT l)").rows
+    assert rows("How many Nobel laureates were born in Germany?") == born
+    q = "When did a woman first win a Nobel Prize?"
+    assert c.compile(q) == [] and "when" in " ".join(c.unread(q, c.value_mentions(q)))
