@@ -95,7 +95,7 @@ class Answering(Fallbacks):
             return mentions, None  # "Who is X?", "Tell me about X": X's bounded subgraph, not a compiled lookup
 
         compiled = None
-        cypher, params, frame, query = None, {}, None, None
+        cypher, params, frame = None, {}, None
         cache_on = self.plan_cache is not None and self.settings.use_plan_cache
         if cache_on and self.settings.param_reuse:
             with self._timed(timings, "cache_retrieval"):
@@ -122,7 +122,7 @@ class Answering(Fallbacks):
                 plans = [settled]
             if plans:
                 compiled = plans[0]
-                cypher, params, frame, query = compiled.cypher, compiled.params, compiled.frame, compiled.query
+                cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
         if cypher is None and d.index is not None and d.compiler.frame(question, deepcopy(mentions)).target is None:
             # nothing to compile from the deterministic parse: a short constrained LLM call names the topic
             # entity in the question's words, the index grounds it, and compilation runs once more
@@ -134,7 +134,7 @@ class Answering(Fallbacks):
                     plans = d.compiler.compile(question, mentions, hints)
                 if plans:
                     compiled = plans[0]
-                    cypher, params, frame, query = compiled.cypher, compiled.params, compiled.frame, compiled.query
+                    cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
         origin = "template" if r.cache["plan_hit"] else "compiler"
         s = self.settings
         if s.llm_writes_cypher and s.llm_backend == "openai" and not r.cache["plan_hit"]:
@@ -149,7 +149,7 @@ class Answering(Fallbacks):
                 r.cypher = inline_params(cypher, params) if cypher else None
                 return mentions, None
             if pick.action == "llm":
-                cypher, params, frame, query, origin = pick.written.final, {}, None, None, "llm"
+                cypher, params, frame, origin = pick.written.final, {}, None, "llm"
         if cypher is None:
             r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
             unread = d.compiler.unread(question, mentions)
@@ -185,7 +185,6 @@ class Answering(Fallbacks):
                     columns2, rows2, error2 = self._execute(d, again.cypher, folded.params)
                     if rows2 and error2 is None:
                         cypher, params, frame, columns, rows = again.cypher, folded.params, folded.frame, columns2, rows2
-                        query = folded.query
                         r.cypher, r.cypher_run, r.params = inline_params(cypher, params), cypher, dict(params)
         r.columns = columns
         if frame is not None and frame.unranked and frame.limit and len(rows) > frame.limit:
@@ -199,7 +198,7 @@ class Answering(Fallbacks):
             r.attempts[-1]["rows"] = len(rows)
         with self._timed(timings, "dispatch"):
             verdict = dispatcher.judge(frame, rows, error)
-        if verdict.status != dispatcher.COMPLETE and not dispatcher.grounded(frame, query):
+        if verdict.status != dispatcher.COMPLETE and not dispatcher.grounded(frame):
             with self._timed(timings, "expansion"):
                 sub = self._expand(question, d, mentions)
             if sub is not None and len(sub):
@@ -215,7 +214,7 @@ class Answering(Fallbacks):
             subject = (frame.target or "results").lower() + "s" if frame and frame.target else "results"
             # an empty result is an answer ("none") when the plan is grounded: a compiled frame whose
             # anchors all linked, or a verified template whose slots all filled
-            grounded = dispatcher.grounded(frame, query) or (frame is None and r.cache.get("plan_hit", False))
+            grounded = dispatcher.grounded(frame) or (frame is None and r.cache.get("plan_hit", False))
             answer, status = summarizer.summarize(question, r.columns, rows,
                                                   empty_is_answer=grounded and error is None, subject=subject,
                                                   keys=set(d.view.spec.primary_keys.values()),

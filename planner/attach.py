@@ -151,10 +151,13 @@ def named_before(lem: list[str], start: int) -> bool:
 def label_beside(r: Reading, v: Value) -> Term | None:
     """Returns the label term of a linked value said alone (no other linked value shares a holder: of "both
     Statistics and Psychology departments" the noun is each one's) whose label holds it and is named right after
-    it ("Statistics courses") or just before its preposition ("airports in Italy"); else None."""
+    it ("Statistics courses") or just before its preposition ("airports in Italy", "customers from the USA"); else
+    None."""
     holders = {lb for lb, _ in v.options}
     if any(o is not v and o.kind == "linked" and set(o.options) & set(v.options) for o in r.values):
         return None
     after = [x for x in r.items if x.start == v.end]
-    before = [x for x in r.items if x.end == v.start - 1 and r.doc[x.end].pos_ == "ADP"]
+    before = [x for x in r.items if x.end < v.start <= x.end + 3 and any(t.pos_ == "ADP" for t in r.doc[x.end:v.start])
+              and all(t.pos_ in ("ADP", "DET") or t.lemma_.lower() in cues.PLACE_VERBS for t in r.doc[x.end:v.start])]
+    # "customers from the USA", "customers located in 'Germany'"
     return next((t for x in after + before for t in x.terms if t.kind == "label" and t.owner in holders), None)

@@ -323,9 +323,9 @@ def conditions(r: Reading) -> None:
         verbs = [it for it in r.items if it.kinds() == {"rel"}]
         apposed = any(it.end == v.start and "label" in it.kinds() for it in r.items)  # "the dept 'History'"
         root = r.doc[v.start:v.end].root
-        apposed = apposed or root.dep_ in ("compound", "amod") and any(  # "What Chemistry prizes did X win?"
-            it.start <= root.head.i < it.end and any(t.kind == "label" and t.owner == v.label for t in it.terms)
-            for it in r.items)
+        apposed = apposed or root.dep_ == "compound" and root.head.i == v.end and any(
+            it.start == v.end and any(t.kind == "label" and t.owner == v.label for t in it.terms)
+            for it in r.items)  # "What Chemistry prizes did X win?": the prizes', said before their noun
         beside = root.dep_ == "pobj" and any(it.start <= root.head.head.i < it.end for it in verbs) and not any(
             c.dep_ == "conj" for c in root.children)  # "friends with Bob", not "a friend of Dan or Alice"
         if v.kind == "linked" and prop_item is None and holder == r.target and (not r.asked or beside) and verbs and \

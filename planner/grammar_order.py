@@ -85,6 +85,9 @@ def _ordered(r: Reading, label: str) -> None:
                     t.kind == "prop" and t.owner in own for t in prop.terms):
                 r.use((it.start, it.end))  # "in descending order of building height": the buildings' height
                 it = prop
+            if any(x.start <= i < x.end and "rel" in x.kinds() for x in r.items) and (
+                    any(v.start == k for v in r.values) or it is not None and it.kinds() == {"label"}):
+                continue  # "the products ordered by 'VINET'", "ordered by customers": the verb of a relationship
             counted = next((c for c in q.columns if c.fn == "count"), None) if lem[k:k + 1] in (["count"], ["number"]) \
                 and it is None else None  # "each location ordered by the count": by the count asked for
             if counted is not None:

@@ -426,40 +426,6 @@ def test_times_and_places_asked_and_years_of_the_label_they_modify(tmp_path, sma
         assert [row[0] for row in answer("List the top 1 awards in the Physics field by award year.")] == ["phys-1922"]
 
 
-def test_an_empty_result_of_a_query_tree_is_none_when_every_piece_is_tied_to_the_schema():
-    """An empty result answers "none" for a tree with conditions and no aggregate; not for one that joins the same
-    two nodes twice (two nodes read as one, maybe), that must lack a pattern it has, that searches text for a part,
-    that sets one property equal to two values, or that compares with a computed figure."""
-    from kgqa.planner.dispatcher import grounded
-    from kgqa.planner.query import Absent, Column, Edge, Overall, Query, Where
-
-    def tree(**kw) -> Query:
-        return Query(nodes={"p": "Person", "m": "Movie"}, edges=[Edge("r0", "ACTED_IN", "p", "m")],
-                     where=[Where("p", "name", "=", "Ann")], columns=[Column("m", "title")], **kw)
-
-    assert grounded(None, tree())
-    assert not grounded(None, Query(nodes={"m": "Movie"}, columns=[Column("m", "title")]))  # no condition
-    counted = tree()
-    counted.columns = [Column("m", None, "count")]
-    assert not grounded(None, counted)
-    twice = tree()
-    twice.edges.append(Edge("r1", "DIRECTED", "p", "m"))
-    assert not grounded(None, twice)
-    lacking = tree(absent=[Absent(edges=[Edge("r9", "ACTED_IN", "q", "m")], own={"q"})])
-    lacking.nodes["q"] = "Person"
-    assert not grounded(None, lacking)
-    assert grounded(None, tree(absent=[Absent(edges=[Edge("r9", "DIRECTED", "q", "m")], own={"q"})]))
-    searched = tree()
-    searched.where.append(Where("m", "title", "CONTAINS", "Love"))
-    assert not grounded(None, searched)  # maybe searched in the wrong property
-    both = tree()
-    both.where.append(Where("p", "name", "=", "Ben"))
-    assert not grounded(None, both)  # no node is named both
-    computed = tree()
-    computed.where.append(Where("m", "released", ">", Overall("avg", "Movie", "released")))
-    assert not grounded(None, computed)  # a comparison with a figure computed, maybe misread
-
-
 def test_annotated_role_nouns_are_the_nodes_at_their_end_of_a_relationship(graph):
     """An annotations file's ``rel:TYPE>Label`` ("actor": ``rel:ACTED_IN>Person``) is read by the grammar reader as
     the label's nodes at that end of the type: "the actors" are the people who acted in a movie, "the directors of
@@ -509,3 +475,27 @@ def test_annotated_value_words_and_a_label_noun_modifying_another(graph):
     assert rows("How many Nobel laureates were born in Germany?") == born
     q = "When did a woman first win a Nobel Prize?"
     assert c.compile(q) == [] and "when" in " ".join(c.unread(q, c.value_mentions(q)))
+
+
+def test_a_verb_of_a_relationship_before_by_and_a_value_said_after_a_label_and_its_preposition(tmp_path, small_graph):
+    """"ordered by 'c1' customer", "ordered by customers": where "ordered" names a relationship, who ordered, no sort; a
+    value held by two labels, said after one of them and a preposition ("customers from Norway", "customers located
+    in 'Norway'"), is that label's."""
+    folder = small_graph(tmp_path / "graphs", "trade",
+                         "CREATE NODE TABLE Customer(cid STRING, name STRING, country STRING, PRIMARY KEY(cid));\n"
+                         "CREATE NODE TABLE Supplier(sid STRING, name STRING, country STRING, PRIMARY KEY(sid));\n"
+                         "CREATE NODE TABLE Product(pid STRING, name STRING, price DOUBLE, PRIMARY KEY(pid));\n"
+                         "CREATE REL TABLE ORDERED(FROM Customer TO Product);\n"
+                         "CREATE REL TABLE SUPPLIES(FROM Supplier TO Product);\n",
+                         {"Customer": "cid,name,country\nc1,Ann,Norway\nc2,Bob,Spain\n",
+                          "Supplier": "sid,name,country\ns1,Acme,Spain\ns2,Fjord,Norway\n",
+                          "Product": "pid,name,price\np1,tea,3\np2,cod,9\np3,ham,5\n",
+                          "ORDERED": "from,to\nc1,p1\nc2,p2\nc2,p3\n",
+                          "SUPPLIES": "from,to\ns1,p1\ns2,p2\ns2,p3\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert answer("List the products ordered by 'c1' customer.") == [["tea", "p1"]]
+        assert answer("List the products ordered by customers from Norway.") == [["tea", "p1"]]
+        assert answer("List the products ordered by customers located in 'Spain'.") == [["cod", "p2"], ["ham", "p3"]]
+        assert answer("List the products supplied by suppliers located in 'Spain'.") == [["tea", "p1"]]
+        assert [row[0] for row in answer("List the products sorted by price.", ordered=True)] == ["tea", "ham", "cod"]

@@ -197,8 +197,8 @@ def fallback_pipe(planted):
     return Pipeline(Settings(home=home, vector_memory=True, vector_memory_m=300), domains=["movies"])
 
 
-# answered by Cypher / grounded "none" (no LLM call needed) / not read, so the Cypher path ends "I don't know"
-CANDIDATES = ["Who directed The Matrix?", "Who follows Keanu Reeves?", "Who is Keanu Reeves' favourite co-star?"]
+# answered by Cypher / ends "I don't know" after bounded expansion / grounded "none" (no LLM call needed)
+CANDIDATES = ["Who directed The Matrix?", "Who follows Keanu Reeves?", "Who produced Cast Away?"]
 
 
 def _ask(pipe, question: str, on: bool):
