@@ -23,7 +23,7 @@ from kgqa.planner.grammar_bounds import count_bound, counted_range, edge_bound, 
 from kgqa.planner.grammar_columns import ROWID, own_name
 from kgqa.planner.grammar_flags import flags
 from kgqa.planner.grammar_measures import measured_beside, measured_props, money_prop, said_in_money
-from kgqa.planner.grammar_times import date_prop, dated, year_prop
+from kgqa.planner.grammar_times import date_prop, dated, label_modified, value_label_before, year_prop
 from kgqa.planner.joins import holder_of, many_along, other_end, path_to, rels_named_by
 from kgqa.planner.query import Column, Where
 from kgqa.planner.reading import (
@@ -139,7 +139,7 @@ def conditions(r: Reading) -> None:
         term = None
         found: list[str] = []
         if v.kind == "number" and isinstance(v.value, int) and 1800 <= v.value <= 2100 and \
-                (owner := _label_modified(r, v)) is not None and (term := year_prop(r, owner)) is not None:
+                (owner := label_modified(r, v)) is not None and (term := year_prop(r, owner)) is not None:
             prop_item = None  # "the share of the 1903 physics prize": the prize's year, whatever is named before
         if aged and v.kind == "number" and (prop_item is None or aged[0].lower_ in ("older", "younger")):
             # "older than 21", "taller than 200", "heavier than 90": what the adjective measures
@@ -222,7 +222,7 @@ def conditions(r: Reading) -> None:
             r.use((last[1], v.start))
         if term is None and year:
             # "opened between 2000 and 2005", "wines made before 2000"; "an exhibition in 2004": the label's named
-            owner = _label_modified(r, v) or _label_before(r, v.start, 2) or _value_label_before(r, v)
+            owner = label_modified(r, v) or _label_before(r, v.start, 2) or value_label_before(r, v)
             term = (year_prop(r, owner) or date_prop(r, owner)) if owner else None
             term = term or year_prop(r) or date_prop(r)
             if term is not None:
@@ -483,25 +483,6 @@ def _label_before(r: Reading, at: int, within: int) -> str | None:
     named = next((x for x in reversed(r.items) if x.end <= at and at - x.end <= within and
                   pick(x, "label", None) is not None), None)
     return pick(named, "label", None).owner if named is not None else None
-
-
-def _label_modified(r: Reading, v: Value) -> str | None:
-    """The label of the noun a value modifies ("the 1962 Peace Prize", "the 2020 chemistry nobel"), else None."""
-    tok = r.doc[v.start]
-    while tok.dep_ in ("nummod", "compound", "amod", "nmod") and tok.head.i != tok.i and tok.head.i > tok.i:
-        tok = tok.head
-    if tok.i == v.start:
-        return None
-    named = next((x for x in r.items if x.start <= tok.i < x.end and pick(x, "label", None) is not None), None)
-    return pick(named, "label", None).owner if named is not None else None
-
-
-def _value_label_before(r: Reading, v: Value) -> str | None:
-    """The label of a linked value said right before, a preposition between ("the Nobel Prize in Physics in
-    1921": the Physics prize's), else None."""
-    before = next((x for x in r.values if x.kind == "linked" and x.end <= v.start and
-                   all(t.pos_ == "ADP" for t in r.doc[x.end:v.start])), None)
-    return before.label if before is not None and before.end >= v.start - 1 else None
 
 
 def _range_opener(before: list[str], ordered: bool) -> tuple[int, list[list[str]]] | None:

@@ -14,6 +14,7 @@ from kgqa.planner.grammar_words import modified_twin
 from kgqa.planner.reading import (
     Item,
     Reading,
+    Value,
     aged,
     aggregates_said,
     compound_of_label,
@@ -43,9 +44,7 @@ def focus(r: Reading) -> None:
     lem = r.lemmas
     labels = [it for it in r.items if "label" in it.kinds() and not _modifies_label(r, it) and
               not compound_of_label(r, it)]
-    nouns = [v for v in r.values if v.noun and v.label and (not labels or v.end <= labels[0].start)]
-    noun_first = nouns[0] if nouns and r.doc[nouns[0].start].dep_ in ("nsubj", "nsubjpass") and \
-        not any("label" in x.kinds() and x.end <= nouns[0].start for x in r.items) else None
+    noun_first = _noun_subject(r, labels)
     if noun_first is not None:
         labels = []  # "How many women have won a Nobel Prize?": the women are asked, the nodes that hold 'female'
     if labels and _in_clause_of_property(r, labels[0]):
@@ -91,20 +90,17 @@ def focus(r: Reading) -> None:
         elif owners:
             r.decline(f"which of {', '.join(owners)} is asked about")
             return
-    if label is None and noun_first is not None:
-        label = noun_first.label
+    label = label or (noun_first.label if noun_first is not None else None)
     if label is None:
         rels = {t.owner for it in r.items for t in it.terms if t.kind in ("rel", "prop") and t.on_rel or t.kind == "rel"}
         ends = {src for rel in rels for src, _ in r.view.rels.get(rel, [])}
         if len(ends) == 1:
             label = ends.pop()
     if label is None:
+        # "How many engineers are older than 30": the nodes that hold 'engineer'; "When did Ben die?": the node named
         nouns = {v.label for v in r.values if v.noun}
-        if len(nouns) == 1:
-            label = nouns.pop()  # "How many engineers are older than 30": the nodes that hold 'engineer'
-    if label is None and lem[:1] in (["when"], ["where"]):
-        named = {v.label for v in r.values if v.kind == "linked"}
-        label = named.pop() if len(named) == 1 else None  # "When did Ben die?": a time or place of the node named
+        named = {v.label for v in r.values if v.kind == "linked"} if lem[:1] in (["when"], ["where"]) else set()
+        label = nouns.pop() if len(nouns) == 1 else named.pop() if len(named) == 1 else None
     if label is None:
         r.decline("what is asked about")
         return
@@ -194,6 +190,16 @@ def focus(r: Reading) -> None:
         _where_asked(r, label)
     if lem[:1] == ["when"] and not r.asked:
         _when_asked(r, label)
+
+
+def _noun_subject(r: Reading, labels: list[Item]) -> Value | None:
+    """The value written as a noun for the nodes that hold it, the subject, before any label is named ("How many
+    women have won a Nobel Prize?"), else None."""
+    nouns = [v for v in r.values if v.noun and v.label and (not labels or v.end <= labels[0].start)]
+    if nouns and r.doc[nouns[0].start].dep_ in ("nsubj", "nsubjpass") and \
+            not any("label" in x.kinds() and x.end <= nouns[0].start for x in r.items):
+        return nouns[0]
+    return None
 
 
 def _doer_of_object(r: Reading, first: Item) -> str | None:

@@ -570,16 +570,12 @@ def said_ranked_by(lem: list[str], i: int) -> bool:
 def _past_modifiers(r: Reading, at: int) -> int:
     """Where the words that rank the label named before ``at`` may start: at ``at``, or past a phrase of nouns that
     modifies it ("the top 5 products in the 'Beverages' category by unit price"), no verb between."""
-    if _by_what(r.lemmas, at):
-        return at
     for k in range(at, min(len(r.doc), at + 8)):
         t = r.doc[k]
-        if t.pos_ in ("VERB", "AUX") or t.lower_ in cues.RELATIVES:
-            return at
-        if t.lower_ == "by" and t.dep_ == "agent":
-            return at  # "supplied by 'Exotic Liquids'": who supplied them, no ranking
-        if _by_what(r.lemmas, k) and k > at:
+        if _by_what(r.lemmas, k) and t.dep_ != "agent":  # not "supplied by 'Exotic Liquids'": who supplied them
             return k
+        if t.pos_ in ("VERB", "AUX") or t.lower_ in cues.RELATIVES or t.dep_ == "agent":
+            return at
     return at
 
 

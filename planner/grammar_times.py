@@ -1,10 +1,11 @@
 """The times of a question, for the grammar reader: which property holds the dates or years a value is compared
-with (:func:`year_prop`, :func:`date_prop`, :func:`dated`)."""
+with (:func:`year_prop`, :func:`date_prop`, :func:`dated`), and of which label (:func:`label_modified`,
+:func:`value_label_before`)."""
 
 from __future__ import annotations
 
 from kgqa.planner import cues
-from kgqa.planner.reading import Reading, is_timed
+from kgqa.planner.reading import Reading, Value, is_timed, pick
 from kgqa.planner.schema_terms import Term
 from kgqa.text import name_words
 
@@ -58,3 +59,22 @@ def year_prop(r: Reading, label: str | None = None) -> Term | None:
         years = [p for p in props if "year" in name_words(p) and r.view.prop_type(label, p).startswith("INT")]
         props = years if len(years) == 1 else props
     return Term("prop", label, props[0]) if len(props) == 1 else None
+
+
+def label_modified(r: Reading, v: Value) -> str | None:
+    """The label of the noun a value modifies ("the 1962 Peace Prize", "the 2020 chemistry nobel"), else None."""
+    tok = r.doc[v.start]
+    while tok.dep_ in ("nummod", "compound", "amod", "nmod") and tok.head.i != tok.i and tok.head.i > tok.i:
+        tok = tok.head
+    if tok.i == v.start:
+        return None
+    named = next((x for x in r.items if x.start <= tok.i < x.end and pick(x, "label", None) is not None), None)
+    return pick(named, "label", None).owner if named is not None else None
+
+
+def value_label_before(r: Reading, v: Value) -> str | None:
+    """The label of a linked value said right before, a preposition between ("the Nobel Prize in Physics in
+    1921": the Physics prize's), else None."""
+    before = next((x for x in r.values if x.kind == "linked" and x.end <= v.start and
+                   all(t.pos_ == "ADP" for t in r.doc[x.end:v.start])), None)
+    return before.label if before is not None and before.end >= v.start - 1 else None
