@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from kgqa.planner import cues
 from kgqa.planner.schema_view import SchemaView
-from kgqa.planner.word_forms import abbreviates, agent_nouns, forms, past_tense, singular
+from kgqa.planner.word_forms import abbreviates, agent_nouns, forms, inflect_engine, past_tense, singular
 from kgqa.text import fold, name_words
 
 MAX_RUN = 5  # tokens in the longest name matched
@@ -59,8 +59,9 @@ NAME_NOISE = frozenset({"ref", "has", "of", "the", "tbl", "table", "info", "deta
 
 @dataclass(frozen=True)
 class Term:
-    """One schema element a run of words names: a ``label``, a ``prop`` (of ``owner``, a label or a
-    relationship type: ``on_rel``) or a ``rel`` (``owner`` is the type)."""
+    """One schema element a run of words names: a ``label`` (those of its nodes at one end of a relationship type
+    when ``via`` says which: "the actors"), a ``prop`` (of ``owner``, a label or a relationship type: ``on_rel``) or
+    a ``rel`` (``owner`` is the type)."""
 
     kind: str  # "label" | "prop" | "rel"
     owner: str
@@ -104,6 +105,7 @@ class SchemaTerms:
         for rel in view.rels:
             if rel not in view.rel_props:
                 self._add(rel, Term("rel", rel))
+        self._agents()
         self._single = self._one_word_names()  # for shortened()
         self._tiny = [(p.lower(), Term("prop", label, p)) for label, props in view.nodes.items() for p in props
                       if 2 <= len(p) <= 3 and p.isalpha()]
@@ -131,6 +133,19 @@ class SchemaTerms:
                 _keys(words)
             for key in keys if term is not None else ():
                 self.index.setdefault(key, set()).add(term)
+
+    def _agents(self) -> None:
+        """The nouns of who does what a relationship's past-tense verb says, for the nodes at its start: "the
+        actors" of ACTED_IN from Person to Movie, "the directors" of DIRECTED (:attr:`Term.via`); not where a schema
+        name says the noun already, nor for a relationship of a label to itself."""
+        for rel, pairs in self.view.rels.items():
+            words = [w for w in name_words(rel) if w not in PREPOSITIONS]
+            if len(words) != 1 or len(pairs) != 1 or pairs[0][0] == pairs[0][1] or not past_tense(words[0]):
+                continue
+            for noun in agent_nouns(words[0]):
+                for key in (noun, inflect_engine().plural_noun(noun)):
+                    if not self.index.get(key):
+                        self.index.setdefault(key, set()).add(Term("label", pairs[0][0], via=rel))
 
     def _add(self, name: str, term: Term, owner: str | None = None) -> None:
         self.exact.setdefault(name.lower(), set()).add(Term(term.kind, term.owner, term.prop, term.on_rel, True))

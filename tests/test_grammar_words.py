@@ -499,3 +499,22 @@ def test_a_verb_of_a_relationship_before_by_and_a_value_said_after_a_label_and_i
         assert answer("List the products ordered by customers located in 'Spain'.") == [["cod", "p2"], ["ham", "p3"]]
         assert answer("List the products supplied by suppliers located in 'Spain'.") == [["tea", "p1"]]
         assert [row[0] for row in answer("List the products sorted by price.", ordered=True)] == ["tea", "ham", "cod"]
+
+
+def test_the_noun_of_who_does_what_a_relationship_verb_says(tmp_path, small_graph):
+    """With no annotations, "the directors" of DIRECTED from Person to Film are the people at its start ("How many
+    directors are there?" counts those who directed, not every person); not where a schema name says the noun."""
+    folder = small_graph(tmp_path / "graphs", "films",
+                         "CREATE NODE TABLE Person(pid STRING, name STRING, born INT64, PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE Film(fid STRING, title STRING, PRIMARY KEY(fid));\n"
+                         "CREATE REL TABLE DIRECTED(FROM Person TO Film);\n"
+                         "CREATE REL TABLE ACTED_IN(FROM Person TO Film);\n",
+                         {"Person": "pid,name,born\np1,Ann,1950\np2,Bob,1960\np3,Cid,1970\n",
+                          "Film": "fid,title\nf1,Up\nf2,Jaws\n",
+                          "DIRECTED": "from,to\np1,f1\np2,f2\n",
+                          "ACTED_IN": "from,to\np2,f1\np3,f1\np3,f2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert answer("How many directors are there?") == [[2]]
+        assert [row[0] for row in answer("Who are the directors of Up?")] == ["Ann"]
+        assert [row[0] for row in answer("Which actors were born after 1955?")] == ["Bob", "Cid"]
