@@ -514,15 +514,11 @@ def _where_asked(r: Reading, label: str) -> None:
 
 def _place_reached(r: Reading, label: str) -> None:
     """"Where was Niels Bohr born?", "Where did Marie Curie work?": the node at the far end of the one relationship
-    of the asked label a verb names is asked."""
-    said = [(it, t.owner) for it in r.items for t in it.terms if t.kind == "rel" and r.doc[it.start].pos_ == "VERB"]
-    ends = {(it.start, it.end, b if a == label else a) for it, rel in said for a, b in r.view.rels.get(rel, [])
-            if label in (a, b) and a != b}
-    if len(ends) != 1:
-        return
-    start, end, far = ends.pop()
-    r.asked.append(Item(start, end, {Term("label", far)}, Term("label", far)))
-    r.use((0, 1))
+    of the asked label a verb names (:func:`_doer`) is asked."""
+    far = _doer(r, frozenset({label}))
+    if far is not None:
+        r.asked.append(Item(0, 1, {Term("label", far)}, Term("label", far)))
+        r.use((0, 1))
 
 
 def _when_asked(r: Reading, label: str) -> None:

@@ -62,7 +62,7 @@ def year_prop(r: Reading, label: str | None = None) -> Term | None:
 
 
 def label_modified(r: Reading, v: Value) -> str | None:
-    """The label of the noun a value modifies ("the 1962 Peace Prize", "the 2020 chemistry nobel"), else None."""
+    """The label of the noun a value modifies ("the 1962 Peace Prize", "the 2020 chemistry award"), else None."""
     tok = r.doc[v.start]
     while tok.dep_ in ("nummod", "compound", "amod", "nmod") and tok.head.i != tok.i and tok.head.i > tok.i:
         tok = tok.head
