@@ -90,17 +90,7 @@ def focus(r: Reading) -> None:
         elif owners:
             r.decline(f"which of {', '.join(owners)} is asked about")
             return
-    label = label or (noun_first.label if noun_first is not None else None)
-    if label is None:
-        rels = {t.owner for it in r.items for t in it.terms if t.kind in ("rel", "prop") and t.on_rel or t.kind == "rel"}
-        ends = {src for rel in rels for src, _ in r.view.rels.get(rel, [])}
-        if len(ends) == 1:
-            label = ends.pop()
-    if label is None:
-        # "How many engineers are older than 30": the nodes that hold 'engineer'; "When did Ben die?": the node named
-        nouns = {v.label for v in r.values if v.noun}
-        named = {v.label for v in r.values if v.kind == "linked"} if lem[:1] in (["when"], ["where"]) else set()
-        label = nouns.pop() if len(nouns) == 1 else named.pop() if len(named) == 1 else None
+    label = label or _unnamed(r, noun_first)
     if label is None:
         r.decline("what is asked about")
         return
@@ -190,6 +180,21 @@ def focus(r: Reading) -> None:
         _where_asked(r, label)
     if lem[:1] == ["when"] and not r.asked:
         _when_asked(r, label)
+
+
+def _unnamed(r: Reading, noun_first: Value | None) -> str | None:
+    """The label asked where no label is named: that of the value written as a noun and subject; the start of the
+    relationships named ("Who borrowed ..."); that of the one value written as a noun ("How many engineers are
+    older than 30"); after "when"/"where", that of the one node named ("When did Ben die?"); else None."""
+    if noun_first is not None:
+        return noun_first.label
+    rels = {t.owner for it in r.items for t in it.terms if t.kind in ("rel", "prop") and t.on_rel or t.kind == "rel"}
+    ends = {src for rel in rels for src, _ in r.view.rels.get(rel, [])}
+    if len(ends) == 1:
+        return ends.pop()
+    nouns = {v.label for v in r.values if v.noun}
+    named = {v.label for v in r.values if v.kind == "linked"} if r.lemmas[:1] in (["when"], ["where"]) else set()
+    return nouns.pop() if len(nouns) == 1 else named.pop() if len(named) == 1 else None
 
 
 def _noun_subject(r: Reading, labels: list[Item]) -> Value | None:
