@@ -233,3 +233,13 @@ TIME_CUES = {"born": BIRTH_WORDS, "birth": BIRTH_WORDS, "died": DEATH_WORDS, "de
              "living": DEATH_WORDS, "deceased": DEATH_WORDS, "released": frozenset({"released", "release"}),
              "release": frozenset({"released", "release"}), "published": frozenset({"published", "publication"}),
              "founded": frozenset({"founded", "foundation"})}
+# two named nodes compared by a time ("Who is older, A or B?", "Was A released before B?"): a word's lemma ->
+# (whether it compares ages, by the time of birth; the operator that holds when the first is so: older = born before)
+PAIR_TIMES = {"old": (True, "<"), "elder": (True, "<"), "young": (True, ">"),
+              "first": (False, "<"), "early": (False, "<"), "before": (False, "<"), "soon": (False, "<"),
+              "last": (False, ">"), "late": (False, ">"), "after": (False, ">"), "recent": (False, ">")}
+# verbs that say when a thing began, restating the time compared ("Which came out first, A or B?")
+START_VERBS = frozenset({"come", "appear", "premiere", "debut", "release", "bear", "publish", "found", "open", "start",
+                         "begin", "launch", "out"})
+# units of time a difference is counted in ("How many years older is A than B?")
+TIME_UNITS = frozenset({"year", "years", "day", "days", "month", "months"})

@@ -5,7 +5,8 @@ relationship properties and relationship types by their forms (:mod:`kgqa.planne
 (linked graph values, quoted literals, numbers) are attached to the property written before them, with the
 comparison written between (:mod:`kgqa.planner.cues`). Then :data:`COMPONENTS` run in order over one
 :class:`Reading`, each filling part of the query: the values and schema words (:mod:`~kgqa.planner.grammar_words`),
-what is asked (:mod:`~kgqa.planner.grammar_focus`), negations, comparisons with an overall figure and of one
+two named nodes compared by a time, read whole (:mod:`~kgqa.planner.grammar_pairs`), what is asked
+(:mod:`~kgqa.planner.grammar_focus`), negations, comparisons with an overall figure and of one
 property with another (:mod:`~kgqa.planner.grammar_scope`), the conditions (:mod:`~kgqa.planner.grammar_conditions`), the pattern that
 joins every label used (:mod:`~kgqa.planner.grammar_coverage`, :mod:`~kgqa.planner.joins`), and counts,
 aggregates and groups (:mod:`~kgqa.planner.shape`), superlatives and orders (:mod:`~kgqa.planner.grammar_order`),
@@ -25,6 +26,7 @@ from kgqa.planner.frame import Mention
 from kgqa.planner.grammar_conditions import conditions
 from kgqa.planner.grammar_coverage import coverage, pattern
 from kgqa.planner.grammar_focus import focus
+from kgqa.planner.grammar_pairs import pair
 from kgqa.planner.grammar_scope import negation, overall, same_as, versus
 from kgqa.planner.grammar_types import typed
 from kgqa.planner.grammar_words import schema, values
@@ -40,8 +42,8 @@ from kgqa.planner.shape import evidence, shape
 from kgqa.planner.word_forms import forms
 
 Component = Callable[[Reading], None]
-COMPONENTS: tuple[Component, ...] = (values, schema, focus, negation, overall, versus, same_as, conditions, pattern,
-                                     shape, typed, evidence, coverage)
+COMPONENTS: tuple[Component, ...] = (values, schema, pair, focus, negation, overall, versus, same_as, conditions,
+                                     pattern, shape, typed, evidence, coverage)
 
 
 def read_query(question: str, view: SchemaView, terms: SchemaTerms, mentions: list[Mention]) -> list[Reading]:
@@ -58,6 +60,8 @@ def read_query(question: str, view: SchemaView, terms: SchemaTerms, mentions: li
         tried += 1
         r = Reading(view, terms, doc, list(mentions), choices=dict(choices))
         for component in COMPONENTS:
+            if r.settled and component is not coverage:
+                continue
             component(r)
             if r.declined and component is not coverage:
                 break

@@ -102,6 +102,8 @@ def focus(r: Reading) -> None:
                          any(v.start == k - 1 and v.kind == "limit" for v in r.values) or
                          low[k - 1] in cues.TOP_WORDS and any(v.start == k and v.kind == "limit" for v in r.values)):
             k -= 1  # "the names of the top 3 districts"
+        head = r.doc[labels[0].end - 1]
+        k = min(k, head.left_edge.i)  # "the names of the 5 most expensive products"
         if low[max(0, k - 2):k] in (["name", "of"], ["names", "of"], ["title", "of"], ["titles", "of"]):
             r.use((k - 2, k))  # "the names of the heads": what names them
     info = [i for i, w in enumerate(lem) if w in ("information", "detail", "everything", "info", "attribute")]

@@ -69,6 +69,16 @@ class Column:
         return self.fn is not None
 
 
+@dataclass(frozen=True)
+class Versus:
+    """A column of two values of one row compared: ``left op right``, yes or no, or ``left - right`` (``op`` "-")."""
+
+    left: Column
+    op: str
+    right: Column
+    name: str = "answer"
+
+
 @dataclass
 class Absent:
     """A pattern that must not exist from the main match's nodes: its edges (whose new variables are its own)
@@ -97,6 +107,7 @@ class Query:
     one_per: str | None = None  # a node variable: one row per such node, however many matches it has
     keyed: list[tuple[str, str, str, str]] = field(default_factory=list)  # (var, prop, var, key): joined by value
     as_numbers: set[tuple[str, str]] = field(default_factory=set)  # (holder, prop): text read as a number
+    versus: Versus | None = None  # returned first: two nodes' values compared ("Is A younger than B?")
 
     def label_of(self, var: str) -> str | None:
         return self.nodes.get(var)
@@ -132,6 +143,9 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
     columns += [c for c in q.evidence if c not in columns]  # last, always
     names = _names(columns)
     returned = ", ".join(f"{_expr(c, num)} AS {ident(n)}" for c, n in zip(columns, names))
+    if q.versus is not None:
+        v = q.versus
+        returned = f"{_expr(v.left, num)} {v.op} {_expr(v.right, num)} AS {ident(v.name)}, " + returned
     if q.having:
         # a bound on an aggregate: computed first, filtered, then returned; per node where one_per says so
         per = q.one_per and not q.distinct and all(c.is_aggregate or c.holder == q.one_per for c in columns)

@@ -158,24 +158,31 @@ def test_number_heads_ages_said_twice_and_values_before_their_property(tmp_path,
 
 
 def test_same_as_a_named_node_and_two_properties_the_same(tmp_path, small_graph):
-    """"in the same department as Ann": the department Ann's edge reaches, Ann among them, or not with "excluding";
+    """"in the same department as Ann": the department Ann's edge reaches, Ann (a first name) among them, or not with
+    "excluding"; a band in the same department as another band named by its name is not that band;
     "the sender and receiver banks are in the same country": two properties equal, however their words are said."""
     folder = small_graph(tmp_path / "graphs", "office",
                          "CREATE NODE TABLE Dept(dept_id INT64, dept_name STRING, PRIMARY KEY(dept_id));\n"
                          "CREATE NODE TABLE Staff(staff_id INT64, first_name STRING, PRIMARY KEY(staff_id));\n"
                          "CREATE NODE TABLE Wire(wire_id INT64, sender_bank STRING, sender_bank_country STRING, "
                          "receiver_bank STRING, receiver_bank_country STRING, PRIMARY KEY(wire_id));\n"
-                         "CREATE REL TABLE STAFF_HAS_DEPT(FROM Staff TO Dept);\n",
+                         "CREATE NODE TABLE Band(band_id INT64, band_name STRING, PRIMARY KEY(band_id));\n"
+                         "CREATE REL TABLE STAFF_HAS_DEPT(FROM Staff TO Dept);\n"
+                         "CREATE REL TABLE BAND_HAS_DEPT(FROM Band TO Dept);\n",
                          {"Dept": "dept_id,dept_name\n1,Law\n2,Art\n",
                           "Staff": "staff_id,first_name\n1,Ann\n2,Ben\n3,Cal\n4,Dan\n",
                           "Wire": "wire_id,sender_bank,sender_bank_country,receiver_bank,receiver_bank_country\n"
                                   "1,B1,Chile,B2,Chile\n2,B3,Peru,B4,Chile\n3,B5,Peru,B6,Peru\n",
-                          "STAFF_HAS_DEPT": "from,to\n1,1\n2,2\n3,1\n4,2\n"})
+                          "STAFF_HAS_DEPT": "from,to\n1,1\n2,2\n3,1\n4,2\n",
+                          "Band": "band_id,band_name\n1,Aurora\n2,Bloom\n3,Cirrus\n",
+                          "BAND_HAS_DEPT": "from,to\n1,1\n2,1\n3,2\n"})
     with Graph(folder, read_only=True) as g:
         _, answer = reader(g)
         assert answer("List the first names of staff in the same dept as Ann.") == [["Ann"], ["Cal"]]
         assert answer("List the first names of staff in the same dept as someone with the first name Ann, "
                       "excluding Ann.") == [["Cal"]]
+        # named by its whole display name, the named node is not one of the others
+        assert answer("Which bands are in the same dept as Aurora?") == [["Bloom", 2]]  # with the key
         assert answer("List the ids of wires where the sender and receiver banks are in the same country.") == \
             [[1], [3]]
         assert answer("List the ids of wires where the receiver bank's country is the same as the sender bank's "
@@ -518,3 +525,30 @@ def test_the_noun_of_who_does_what_a_relationship_verb_says(tmp_path, small_grap
         assert answer("How many directors are there?") == [[2]]
         assert [row[0] for row in answer("Who are the directors of Up?")] == ["Ann"]
         assert [row[0] for row in answer("Which actors were born after 1955?")] == ["Bob", "Cid"]
+
+
+def test_two_named_nodes_compared_by_a_time(tmp_path, small_graph):
+    """"Who is older, A or B?" picks one, "Is A younger than B?" is yes or no (born the same year: not older),
+    "How many years older is A than B?" the difference; by a time of another label joined ("Who won an award
+    first") or the one the verb cues ("came out")."""
+    folder = small_graph(tmp_path / "graphs", "films",
+                         "CREATE NODE TABLE Person(pid STRING, name STRING, born INT64, PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE Film(fid STRING, title STRING, released INT64, PRIMARY KEY(fid));\n"
+                         "CREATE NODE TABLE Award(aid STRING, category STRING, awardYear INT64, PRIMARY KEY(aid));\n"
+                         "CREATE REL TABLE ACTED_IN(FROM Person TO Film);\n"
+                         "CREATE REL TABLE WON(FROM Person TO Award);\n",
+                         {"Person": "pid,name,born\np1,Ann Lee,1950\np2,Bob Ray,1960\np3,Cid Fox,1950\n",
+                          "Film": "fid,title,released\nf1,Up,2001\nf2,Jaws,1975\n",
+                          "Award": "aid,category,awardYear\na1,Drama,1990\na2,Comedy,1980\n",
+                          "ACTED_IN": "from,to\np1,f1\np2,f2\n",
+                          "WON": "from,to\np1,a1\np2,a2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert answer("Who is older, Ann Lee or Bob Ray?") == [["Ann Lee"]]
+        assert answer("Who is younger, Ann Lee or Bob Ray?") == [["Bob Ray"]]
+        assert answer("Which came out first, Up or Jaws?") == [["Jaws"]]
+        assert answer("Who won an award first, Ann Lee or Bob Ray?") == [["Bob Ray"]]
+        assert answer("Is Ann Lee younger than Bob Ray?") == [[False]]
+        assert answer("Was Jaws released before Up?") == [[True]]
+        assert answer("How many years older is Ann Lee than Bob Ray?") == [[10]]
+        assert answer("Is Ann Lee older than Cid Fox?") == [[False]]  # born the same year: not older
