@@ -160,4 +160,9 @@ def label_beside(r: Reading, v: Value) -> Term | None:
     before = [x for x in r.items if x.end < v.start <= x.end + 3 and any(t.pos_ == "ADP" for t in r.doc[x.end:v.start])
               and all(t.pos_ in ("ADP", "DET") or t.lemma_.lower() in cues.PLACE_VERBS for t in r.doc[x.end:v.start])]
     # "customers from the USA", "customers located in 'Germany'"
-    return next((t for x in after + before for t in x.terms if t.kind == "label" and t.owner in holders), None)
+    for x in after + before:  # the nearest word first; one that names several of the holders chooses none
+        found = sorted({t.owner for t in x.terms if t.kind == "label" and t.owner in holders})
+        if found:
+            return min((t for t in x.terms if t.kind == "label" and t.owner == found[0]), key=repr) \
+                if len(found) == 1 else None
+    return None

@@ -197,6 +197,8 @@ SOMEONE = frozenset({"someone", "somebody", "anyone", "anybody", "the", "a", "an
 EXCLUDING = frozenset({"exclude", "excluding", "except", "besides"})
 # nouns after the word of a property that holds numbers, adding nothing to it ("the enrollment size": Enrollment)
 NUMBER_HEADS = frozenset({"size", "amount", "value"})
+# text nouns after the word of a property that holds text, adding nothing to it ("a quantity per unit description")
+TEXT_HEADS = frozenset({"description", "text", "field", "entry", "string"})
 # time nouns after the word of a property that holds a time, adding nothing to it ("their founding years": Founded)
 TIME_HEADS = frozenset({"year", "date", "time", "day"})
 

@@ -58,7 +58,8 @@ def pattern(r: Reading) -> None:
                 r.use((it.start, it.end))
     for it in r.items:
         if it.term is None and "label" in it.kinds() and it not in r.asked:
-            term = pick(it, "label", None)
+            joined = [t for t in it.terms if t.kind == "label" and t.owner in r.query.nodes.values()]
+            term = pick(it, "label", None) or (joined[0] if len(joined) == 1 else None)  # "companies": the suppliers
             if term is None:
                 continue
             it.term = term

@@ -1,6 +1,8 @@
 """Boolean properties said as adjectives or states, for the grammar reader: "the discontinued products" (found by
 :func:`~kgqa.planner.grammar_focus.focus`), "products that are not discontinued", "suppliers that supply discontinued
-products" (:func:`flags`): each a condition ``prop = true`` (``false`` after a negation) on the nodes of its label."""
+products" (:func:`flags`): each a condition ``prop = true`` (``false`` after a negation) on the nodes of its label;
+and quantities said as states, a property whose words begin with a preposition said bare ("products on order",
+"still in stock": unitsOnOrder, unitsInStock): some of it, ``prop > 0`` (:func:`_some`)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ def flags(r: Reading) -> None:
     """The boolean properties said as a state (:func:`_stated`, beside those read as adjectives of the asked label)
     become conditions on the nodes that hold them, joined where they are another label's."""
     _stated(r)
+    _some(r)
     for it, term in r.flags:
         negated = it.start > 0 and r.doc[it.start - 1].lower_ in cues.NEGATIONS
         holder = holder_of(r, term)
@@ -42,3 +45,22 @@ def _stated(r: Reading) -> None:
         if nxt < len(r.doc) and r.lemmas[nxt] in cues.PROPERTY_HEADS | cues.CATEGORY_WORDS and \
                 not any(x.start == nxt for x in r.items):
             r.use((nxt, nxt + 1))  # "a discontinued status"
+
+
+def _some(r: Reading) -> None:
+    """"products on order", "still in stock": a number property whose words begin with a preposition (unitsOnOrder:
+    "on order"), said from that preposition with no value beside it, holds some: ``prop > 0``."""
+    for it in r.items:
+        terms = [x for x in it.terms if x.kind == "prop" and not x.on_rel and r.view.is_number(x.owner, x.prop)]
+        if len(terms) != 1 or it in r.asked or it.start in r.used or r.doc[it.start].pos_ != "ADP" or \
+                any(v.end == it.start or 0 <= v.start - it.end <= 3 and not {"and", ","} & set(r.lemmas[it.end:v.start])
+                    for v in r.values):  # "0 in stock", "on order above 20": a value of it
+            continue
+        holder = holder_of(r, terms[0])
+        if holder is None:
+            continue
+        it.term = terms[0]
+        r.query.where.append(Where(holder, terms[0].prop, ">", 0))
+        r.where_ends.append((it.start, it.end))
+        r.use((it.start, it.end))
+        r.use(*[(k, k + 1) for k in range(max(0, it.start - 1), it.start) if r.lemmas[k] == "still"])

@@ -144,3 +144,21 @@ def money_prop(r: Reading) -> Term | None:
     found = [Term("prop", lb, p) for lb in sorted(labels) for p in r.view.nodes.get(lb, {})
              if r.view.is_number(lb, p) and any(w in p.lower() for w in cues.MONEY_WORDS)]
     return found[0] if len(found) == 1 else None
+
+
+def restated_measure(r: Reading) -> None:
+    """"the most costly products in terms of unit price": what a ranking is by, said again after the adjective
+    that ranked by it, is explained by that ranking."""
+    lem = r.lemmas
+    for col, _ in r.query.order:
+        label = r.query.nodes.get(col.holder or "")
+        for words in cues.RANKED_BY:
+            for k in range(len(lem) - len(words)):
+                if tuple(lem[k:k + len(words)]) != words or k in r.used:
+                    continue
+                at = k + len(words) + (lem[k + len(words)] in ("the", "their", "its"))
+                it = next((x for x in r.items if x.start == at), None)
+                term = pick(it, "prop", label) if it is not None else None
+                if term is not None and (term.owner, term.prop) == (label, col.prop) and not term.on_rel:
+                    it.term = term
+                    r.use((k, it.end))

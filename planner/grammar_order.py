@@ -168,6 +168,8 @@ def _ordered(r: Reading, label: str) -> None:
                 skip += 1  # "the number of incoming [:FOLLOWS] relationships"
             it = next((x for x in r.items if x.start == i and x.end > k), None) or \
                 next((x for x in r.items if x.start in (k, k + 1, skip)), None)  # "the most number of guests": no_of_guests
+            if it is not None and any(it is f for f, _ in r.flags):
+                it = next((x for x in r.items if x.start == it.end), it)  # "of discontinued products": the products
             times = it is None and lem[k:k + 1] == ["time"]
             tally = _times_held(r, label) if times and not q.edges else None
             if it is None and not (times and (q.edges or tally)):

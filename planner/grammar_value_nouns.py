@@ -1,14 +1,16 @@
-"""Values said as nouns, for the grammar reader: "female students" (the one code a sex or gender property holds,
-:func:`genders`) and "how many engineers" (a plural whose singular is a text value, :func:`plural_values`), each a
-linked :class:`~kgqa.planner.reading.Value` that is also the noun for the nodes holding it."""
+"""Values and names said as nouns, for the grammar reader: "female students" (the one code a sex or gender property
+holds, :func:`genders`) and "how many engineers" (a plural whose singular is a text value, :func:`plural_values`),
+each a linked :class:`~kgqa.planner.reading.Value` that is also the noun for the nodes holding it; "companies"
+(the rest of a name property, :func:`named_kind`), the labels whose nodes it names."""
 
 from __future__ import annotations
 
 from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
-from kgqa.planner.reading import Reading, Value
+from kgqa.planner.reading import Item, Reading, Value
+from kgqa.planner.schema_terms import Term
 from kgqa.planner.word_forms import forms
-from kgqa.text import fold
+from kgqa.text import fold, name_words
 
 
 def genders(r: Reading, taken: set[int]) -> None:
@@ -42,3 +44,18 @@ def plural_values(r: Reading, taken: set[int]) -> None:
             lb, p, v = hits[0]
             r.values.append(Value(t.i, t.i + 1, v, "linked", lb, p, tuple(dict.fromkeys((x, y) for x, y, _ in hits)),
                                   noun=True))
+
+
+def named_kind(r: Reading) -> None:
+    """A plural noun naming nothing else that is the rest of the name property of labels ("companies" of
+    companyName, held by suppliers, customers and shippers) names the nodes of those labels, one of them chosen
+    as for any word of several labels."""
+    for t in r.doc:
+        if t.tag_ != "NNS" or any(x.start <= t.i < x.end for x in r.items) or any(
+                v.start <= t.i < v.end for v in r.values):
+            continue
+        owners = {label for label in r.view.nodes if
+                  [w for w in name_words(r.view.display(label)) if w not in ("name", "title")] == [t.lemma_.lower()]}
+        if owners:
+            r.items.append(Item(t.i, t.i + 1, {Term("label", owner) for owner in owners}))
+    r.items.sort(key=lambda it: it.start)

@@ -7,7 +7,7 @@ import re
 
 from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
-from kgqa.planner.grammar_value_nouns import genders, plural_values
+from kgqa.planner.grammar_value_nouns import genders, named_kind, plural_values
 from kgqa.planner.parse import quoted_value
 from kgqa.planner.reading import (
     Item,
@@ -208,6 +208,7 @@ def schema(r: Reading) -> None:
     _how_old(r)
     _near_names(r, words)
     _label_named_property(r)
+    named_kind(r)
     _value_heads(r)
     _number_heads(r)
     for it in r.items:
@@ -237,12 +238,16 @@ def schema(r: Reading) -> None:
 
 def _number_heads(r: Reading) -> None:
     """"whose budgeted amount is greater than 3000": a number head (:data:`cues.NUMBER_HEADS`) after the word of one
-    number property restates it (Budgeted), not another label's property of that name (endowment.amount)."""
+    number property restates it (Budgeted), not another label's property of that name (endowment.amount); so does
+    a text head after a text property ("a quantity per unit description containing 'bags'": :data:`cues.TEXT_HEADS`)."""
     for it in list(r.items):
         nxt = next((x for x in r.items if x.start == it.end and x.end == it.end + 1), None)
-        if nxt is None or r.lemmas[nxt.start] not in cues.NUMBER_HEADS:
+        if nxt is None or r.lemmas[nxt.start] not in cues.NUMBER_HEADS | cues.TEXT_HEADS:
             continue
-        props = {t for t in it.terms if t.kind == "prop" and not t.on_rel and r.view.is_number(t.owner, t.prop)}
+        number = r.lemmas[nxt.start] in cues.NUMBER_HEADS
+        props = {t for t in it.terms if t.kind == "prop" and not t.on_rel and
+                 (r.view.is_number(t.owner, t.prop) if number else r.view.prop_type(t.owner, t.prop) == "STRING" and
+                  not r.view.is_category(t.owner, t.prop))}  # not "the type description" of a code: its lookup's
         if len(props) != 1 or any(t.owner == next(iter(props)).owner for t in nxt.terms if t.kind == "prop"):
             continue
         it.end, it.terms = nxt.end, props

@@ -172,6 +172,8 @@ class SchemaTerms:
             while k > 1 and (words[k - 1] in UNIT_WORDS or words[k - 1] == "in"):
                 k -= 1
             variants.append(words[:k])  # "Price_in_euro": the price
+        if term.kind == "prop" and len(words) == 3 and words[1] in ("in", "on") and words[2] not in UNIT_WORDS:
+            variants.append(words[1:])  # "in stock" of unitsInStock, "on order" of unitsOnOrder: their state
         if term.kind == "rel" and len(words) > 1 and (words[0] in PREPOSITIONS or words[-1] in PREPOSITIONS):
             variants.append([w for w in words if w not in PREPOSITIONS] or words)  # "enrolled_in": enrolled
         if term.kind == "rel" and len(words) > 1:  # "wroteBook" from Author to Book: "wrote"

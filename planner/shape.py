@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import ROWID, column_of, node_columns, owner_of, type_of
+from kgqa.planner.grammar_measures import restated_measure
 from kgqa.planner.grammar_order import alphabetical, order, said_ranked_by
 from kgqa.planner.joins import counted_beside, edge_of, holder_of, join_label, rels_named_by
 from kgqa.planner.query import Column, Overall
@@ -228,6 +229,7 @@ def shape(r: Reading) -> None:
     if aggs and (q.edges or q.keyed) and not group and not r.bounds and all(c.holder == r.target and c.prop for c in q.columns):
         q.one_per = r.target  # "the average credit score of customers who have a loan": each customer once
     order(r, label)
+    restated_measure(r)
     counted = {c.holder for c in q.columns if c.fn == "count" and c.distinct and c.prop is None} & set(r.shown)
     if counted:  # "the actors in the most films, with their film counts": the films counted, not shown one by one
         q.columns = [c for c in q.columns if c.is_aggregate or c.holder not in counted]
@@ -378,7 +380,9 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
                 named = rels_named_by(r, lem[rows])
                 if len(named) == 1:  # "the number of records they have": the edges of their one "record" link
                     return Item(rows, rows + 1, {Term("rel", named[0])}), False
-            counted = next((it for it in r.items if it.start >= j and not compound_of_label(r, it)), None)
+            flagged = [f for f, _ in r.flags]  # "the number of discontinued products": the products
+            counted = next((it for it in r.items if it.start >= j and not compound_of_label(r, it) and
+                            not any(it is f for f in flagged)), None)
             edges = next((x for x in r.items if counted is not None and x.start == counted.end and
                           x.kinds() == {"rel"} and r.doc[x.end - 1].tag_ == "NNS"), None)
             if edges is not None and pick(counted, "label", None) is not None and \
@@ -387,7 +391,7 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
                 return edges, False
             prop = next((x for x in r.items if counted is not None and x.start == counted.end and "prop" in x.kinds()), None)
             if prop is not None and pick(counted, "label", None) is not None and \
-                    r.doc[prop.end - 1].pos_ != "VERB" and \
+                    all(t.pos_ != "VERB" for t in r.doc[prop.start:prop.end]) and \
                     pick(prop, "prop", pick(counted, "label", None).owner) is not None and \
                     pick(counted, "label", None).owner == r.query.nodes[r.target]:
                 r.use((counted.start, counted.end))  # "how many movie directors": the directors, each once

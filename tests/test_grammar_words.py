@@ -552,3 +552,42 @@ def test_two_named_nodes_compared_by_a_time(tmp_path, small_graph):
         assert answer("Was Jaws released before Up?") == [[True]]
         assert answer("How many years older is Ann Lee than Bob Ray?") == [[10]]
         assert answer("Is Ann Lee older than Cid Fox?") == [[False]]  # born the same year: not older
+
+
+def test_quantities_as_states_restated_heads_and_name_nouns(tmp_path, small_graph):
+    """"products on order", "still in stock" (a number property whose words begin with a preposition, said bare):
+    some of it; "a quantity per unit description" restates the text property; "companies" names the labels whose
+    name property is a company name, the one joined chosen; "the number of discontinued products" counts the
+    products; "the most costly products in terms of unit price" ranks once."""
+    folder = small_graph(tmp_path / "graphs", "trade",
+                         "CREATE NODE TABLE Product(pid STRING, productName STRING, unitsInStock INT64, "
+                         "unitsOnOrder INT64, quantityPerUnit STRING, discontinued BOOLEAN, unitPrice DOUBLE, "
+                         "PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE Supplier(sid STRING, companyName STRING, city STRING, PRIMARY KEY(sid));\n"
+                         "CREATE NODE TABLE Customer(cid STRING, companyName STRING, city STRING, PRIMARY KEY(cid));\n"
+                         "CREATE NODE TABLE Category(gid STRING, categoryName STRING, description STRING, "
+                         "PRIMARY KEY(gid));\n"
+                         "CREATE REL TABLE SUPPLIES(FROM Supplier TO Product);\n"
+                         "CREATE REL TABLE PART_OF(FROM Product TO Category);\n"
+                         "CREATE REL TABLE BOUGHT(FROM Customer TO Product);\n",
+                         {"Product": "pid,productName,unitsInStock,unitsOnOrder,quantityPerUnit,discontinued,unitPrice\n"
+                                     "p1,tea,10,0,20 bags,false,18\np2,cod,0,40,1 box,true,9\n"
+                                     "p3,ham,5,10,10 boxes,true,30\np4,jam,0,0,12 jars,false,12\n",
+                          "Supplier": "sid,companyName,city\ns1,Acme,London\ns2,Fjord,Oslo\n",
+                          "Customer": "cid,companyName,city\nc1,Bistro,London\nc2,Cafe,Oslo\n",
+                          "Category": "gid,categoryName,description\ng1,Drinks,tea and bags\ng2,Food,meat and fish\n",
+                          "SUPPLIES": "from,to\ns1,p1\ns2,p2\ns2,p3\ns1,p4\n",
+                          "PART_OF": "from,to\np1,g1\np2,g2\np3,g2\np4,g2\n",
+                          "BOUGHT": "from,to\nc1,p2\nc2,p1\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert [row[0] for row in answer("Which products are on order?")] == ["cod", "ham"]
+        assert [row[0] for row in answer("Find all products still in stock.")] == ["ham", "tea"]
+        assert [row[0] for row in answer("Which products have a quantity per unit description containing 'bags'?")] \
+            == ["tea"]
+        assert [row[0] for row in answer("Which products are supplied by companies located in 'London'?")] == \
+            ["jam", "tea"]
+        assert [row[0] for row in answer("Which category has the highest number of discontinued products?")] == \
+            ["Food"]
+        assert [row[0] for row in answer("List the 2 most costly products in terms of unit price.", ordered=True)] \
+            == ["ham", "tea"]
