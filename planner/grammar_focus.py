@@ -11,6 +11,7 @@ from kgqa.planner.attach import (
 from kgqa.planner.grammar_columns import naming_prop
 from kgqa.planner.grammar_times import date_prop, said_time, time_cues, year_prop
 from kgqa.planner.grammar_words import modified_twin
+from kgqa.planner.joins import doer, doer_of_object
 from kgqa.planner.reading import (
     Item,
     Reading,
@@ -27,17 +28,6 @@ from kgqa.planner.word_forms import forms, names_own_label
 from kgqa.text import fold, name_words
 
 
-def _doer(r: Reading, objects: frozenset[str] = frozenset()) -> str | None:
-    """The label at the other end of the one relationship that the question's verb names from the label of a value
-    it gives ("Who borrowed Kindred?": borrowedBook from Member to Book, Kindred a Book) or of its object
-    (``objects``: "Who won the Nobel Prize in Physics?"), else None."""
-    given = {v.label for v in r.values if v.label} | objects
-    ends = {end for it in r.items if r.doc[it.start].pos_ == "VERB"  # "acted in": a verb and its preposition
-            for t in it.terms if t.kind == "rel" for pair in r.view.rels.get(t.owner, []) if set(pair) & given
-            for end in pair if end not in given}
-    return ends.pop() if len(ends) == 1 else None
-
-
 def focus(r: Reading) -> None:
     """The label asked about and the properties asked for: the first label named, or the label the first
     named properties belong to ("the names of the heads"); "who" asks for the graph's person label."""
@@ -51,7 +41,7 @@ def focus(r: Reading) -> None:
         labels = []  # "member names who are not in charge of any event": the members' names are asked
     label = None
     named_at = None
-    who = _doer_of_object(r, labels[0]) if labels else None
+    who = doer_of_object(r, labels[0]) if labels else None
     if labels and who is None:
         first = labels[0]
         term = pick(first, "label", None) or _of_next(r, first) or r.choose(
@@ -74,8 +64,8 @@ def focus(r: Reading) -> None:
             r.items = [x for x in r.items if x.start != nxt]  # not another label's type code
             _ask(r, nxt, term)  # "the video game types": the label's one property named by the word (GType)
     elif lem and lem[0] == "who" and not (lem[1:2] == ["be"] and any(it.start <= 3 for it in r.items)) and \
-            (doer := who or _doer(r) or r.view.spec.who):  # not "Who are the ministers ...": the ministers are asked
-        label = doer  # "Who borrowed Kindred?": the far end of the verb's relationship, else the person label
+            (did := who or doer(r) or r.view.spec.who):  # not "Who are the ministers ...": the ministers are asked
+        label = did  # "Who borrowed Kindred?": the far end of the verb's relationship, else the person label
         r.use((0, 1))
     else:
         owners = _common_owners([it for it in r.items if "prop" in it.kinds() and not _counting(r, it)])
@@ -102,8 +92,7 @@ def focus(r: Reading) -> None:
                          any(v.start == k - 1 and v.kind == "limit" for v in r.values) or
                          low[k - 1] in cues.TOP_WORDS and any(v.start == k and v.kind == "limit" for v in r.values)):
             k -= 1  # "the names of the top 3 districts"
-        head = r.doc[labels[0].end - 1]
-        k = min(k, head.left_edge.i)  # "the names of the 5 most expensive products"
+        k = min(k, r.doc[labels[0].end - 1].left_edge.i)  # "the names of the 5 most expensive products"
         if low[max(0, k - 2):k] in (["name", "of"], ["names", "of"], ["title", "of"], ["titles", "of"]):
             r.use((k - 2, k))  # "the names of the heads": what names them
     info = [i for i, w in enumerate(lem) if w in ("information", "detail", "everything", "info", "attribute")]
@@ -207,16 +196,6 @@ def _noun_subject(r: Reading, labels: list[Item]) -> Value | None:
             not any("label" in x.kinds() and x.end <= nouns[0].start for x in r.items):
         return nouns[0]
     return None
-
-
-def _doer_of_object(r: Reading, first: Item) -> str | None:
-    """"Who won the Nobel Prize?", "Who acted in the movie X?": the doer of the verb (:func:`_doer`) when the first
-    label named is its object, not what is asked; else None."""
-    obj = r.doc[first.end - 1]
-    if r.lemmas[:1] != ["who"] or r.lemmas[1:2] == ["be"] or not (
-            obj.dep_ == "dobj" or obj.dep_ == "pobj" and obj.head.head.pos_ == "VERB" and obj.head.head.i <= 2):
-        return None
-    return _doer(r, frozenset(t.owner for t in first.terms if t.kind == "label"))
 
 
 def _modifies_label(r: Reading, it: Item) -> bool:
@@ -521,8 +500,8 @@ def _where_asked(r: Reading, label: str) -> None:
 
 def _place_reached(r: Reading, label: str) -> None:
     """"Where was Niels Bohr born?", "Where did Marie Curie work?": the node at the far end of the one relationship
-    of the asked label a verb names (:func:`_doer`) is asked."""
-    far = _doer(r, frozenset({label}))
+    of the asked label a verb names (:func:`~kgqa.planner.joins.doer`) is asked."""
+    far = doer(r, frozenset({label}))
     if far is not None:
         r.asked.append(Item(0, 1, {Term("label", far)}, Term("label", far)))
         r.use((0, 1))

@@ -1,7 +1,8 @@
 """Joining what a question names into one pattern: the variable that holds a property (:func:`holder_of`), the
 edge of a relationship from the asked node (:func:`edge_of`), a label joined along the one shortest schema path
 (:func:`join_label`; two paths are a choice of the reading, the word that names a relationship decides), and the
-other end of a relationship of a label to itself (:func:`other_end`), and a second copy of a path
+other end of a relationship of a label to itself (:func:`other_end`), the label that does what a verb says
+(:func:`doer`, "Who won the Nobel Prize?"), and a second copy of a path
 (:func:`copy_path`, for "both A and B" of nodes each asked node has several of; :func:`absent_path`, for "A but not
 B"). A label said not to be there is joined into its NOT EXISTS pattern instead. Two labels no relationship joins are
 joined by equal values where one holds a property named as the other's key (``Query.keyed``).
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from kgqa.kg.derive import is_name_like
 from kgqa.planner.query import Absent, Column, Edge, Query
-from kgqa.planner.reading import MAX_READINGS, Reading, Value
+from kgqa.planner.reading import MAX_READINGS, Item, Reading, Value
 from kgqa.planner.schema_terms import Term
 from kgqa.planner.schema_view import SchemaView
 from kgqa.planner.word_forms import forms
@@ -171,8 +172,10 @@ def other_end(r: Reading, v: Value) -> str | None:
     rels = [t.owner for it in r.items for t in it.terms if t.kind == "rel" and (label, label) in
             r.view.rels.get(t.owner, [])]
     if len(set(rels)) != 1:
-        r.decline(f"which {label} other than {v.value!r}")
-        return None
+        far = _named_elsewhere(r, v)
+        if far is None:
+            r.decline(f"which {label} other than {v.value!r}")
+        return far
     rel = rels[0]
     item = next(it for it in r.items if any(t.owner == rel and t.kind == "rel" for t in it.terms))
     item.term = Term("rel", rel)
@@ -186,6 +189,40 @@ def other_end(r: Reading, v: Value) -> str | None:
     edge = Edge(f"r{len(r.query.edges)}", rel, *((far, r.target) if subject else (r.target, far)))
     r.query.edges.append(edge)
     r.rel_var[rel] = edge.var
+    return far
+
+
+def _named_elsewhere(r: Reading, v: Value) -> str | None:
+    """A node of the asked label named as the doer of a verb on another label's node said in the question ("actors
+    in a movie directed by Rob Reiner", "the movies Tom Hanks acted in"): a second node of the label, joined to
+    that node by the verb's relationship; else None."""
+    label = r.query.nodes[r.target]
+    root = r.doc[v.start:v.end].root
+    verb = root.head.head if root.dep_ == "pobj" and root.head.dep_ == "agent" else root.head if root.dep_ == "nsubj" \
+        else None
+    item = next((it for it in r.items if verb is not None and it.start <= verb.i < it.end and it.term is None and
+                 "rel" in it.kinds()), None)
+    if item is None:
+        return None
+    named = {t.owner for it in r.items if it is not item for t in it.terms if t.kind == "label" and t.owner != label}
+    ways = {(t.owner, other) for t in item.terms if t.kind == "rel" for a, b in r.view.rels.get(t.owner, [])
+            if label in (a, b) and (other := b if a == label else a) != label and other in named}
+    if len(ways) != 1:
+        return None
+    (rel, other), = ways
+    said = [it for it in r.items if it is not item and any(t.kind == "rel" and t.owner == rel for t in it.terms)]
+    if not said:  # the verb is the named node's: not a way the asked nodes are joined
+        r.rels_named = [x for x in r.rels_named if x != rel]
+    near = join_label(r, other)
+    if near is None:
+        return None
+    far = r.var_for(label, f"{rel}:named")
+    forward = (label, other) in r.view.rels.get(rel, [])
+    edge = Edge(f"r{len(r.rel_var)}", rel, *((far, near) if forward else (near, far)))
+    r.query.edges.append(edge)
+    r.rel_var[f"{rel}:named"] = edge.var
+    item.term = Term("rel", rel)
+    r.use((item.start, item.end))
     return far
 
 
@@ -260,3 +297,26 @@ def counted_beside(r: Reading, label: str) -> Column | None:
         return None
     var = join_label(r, others.pop())
     return Column(var, None, "count", True) if var is not None else None
+
+
+def doer(r: Reading, objects: frozenset[str] = frozenset(), at: int | None = None) -> str | None:
+    """The label at the other end of the one relationship that the question's verb (the one at ``at``) names from
+    the label of a value it gives ("Who borrowed Kindred?": borrowedBook from Member to Book, Kindred a Book) or of
+    its object (``objects``: "Who won the Nobel Prize in Physics?"), else None."""
+    given = objects if at is not None else {v.label for v in r.values if v.label} | objects
+    ends = {end for it in r.items if (it.start <= at < it.end if at is not None else r.doc[it.start].pos_ == "VERB")
+            for t in it.terms if t.kind == "rel" for pair in r.view.rels.get(t.owner, []) if set(pair) & given
+            for end in pair if end not in given}  # "acted in": a verb and its preposition
+    return ends.pop() if len(ends) == 1 else None
+
+
+def doer_of_object(r: Reading, first: Item) -> str | None:
+    """"Who won the Nobel Prize?", "Who acted in the movie X?": the doer of the verb (:func:`doer`) when the first
+    label named is its object, not what is asked; else None."""
+    obj = r.doc[first.end - 1]
+    if r.lemmas[:1] != ["who"] or r.lemmas[1:2] == ["be"] or not (
+            obj.dep_ == "dobj" or obj.dep_ == "pobj" and obj.head.head.pos_ == "VERB" and obj.head.head.i <= 2):
+        return None
+    objects = frozenset(t.owner for t in first.terms if t.kind == "label")
+    verb = obj.head if obj.dep_ == "dobj" else obj.head.head  # "Who directed the movies Tom Hanks acted in?"
+    return doer(r, objects, verb.i) or doer(r, objects)

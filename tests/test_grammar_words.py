@@ -591,3 +591,21 @@ def test_quantities_as_states_restated_heads_and_name_nouns(tmp_path, small_grap
             ["Food"]
         assert [row[0] for row in answer("List the 2 most costly products in terms of unit price.", ordered=True)] \
             == ["ham", "tea"]
+
+
+def test_a_named_node_of_the_asked_label_doing_another_verb(tmp_path, small_graph):
+    """"actors in a film directed by Ann", "Who directed the films Cid acted in?": the named person is another node
+    of the asked label, joined by its own verb to the film, not the one asked."""
+    folder = small_graph(tmp_path / "graphs", "films",
+                         "CREATE NODE TABLE Person(pid STRING, name STRING, PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE Film(fid STRING, title STRING, PRIMARY KEY(fid));\n"
+                         "CREATE REL TABLE DIRECTED(FROM Person TO Film);\n"
+                         "CREATE REL TABLE ACTED_IN(FROM Person TO Film);\n",
+                         {"Person": "pid,name\np1,Ann\np2,Bob\np3,Cid\np4,Dee\n",
+                          "Film": "fid,title\nf1,Up\nf2,Jaws\nf3,Heat\n",
+                          "DIRECTED": "from,to\np1,f1\np2,f2\np4,f3\n",
+                          "ACTED_IN": "from,to\np2,f1\np3,f1\np3,f2\np1,f3\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert [row[0] for row in answer("Which actors were in a film directed by Ann?")] == ["Bob", "Cid"]
+        assert [row[0] for row in answer("Who directed the films Cid acted in?")] == ["Ann", "Bob"]
