@@ -1,19 +1,23 @@
-"""Two named nodes of one label compared by a time, for the grammar reader (:func:`pair`).
+"""Two named nodes of one label compared by a time or by how many of a label each reaches, for the grammar reader
+(:func:`pair`).
 
 "Who is older, Keanu Reeves or Tom Hanks?" and "Which came out first, Apollo 13 or Twister?" pick one of the two
 (their names among two values, ranked by the time, the first kept); "Is Hugo Weaving younger than Laurence
 Fishburne?" and "Was The Matrix released before Cast Away?" answer yes or no (a :class:`~kgqa.planner.query.Versus`
 column); "How many years older is Jack Nicholson than Tom Cruise?" answers the difference. The time is the
 nodes' own (their birth for ages, the one their verb cues otherwise), or that of another label said and joined
-to them by one relationship ("Who won a Nobel Prize first, A or B?": the year of the prize won).
+to them by one relationship ("Who won a Nobel Prize first, A or B?": the year of the prize won). "Has Tom Hanks
+acted in more movies than Keanu Reeves?", "How many more laureates were born in Germany than in France?" and "Japan
+or Russia: which has more laureates born there?" count the nodes of the label said that each reaches along the one
+path the question's words choose (:func:`_counts`; :class:`~kgqa.planner.query.Tally`).
 """
 
 from __future__ import annotations
 
 from kgqa.planner import cues
 from kgqa.planner.grammar_times import cued
-from kgqa.planner.query import Column, Edge, Versus, Where
-from kgqa.planner.reading import Reading, Value, is_timed, pick
+from kgqa.planner.query import Column, Edge, Tally, Versus, Where
+from kgqa.planner.reading import Reading, Value, compound_of_label, is_timed, pick
 from kgqa.text import name_words
 
 
@@ -27,6 +31,9 @@ def pair(r: Reading) -> None:
     if (a.label, a.prop) != (b.label, b.prop) or a.value == b.value:
         return
     lem = r.lemmas
+    if _counts(r, a, b):
+        r.settled = True
+        return
     words = [(i, cues.PAIR_TIMES[w]) for i, w in enumerate(lem)
              if w in cues.PAIR_TIMES and not any(v.start <= i < v.end for v in linked)]
     if len({w for _, w in words}) != 1:
@@ -133,3 +140,61 @@ def _versus(r: Reading, a: Value, b: Value, prop: str, op: str, difference: bool
         q.versus = Versus(first, op, second, "answer")
     shown = r.view.display(a.label)
     q.evidence += [Column(r.target, shown), first, Column(other, shown), second]
+
+
+def _counts(r: Reading, a: Value, b: Value) -> bool:
+    """Reads "more (fewer) X than" of the two named nodes (module docstring), the query built and its words used;
+    False when the question is not so, or the path to X is not the one the words choose."""
+    lem = r.lemmas
+    low = [t.lower_ for t in r.doc]
+    more = [i for i, w in enumerate(low) if w in cues.PAIR_COUNTS and not any(v.start <= i < v.end for v in (a, b))]
+    if len(more) != 1:
+        return False
+    at = more[0]
+    between = lem[a.end:b.start]
+    if between in (["or"], [",", "or"]) and at > b.end:
+        shape = "pick"  # "Japan or Russia: which has more laureates born there?"
+    elif "than" in between and lem[:1] in (["be"], ["do"], ["have"]):
+        shape = "yes or no"
+    elif "than" in between and lem[:2] == ["how", "many"] and at == 2:
+        shape = "difference"
+    else:
+        return False
+    counted = next((x for x in r.items if at < x.start <= at + 3 and "label" in x.kinds() and
+                    not compound_of_label(r, x)), None)
+    term = pick(counted, "label", None) if counted is not None else None
+    if term is None or term.owner == a.label:
+        return False
+    found = r.view.paths(a.label, term.owner, max_hops=3, prefer=set(r.rels_named))
+    shortest = [p for p in found if len(p) == len(found[0])]
+    named = [p for p in shortest if any(step[0] in r.rels_named for step in p)] or shortest
+    ways = {tuple(map(tuple, p)) for p in named}
+    if len(ways) != 1:
+        return False
+    path = ways.pop()
+    q = r.query
+    r.target = r.var_for(a.label)
+    if shape == "pick":
+        q.where.append(Where(r.target, a.prop, "IN", [a.value, b.value]))
+        cur = r.target
+        for k, (rel, direction, label) in enumerate(path):
+            nxt = r.var_for(label, f"count:{k}")
+            q.edges.append(Edge(f"r{k}", rel, *((cur, nxt) if direction == "out" else (nxt, cur))))
+            cur = nxt
+        total = Column(cur, None, "count", distinct=True)
+        q.columns += [Column(r.target, r.view.display(a.label)), total]
+        q.order.append((total, cues.PAIR_COUNTS[low[at]] == ">"))
+        q.limit = 1
+    else:
+        tallies = [Tally(a.label, v.prop, v.value, path) for v in (a, b)]
+        q.versus = Versus(tallies[0], "-" if shape == "difference" else cues.PAIR_COUNTS[low[at]], tallies[1],
+                          "difference" if shape == "difference" else "answer")
+    rels = {step[0] for step in path}
+    counted.term = term
+    r.use((a.start, a.end), (b.start, b.end), (at, at + 1), (counted.start, counted.end), (a.end, b.start))
+    r.use(*[(it.start, it.end) for it in r.items if any(t.kind == "rel" and t.owner in rels for t in it.terms) or
+            compound_of_label(r, it) and it.end == counted.start])
+    r.use(*[(t.i, t.i + 1) for t in r.doc if t.i < min(a.start, at) and (t.tag_ in ("WP", "WDT", "WRB") or
+                                                                    t.pos_ == "AUX" or t.lower_ == "many")])
+    r.use(*[(t.i, t.i + 1) for t in r.doc if t.lower_ == "there" and t.i > at])  # "born there"
+    return True

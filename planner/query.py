@@ -70,12 +70,24 @@ class Column:
 
 
 @dataclass(frozen=True)
-class Versus:
-    """A column of two values of one row compared: ``left op right``, yes or no, or ``left - right`` (``op`` "-")."""
+class Tally:
+    """How many nodes one named node reaches at the end of ``path``: from the node of ``label`` whose ``prop`` is
+    ``value``, along (relationship, "out" or "in", label) steps, each node at the end counted once."""
 
-    left: Column
+    label: str
+    prop: str
+    value: Any
+    path: tuple[tuple[str, str, str], ...]
+
+
+@dataclass(frozen=True)
+class Versus:
+    """Two values compared: ``left op right``, yes or no, or ``left - right`` (``op`` "-"); two columns of one
+    row, or two :class:`Tally` counts, each over its own match."""
+
+    left: Column | Tally
     op: str
-    right: Column
+    right: Column | Tally
     name: str = "answer"
 
 
@@ -115,6 +127,8 @@ class Query:
 
 def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
     """Returns the Cypher text of ``q`` and its parameters."""
+    if q.versus is not None and isinstance(q.versus.left, Tally):
+        return _tallies(q.versus)
     params: dict[str, Any] = {}
     seen: set[str] = set()
     inner = {v for a in q.absent for v in a.own}
@@ -178,6 +192,22 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
     if q.limit is not None:
         text += f" LIMIT {int(q.limit) + int(q.unranked)}"  # one more: more than the limit match, nothing says which
     return text, params
+
+
+def _tallies(v: Versus) -> tuple[str, dict[str, Any]]:
+    """Two counts, each over its own match of its named node (none reached counts 0), then compared."""
+    params: dict[str, Any] = {}
+    parts = []
+    for x, t, name in (("a", v.left, "first"), ("b", v.right, "second")):
+        key = f"p{len(params)}"
+        params[key] = t.value
+        walk = f"({x}0)"
+        for k, (rel, direction, label) in enumerate(t.path, 1):
+            arrow = f"-[:{ident(rel)}]->" if direction == "out" else f"<-[:{ident(rel)}]-"
+            walk += f"{arrow}({x}{k}:{ident(label)})"
+        parts.append(f"MATCH ({x}0:{ident(t.label)}) WHERE {x}0.{ident(t.prop)} = ${key} OPTIONAL MATCH {walk} "
+                     f"WITH {'first, ' if x == 'b' else ''}count(DISTINCT {x}{len(t.path)}) AS {name}")
+    return " ".join(parts) + f" RETURN first {v.op} second AS {ident(v.name)}, first, second", params
 
 
 def _path(q: Query, edges: list[Edge], seen: set[str]) -> list[str]:

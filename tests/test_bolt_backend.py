@@ -81,6 +81,18 @@ def test_a_top_node_matched_again_gives_the_same_rows(engine, graph):
     assert rows and sorted(engine.query(query).rows) == rows
 
 
+def test_two_counts_over_their_own_matches_give_the_same_rows(engine, graph):
+    """The grammar reader's form for "Has Tom Hanks acted in more movies than Keanu Reeves?": each count over an
+    OPTIONAL MATCH of its own named node, then compared (and one who reached none counts 0)."""
+    from kgqa.planner.query import Query, Tally, Versus, to_cypher
+
+    for op, second in ((">", "Keanu Reeves"), ("-", "Jessica Thompson")):
+        tallies = [Tally("Person", "name", name, (("ACTED_IN", "out", "Movie"),)) for name in ("Tom Hanks", second)]
+        query, params = to_cypher(Query(versus=Versus(tallies[0], op, tallies[1])))
+        rows = graph("movies").query(query, params).rows
+        assert rows and engine.query(query, params).rows == rows
+
+
 def test_evidence_lists_give_the_same_rows(engine, graph):
     """The planner's form for "films with actors born before 1940": one row per film, the actors and their
     birth years that meet the condition collected beside it, pairwise (collect's order is its own)."""

@@ -530,7 +530,7 @@ def test_the_noun_of_who_does_what_a_relationship_verb_says(tmp_path, small_grap
 def test_two_named_nodes_compared_by_a_time(tmp_path, small_graph):
     """"Who is older, A or B?" picks one, "Is A younger than B?" is yes or no (born the same year: not older),
     "How many years older is A than B?" the difference; by a time of another label joined ("Who won an award
-    first") or the one the verb cues ("came out")."""
+    first") or the one the verb cues ("came out"); or by how many films each acted in."""
     folder = small_graph(tmp_path / "graphs", "films",
                          "CREATE NODE TABLE Person(pid STRING, name STRING, born INT64, PRIMARY KEY(pid));\n"
                          "CREATE NODE TABLE Film(fid STRING, title STRING, released INT64, PRIMARY KEY(fid));\n"
@@ -540,7 +540,7 @@ def test_two_named_nodes_compared_by_a_time(tmp_path, small_graph):
                          {"Person": "pid,name,born\np1,Ann Lee,1950\np2,Bob Ray,1960\np3,Cid Fox,1950\n",
                           "Film": "fid,title,released\nf1,Up,2001\nf2,Jaws,1975\n",
                           "Award": "aid,category,awardYear\na1,Drama,1990\na2,Comedy,1980\n",
-                          "ACTED_IN": "from,to\np1,f1\np2,f2\n",
+                          "ACTED_IN": "from,to\np1,f1\np1,f2\np2,f2\n",
                           "WON": "from,to\np1,a1\np2,a2\n"})
     with Graph(folder, read_only=True) as g:
         _, answer = reader(g)
@@ -552,6 +552,11 @@ def test_two_named_nodes_compared_by_a_time(tmp_path, small_graph):
         assert answer("Was Jaws released before Up?") == [[True]]
         assert answer("How many years older is Ann Lee than Bob Ray?") == [[10]]
         assert answer("Is Ann Lee older than Cid Fox?") == [[False]]  # born the same year: not older
+        # by how many of a label each reaches, each counted over its own match (Cid Fox acted in none)
+        assert answer("Has Ann Lee acted in more films than Bob Ray?") == [[True, 2, 1]]  # with the two counts
+        assert answer("Has Cid Fox acted in more films than Bob Ray?") == [[False, 0, 1]]
+        assert answer("How many more films has Ann Lee acted in than Cid Fox?") == [[2, 2, 0]]
+        assert answer("Ann Lee or Bob Ray: who acted in fewer films?") == [["Bob Ray", 1]]
 
 
 def test_quantities_as_states_restated_heads_and_name_nouns(tmp_path, small_graph):
