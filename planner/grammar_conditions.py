@@ -300,6 +300,7 @@ def conditions(r: Reading) -> None:
         if substring and isinstance(value, str):
             op = ("NOT " if op == "<>" else "") + substring[0]  # "whose name does not contain the letter M"
             r.use(substring[1])
+        op, value = ("BETWEEN", (value, value + 9)) if v.start in r.decades and op in (None, "=") else (op, value)
         # "between 10 and 20", "between $60 and $120", "in the range of 8000 and 12000", "from 2000 to 2005"
         sign = v.start > 0 and r.doc[v.start - 1].lower_ in cues.CURRENCY_SIGNS
         opener = _range_opener(lem[:v.start - sign], v.kind in ("number", "date"))
@@ -567,7 +568,6 @@ def _holding(r: Reading, term: Term, v: Value, it: Item | None) -> Term | None:
     none holds it. The words tried, longest first: the item after a possessive joined to the one before it ("the
     sender bank's country": sender_bank_country), the item's own words ("sender bank":
     sender_bank, not sender_bank_id), the chosen property's name."""
-
     saids = []
     if it is not None:
         own = [w for w in r.lemmas[it.start:it.end] if w.isalnum()]

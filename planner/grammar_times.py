@@ -1,12 +1,15 @@
-"""The times of a question, for the grammar reader: which property holds the dates or years a value is compared
-with (:func:`year_prop`, :func:`date_prop`, :func:`dated`), and of which label (:func:`label_modified`,
-:func:`value_label_before`)."""
+"""The times of a question, for the grammar reader: dates and decades as values (:func:`dates`, :func:`decade`),
+which property holds the dates or years a value is compared with (:func:`year_prop`, :func:`date_prop`,
+:func:`dated`), and of which label (:func:`label_modified`, :func:`value_label_before`)."""
 
 from __future__ import annotations
+
+import re
 
 from kgqa.planner import cues
 from kgqa.planner.reading import Reading, Value, is_timed, pick
 from kgqa.planner.schema_terms import Term
+from kgqa.planner.schema_view import ISO_DATE
 from kgqa.text import name_words
 
 
@@ -78,3 +81,28 @@ def value_label_before(r: Reading, v: Value) -> str | None:
     before = next((x for x in r.values if x.kind == "linked" and x.end <= v.start and
                    all(t.pos_ == "ADP" for t in r.doc[x.end:v.start])), None)
     return before.label if before is not None and before.end >= v.start - 1 else None
+
+
+def dates(r: Reading) -> None:
+    """ISO dates, quoted or not ("before 1989-09-03", "after '2005-08-23 02:06:01'"), become values of kind "date":
+    one value, not the numbers the tokenizer splits them into."""
+    for v in r.values:
+        if v.kind == "text" and isinstance(v.value, str) and ISO_DATE.fullmatch(v.value.strip()):
+            v.kind = "date"
+    taken = {i for v in r.values for i in range(v.start, v.end)}
+    for m in re.finditer(r"(?<![\w-])" + ISO_DATE.pattern + r"(?![\w-])", r.doc.text):
+        span = r.doc.char_span(m.start(), m.end(), alignment_mode="expand")
+        if span is not None and not any(i in taken for i in range(span.start, span.end)):
+            r.values.append(Value(span.start, span.end, m.group(), "date"))
+
+
+def decade(t) -> int | None:
+    """The first year of a decade written "1920s" or "90s" (after "the", a century's last decades before its
+    first), else None."""
+    digits = t.lower_.removesuffix("s")
+    if t.lower_ == digits or not digits.isdigit() or digits[-1] != "0" or t.i == 0 or \
+            t.doc[t.i - 1].lower_ not in ("the", "'", "’"):
+        return None
+    if len(digits) == 4:
+        return int(digits)
+    return (1900 if int(digits) >= 30 else 2000) + int(digits) if len(digits) == 2 else None

@@ -3,10 +3,9 @@ texts, numbers, how many rows) and the runs of words that name schema elements (
 
 from __future__ import annotations
 
-import re
-
 from kgqa.kg.derive import is_name_like
 from kgqa.planner import cues
+from kgqa.planner.grammar_times import dates, decade
 from kgqa.planner.grammar_value_nouns import genders, named_kind, plural_values
 from kgqa.planner.parse import quoted_value
 from kgqa.planner.reading import (
@@ -17,7 +16,6 @@ from kgqa.planner.reading import (
     pick,
 )
 from kgqa.planner.schema_terms import NAME_NOISE, Term
-from kgqa.planner.schema_view import ISO_DATE
 from kgqa.planner.word_forms import abbreviates, forms, names_own_label, spells_label
 from kgqa.text import fold, name_words
 
@@ -90,7 +88,7 @@ def values(r: Reading) -> None:
                 b.label, b.prop = next(o for o in b.options if o[0] == a.label)
                 a.options = (common[0],)
                 b.options = ((b.label, b.prop),)
-    _dates(r)
+    dates(r)
     taken = {i for v in r.values for i in range(v.start, v.end)}
     for t in doc:  # a word the annotations file gives for a value ("economics": the category 'Economic Sciences')
         if t.i not in taken and (said := r.terms.value_words.get(t.lower_)) is not None:
@@ -108,6 +106,9 @@ def values(r: Reading) -> None:
             q = letter  # "the letter M": a text searched for, unquoted
         if q is not None:
             r.values.append(Value(t.i, t.i + 1, q, "text"))
+        elif (first := decade(t)) is not None:
+            r.values.append(Value(t.i, t.i + 1, first, "number"))  # "in the 1920s": from 1920 to 1929
+            r.decades.add(t.i)
         elif t.text[:1] == "0" and t.text[1:2].isdigit() and t.text.isdigit():
             r.values.append(Value(t.i, t.i + 1, t.text, "text"))  # "0114": a code written with its zeros, not 114
         elif t.like_num and t.pos_ in ("NUM", "PROPN", "NOUN", "ADJ"):
@@ -140,19 +141,6 @@ def values(r: Reading) -> None:
                 and v.start > 0 and doc[v.start - 1].pos_ in ("DET", "VERB", "AUX", "PRON", "PUNCT") \
                 or (v.kind == "number" and v.start == 1 and doc[0].lower_ in ("list", "show", "find", "name", "give")):
             v.kind = "limit"  # "Which three countries have the most ...", "List 5 invoices ..."
-
-
-def _dates(r: Reading) -> None:
-    """ISO dates, quoted or not ("before 1989-09-03", "after '2005-08-23 02:06:01'"), become values of kind "date":
-    one value, not the numbers the tokenizer splits them into."""
-    for v in r.values:
-        if v.kind == "text" and isinstance(v.value, str) and ISO_DATE.fullmatch(v.value.strip()):
-            v.kind = "date"
-    taken = {i for v in r.values for i in range(v.start, v.end)}
-    for m in re.finditer(r"(?<![\w-])" + ISO_DATE.pattern + r"(?![\w-])", r.doc.text):
-        span = r.doc.char_span(m.start(), m.end(), alignment_mode="expand")
-        if span is not None and not any(i in taken for i in range(span.start, span.end)):
-            r.values.append(Value(span.start, span.end, m.group(), "date"))
 
 
 def _the_graph(r: Reading) -> set[int]:

@@ -83,6 +83,7 @@ class Reading:
     paired: list[tuple[Item, Item]] = field(default_factory=list)  # items shown together or not at all ("full name")
     choices: dict[Any, Term] = field(default_factory=dict)  # item start (or "path:<label>") -> the term chosen
     open: list[tuple[Any, list[Term]]] = field(default_factory=list)  # choices left open, in the order met
+    decades: set[int] = field(default_factory=set)  # number values written as a decade ("the 1920s"): ten years
     settled: bool = False  # one component read the question whole: the others add nothing (coverage still checks)
 
     def choose(self, key: Any, terms: list[Term], what: str) -> Term | None:

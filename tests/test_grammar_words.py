@@ -614,3 +614,15 @@ def test_a_named_node_of_the_asked_label_doing_another_verb(tmp_path, small_grap
         _, answer = reader(g)
         assert [row[0] for row in answer("Which actors were in a film directed by Ann?")] == ["Bob", "Cid"]
         assert [row[0] for row in answer("Who directed the films Cid acted in?")] == ["Ann", "Bob"]
+
+
+def test_a_decade_is_ten_years(tmp_path, small_graph):
+    """"in the 1970s", "from the '90s", "the 90s": the years of that decade, of the one time property."""
+    folder = small_graph(tmp_path / "graphs", "films",
+                         "CREATE NODE TABLE Film(fid STRING, title STRING, released INT64, PRIMARY KEY(fid));\n",
+                         {"Film": "fid,title,released\nf1,Up,1979\nf2,Jaws,1975\nf3,Heat,1995\nf4,Big,1980\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        assert [row[0] for row in answer("Which films were released in the 1970s?")] == ["Jaws", "Up"]
+        assert [row[0] for row in answer("Which films were released in the '90s?")] == ["Heat"]
+        assert answer("How many films were released in the 1980s?") == [[1]]
