@@ -22,8 +22,8 @@ from kgqa.text import name_words
 
 
 def pair(r: Reading) -> None:
-    """Reads the question whole when it compares two named nodes of one label by a time (module docstring);
-    ``r.settled`` then says the other components have nothing to add."""
+    """Reads the question whole when it compares two named nodes of one label by a time or by a count (module
+    docstring); ``r.settled`` then says the other components have nothing to add."""
     linked = [v for v in r.values if v.kind == "linked"]
     if len(linked) != 2 or r.target is not None:
         return
