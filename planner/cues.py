@@ -240,7 +240,7 @@ TIME_CUES = {"born": BIRTH_WORDS, "birth": BIRTH_WORDS, "died": DEATH_WORDS, "de
 PAIR_TIMES = {"old": (True, "<"), "elder": (True, "<"), "young": (True, ">"),
               "first": (False, "<"), "early": (False, "<"), "before": (False, "<"), "soon": (False, "<"),
               "last": (False, ">"), "late": (False, ">"), "after": (False, ">"), "recent": (False, ">")}
-# two named nodes compared by how many of a label each reaches ("Has A acted in more movies than B?"): the operator
+# two named nodes compared by how many of a label each reaches ("Has A acted in more films than B?"): the operator
 # that holds when the first reaches so many more (or fewer)
 PAIR_COUNTS = {"more": ">", "fewer": "<", "less": "<"}
 # verbs that say when a thing began, restating the time compared ("Which came out first, A or B?")

@@ -324,7 +324,7 @@ def conditions(r: Reading) -> None:
         verbs = [it for it in r.items if it.kinds() == {"rel"}]
         root = r.doc[v.start:v.end].root
         apposed = any(it.end == v.start and "label" in it.kinds() for it in r.items) and not (
-            root.dep_ == "nsubj" and root.head.pos_ == "VERB")  # "the dept 'History'", not "the movies Tom Hanks acted in"
+            root.dep_ == "nsubj" and root.head.pos_ == "VERB")  # "the dept 'History'", not "the films Ann acted in"
         apposed = apposed or root.dep_ == "compound" and root.head.i == v.end and any(
             it.start == v.end and any(t.kind == "label" and t.owner == v.label for t in it.terms)
             for it in r.items)  # "What Chemistry prizes did X win?": the prizes', said before their noun

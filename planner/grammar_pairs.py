@@ -1,21 +1,21 @@
 """Two named nodes of one label compared by a time or by how many of a label each reaches, for the grammar reader
 (:func:`pair`).
 
-"Who is older, Keanu Reeves or Tom Hanks?" and "Which came out first, Apollo 13 or Twister?" pick one of the two
-(their names among two values, ranked by the time, the first kept); "Is Hugo Weaving younger than Laurence
-Fishburne?" and "Was The Matrix released before Cast Away?" answer yes or no (a :class:`~kgqa.planner.query.Versus`
-column); "How many years older is Jack Nicholson than Tom Cruise?" answers the difference. The time is the
-nodes' own (their birth for ages, the one their verb cues otherwise), or that of another label said and joined
-to them by one relationship ("Who won a Nobel Prize first, A or B?": the year of the prize won). "Has Tom Hanks
-acted in more movies than Keanu Reeves?", "How many more laureates were born in Germany than in France?" and "Japan
-or Russia: which has more laureates born there?" count the nodes of the label said that each reaches along the one
-path the question's words choose (:func:`_counts`; :class:`~kgqa.planner.query.Tally`).
+"Who is older, Ann Lee or Bob Ray?" and "Which came out first, Up or Jaws?" pick one of the two (their names
+among two values, ranked by the time, the first kept); "Is Ann Lee younger than Bob Ray?" and "Was Jaws released
+before Up?" answer yes or no (a :class:`~kgqa.planner.query.Versus` column); "How many years older is Ann Lee than
+Bob Ray?" answers the difference. The time is the nodes' own (their birth for ages, the one their verb cues
+otherwise), or that of another label said and joined to them by one relationship ("Who won an award first, A or
+B?": the year of the award won). "Has Ann Lee acted in more films than Bob Ray?", "How many more players were born
+in Spain than in Italy?" and "Spain or Italy: which has more players born there?" count the nodes of the label said
+that each reaches along the one path the question's words choose (:func:`_counts`;
+:class:`~kgqa.planner.query.Tally`).
 """
 
 from __future__ import annotations
 
 from kgqa.planner import cues
-from kgqa.planner.grammar_times import cued
+from kgqa.planner.grammar_times import cued, time_cues
 from kgqa.planner.query import Column, Edge, Tally, Versus, Where
 from kgqa.planner.reading import Reading, Value, compound_of_label, is_timed, pick
 from kgqa.text import name_words
@@ -59,10 +59,9 @@ def pair(r: Reading) -> None:
     else:
         return
     r.use(*[(v.start, v.end) for v in linked], (at, at + 1), (a.end, b.start))
-    r.use(*[(t.i, t.i + 1) for t in r.doc if t.i < a.start and (t.tag_ in ("WP", "WDT", "WRB") or t.pos_ == "AUX" or
-                                                              t.lower_ in cues.TIME_UNITS or t.lower_ == "many")])
-    r.use(*[(t.i, t.i + 1) for t in r.doc if t.lower_ in cues.TIME_CUES or t.lemma_.lower() in cues.TIME_CUES or
-            via is None and t.lemma_.lower() in cues.START_VERBS and t.pos_ in ("VERB", "ADP", "ADV")])
+    r.use(*_asking(r, a.start, cues.TIME_UNITS), *[(i, i + 1) for i in time_cues(r)])
+    r.use(*[(t.i, t.i + 1) for t in r.doc if via is None and t.lemma_.lower() in cues.START_VERBS and
+            t.pos_ in ("VERB", "ADP", "ADV")])
     r.settled = True
 
 
@@ -153,7 +152,7 @@ def _counts(r: Reading, a: Value, b: Value) -> bool:
     at = more[0]
     between = lem[a.end:b.start]
     if between in (["or"], [",", "or"]) and at > b.end:
-        shape = "pick"  # "Japan or Russia: which has more laureates born there?"
+        shape = "pick"  # "Spain or Italy: which has more players born there?"
     elif "than" in between and lem[:1] in (["be"], ["do"], ["have"]):
         shape = "yes or no"
     elif "than" in between and lem[:2] == ["how", "many"] and at == 2:
@@ -194,7 +193,12 @@ def _counts(r: Reading, a: Value, b: Value) -> bool:
     r.use((a.start, a.end), (b.start, b.end), (at, at + 1), (counted.start, counted.end), (a.end, b.start))
     r.use(*[(it.start, it.end) for it in r.items if any(t.kind == "rel" and t.owner in rels for t in it.terms) or
             compound_of_label(r, it) and it.end == counted.start])
-    r.use(*[(t.i, t.i + 1) for t in r.doc if t.i < min(a.start, at) and (t.tag_ in ("WP", "WDT", "WRB") or
-                                                                    t.pos_ == "AUX" or t.lower_ == "many")])
+    r.use(*_asking(r, min(a.start, at)))
     r.use(*[(t.i, t.i + 1) for t in r.doc if t.lower_ == "there" and t.i > at])  # "born there"
     return True
+
+
+def _asking(r: Reading, before: int, units: frozenset[str] = frozenset()) -> list[tuple[int, int]]:
+    """The words before ``before`` that only ask ("Who", "Is", "How many", and ``units``: "How many years")."""
+    return [(t.i, t.i + 1) for t in r.doc[:before] if t.tag_ in ("WP", "WDT", "WRB") or t.pos_ == "AUX" or
+            t.lower_ == "many" or t.lower_ in units]

@@ -126,7 +126,7 @@ def same_as(r: Reading) -> None:
     """"employees in the same department as Clara", "players with the same position as someone named Smith": the
     asked nodes hold what another node of their label, the one the value names, holds: the property said, or the
     node of the label said that both reach. The named node is not among them when the value is its display name
-    or key ("the same city as Niels Bohr"), or when "excluding Clara" follows; it is when the value is only part of a
+    or key ("the same city as Ann Lee"), or when "excluding Clara" follows; it is when the value is only part of a
     name ("the same department as Clara", a first name)."""
     if r.target is None:
         return
@@ -177,7 +177,7 @@ def same_as(r: Reading) -> None:
         kept_out = Where(r.target, v.prop, "<>", v.value)
         part = set(name_words(v.prop)) & set().union(*cues.NAME_PARTS)  # a first name: "someone with", not one node
         if v.prop in (r.view.display(label), r.view.key(label)) and not part and kept_out not in q.where:
-            q.where.append(kept_out)  # "born in the same city as Niels Bohr": the node its own name names is not one
+            q.where.append(kept_out)  # "born in the same city as Ann Lee": the node its own name names is not one
             r.where_ends.append((v.start, v.end))
         q.distinct = True
         return

@@ -194,7 +194,7 @@ def other_end(r: Reading, v: Value) -> str | None:
 
 def _named_elsewhere(r: Reading, v: Value) -> str | None:
     """A node of the asked label named as the doer of a verb on another label's node said in the question ("actors
-    in a movie directed by Rob Reiner", "the movies Tom Hanks acted in"): a second node of the label, joined to
+    in a film directed by Ann", "the films Cid acted in"): a second node of the label, joined to
     that node by the verb's relationship; else None."""
     label = r.query.nodes[r.target]
     root = r.doc[v.start:v.end].root
@@ -318,5 +318,5 @@ def doer_of_object(r: Reading, first: Item) -> str | None:
             obj.dep_ == "dobj" or obj.dep_ == "pobj" and obj.head.head.pos_ == "VERB" and obj.head.head.i <= 2):
         return None
     objects = frozenset(t.owner for t in first.terms if t.kind == "label")
-    verb = obj.head if obj.dep_ == "dobj" else obj.head.head  # "Who directed the movies Tom Hanks acted in?"
+    verb = obj.head if obj.dep_ == "dobj" else obj.head.head  # "Who directed the films Cid acted in?"
     return doer(r, objects, verb.i) or doer(r, objects)
