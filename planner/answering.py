@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from contextlib import contextmanager
 from copy import deepcopy
@@ -14,10 +13,13 @@ from kgqa.kg.cypher import inline_params
 from kgqa.kg.db import QueryError, QueryTimeout
 from kgqa.kg.schema import render_row
 from kgqa.planner import dispatcher, summarizer
+from kgqa.planner.cypher_outline import of_cypher
 from kgqa.planner.domain import Domain
 from kgqa.planner.fallbacks import Fallbacks
 from kgqa.planner.isr import parse_isr
 from kgqa.planner.linker import link_mentions
+from kgqa.planner.outline import Outline
+from kgqa.planner.plan import Plan
 from kgqa.planner.repair import validate_and_repair
 from kgqa.types import Attempt, Result
 
@@ -35,40 +37,44 @@ class Answering(Fallbacks):
         for p in [plan, *plan.alternatives]:
             if not validate_and_repair(d.graph, d.view, p.cypher, p.params, 0).ok:
                 continue
-            columns, rows, error = self._execute(d, p.cypher, p.params)
+            columns, rows, error = self._execute(d, p.cypher, p.params, p.outline)
             if rows and error is None:
                 found.append((p, rows))
         if not found:
             return plan, ""
-        ranked = all(_ORDERED.search(p.cypher) for p, _ in found)
+        ranked = all(p.outline.ordered for p, _ in found)
         if all(same_answer(rows, found[0][1], ranked) for _, rows in found):
             return found[0][0], ""
         names = [" and ".join(p.choices) or f"`{inline_params(p.cypher, p.params)}`" for p, _ in found[:3]]
         return None, f"did you mean {' or '.join(names)}? The graph answers each differently."
 
     @staticmethod
-    def _execute(d: Domain, cypher: str, params: dict[str, Any]) -> tuple[list[str], list[list[Any]], str | None]:
+    def _execute(d: Domain, cypher: str, params: dict[str, Any], outline: Outline
+                 ) -> tuple[list[str], list[list[Any]], str | None]:
         """Returns (columns, rows rendered, error) of one query; rows in a stable order unless it orders."""
         try:
             res = d.graph.query(cypher, params)
         except (QueryTimeout, QueryError) as err:
             return [], [], str(err)
-        columns, rows = summarizer.evidence_items(res.columns, [render_row(row, d.view.spec) for row in res.rows])
-        if not _ORDERED.search(cypher):  # hash order varies between runs; answers and caches should not
+        rendered = [render_row(row, d.view.spec) for row in res.rows]
+        columns, rows = summarizer.evidence_items(res.columns, rendered, outline.lists)
+        if not outline.ordered:  # hash order varies between runs; answers and caches should not
             rows.sort(key=lambda row: [(v is None, str(v)) for v in row])
         return columns, rows, None
 
-    def _tie_at_cut(self, d: Domain, cypher: str, params: dict[str, Any], columns: list[str],
+    def _tie_at_cut(self, d: Domain, plan: Plan, columns: list[str],
                     rows: list[list[Any]]) -> tuple[Any, list[list[Any]], bool] | None:
         """Returns (the ranked value of the last row, the rows past the LIMIT that tie with it, whether there may
-        be more of them) when ``cypher`` ranks by one of its columns and its LIMIT cuts through a tie ("the top 3
+        be more of them) when the plan ranks by one of its columns and its LIMIT cuts through a tie ("the top 3
         supplier countries": 2 suppliers each in the 3rd to 9th); None otherwise."""
-        m = _RANKED.search(cypher)
-        key = m.group("key").strip("`") if m is not None else None
-        if m is None or len(rows) != int(m.group("n")) or key not in columns:
+        if plan.outline.cut is None:
+            return None
+        key, kept = plan.outline.cut
+        if len(rows) != kept or key not in columns:
             return None
         i, bound = columns.index(key), self.settings.k_degree
-        _, beyond, error = self._execute(d, f"{cypher[:m.start('limit')]}SKIP {len(rows)} LIMIT {bound}", params)
+        cypher, params = plan.past_cut(len(rows), bound)
+        _, beyond, error = self._execute(d, cypher, params, plan.outline)
         tied = list(takewhile(lambda row: values_equal(row[i], rows[-1][i]), beyond if error is None else []))
         return (rows[-1][i], tied, len(tied) == bound) if tied else None
 
@@ -94,23 +100,23 @@ class Answering(Fallbacks):
         if self.settings.describe and self._describe(question, d, mentions, r, timings):
             return mentions, None  # "Who is X?", "Tell me about X": X's bounded subgraph, not a compiled lookup
 
-        compiled = None
-        cypher, params, frame = None, {}, None
+        plan: Plan | None = None
         cache_on = self.plan_cache is not None and self.settings.use_plan_cache
         if cache_on and self.settings.param_reuse:
             with self._timed(timings, "cache_retrieval"):
                 reuse = self._template_reuse(question, d, isr, mentions)
             if reuse is not None:
-                cypher, params = reuse
+                plan = Plan.written(*reuse)
                 r.cache["plan_hit"] = True
         hints: dict[str, float] = {}
         picked: list = []  # the plan cache's exemplars for this question
-        if cypher is None and cache_on:
+        if plan is None and cache_on:
             with self._timed(timings, "cache_retrieval"):
                 picked = self._exemplars(question, d, isr)
                 hints = self._exemplar_rels(picked, d)
             r.cache["exemplar_rels"] = sorted(hints)
-        if cypher is None:
+        compiled = None
+        if plan is None:
             with self._timed(timings, "compile"):
                 plans = d.compiler.compile(question, mentions, hints)
             if plans and plans[0].alternatives:
@@ -122,8 +128,8 @@ class Answering(Fallbacks):
                 plans = [settled]
             if plans:
                 compiled = plans[0]
-                cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
-        if cypher is None and d.index is not None and d.compiler.frame(question, deepcopy(mentions)).target is None:
+                plan = Plan.compiled(compiled)
+        if plan is None and d.index is not None and d.compiler.frame(question, deepcopy(mentions)).target is None:
             # nothing to compile from the deterministic parse: a short constrained LLM call names the topic
             # entity in the question's words, the index grounds it, and compilation runs once more
             with self._timed(timings, "parse_route"):
@@ -134,7 +140,7 @@ class Answering(Fallbacks):
                     plans = d.compiler.compile(question, mentions, hints)
                 if plans:
                     compiled = plans[0]
-                    cypher, params, frame = compiled.cypher, compiled.params, compiled.frame
+                    plan = Plan.compiled(compiled)
         origin = "template" if r.cache["plan_hit"] else "compiler"
         s = self.settings
         if s.llm_writes_cypher and s.llm_backend == "openai" and not r.cache["plan_hit"]:
@@ -146,88 +152,93 @@ class Answering(Fallbacks):
                 pick = compete(question, d, mentions, compiled, self._complete, shots, r, rounds=s.repair_rounds)
             if pick.action == "decline":
                 r.status, r.answer, r.evidence, r.error = "dont_know", summarizer.DONT_KNOW, "none", pick.reason
-                r.cypher = inline_params(cypher, params) if cypher else None
+                r.cypher = inline_params(plan.cypher, plan.params) if plan else None
                 return mentions, None
             if pick.action == "llm":
-                cypher, params, frame, origin = pick.written.final, {}, None, "llm"
-        if cypher is None:
+                plan, origin = Plan.written(pick.written.final), "llm"
+        if plan is None:
             r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
             unread = d.compiler.unread(question, mentions)
             if unread:
                 r.error = f"the question could not be read: {'; '.join(unread)}"
             return mentions, None
-        bound = {"limit": frame.limit} if frame is not None and frame.unranked else {}  # checked on the rows
-        left_out = d.compiler.left_out(question, cypher, params | bound, frame)
+        outline = plan.outline
+        bound = {"limit": outline.limit} if outline.unranked else {}  # checked on the rows
+        left_out = d.compiler.left_out(question, plan.cypher, plan.params | bound, plan.frame)
         if left_out:
             # a plan that ignores a number the question states ("shared 3 prizes") answers another question
-            r.status, r.answer, r.evidence, r.cypher = "dont_know", summarizer.DONT_KNOW, "none", inline_params(cypher, params)
+            r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
+            r.cypher = inline_params(plan.cypher, plan.params)
             r.error = f"the plan does not account for {', '.join(repr(w) for w in left_out)} in the question"
             return mentions, None
         with self._timed(timings, "repair"):
-            repaired = validate_and_repair(d.graph, d.view, cypher, params, self.settings.repair_rounds)
+            repaired = validate_and_repair(d.graph, d.view, plan.cypher, plan.params, self.settings.repair_rounds)
         for q, err in repaired.attempts:
             r.attempts.append(Attempt(q, origin, err).__dict__)
         if not repaired.ok:
             r.status, r.answer, r.cypher = "dont_know", summarizer.DONT_KNOW, repaired.cypher
             r.error = repaired.attempts[-1][1]
             return mentions, None
-        cypher = repaired.cypher
-        r.cypher = inline_params(cypher, params)
-        r.cypher_run, r.params = cypher, dict(params)  # what executes below, shown beside r.cypher
+        plan = plan.rewritten(repaired.cypher)
+        r.cypher = inline_params(plan.cypher, plan.params)
+        r.cypher_run, r.params = plan.cypher, dict(plan.params)  # what executes below, shown beside r.cypher
         with self._timed(timings, "execute"):
-            columns, rows, error = self._execute(d, cypher, params)
-            folded = d.compiler.folded(frame) if frame is not None and not rows and error is None else None
+            columns, rows, error = self._execute(d, plan.cypher, plan.params, plan.outline)
+            folded = d.compiler.folded(plan.frame) if plan.frame is not None and not rows and error is None else None
             if folded is not None:
                 # "a tagline containing the word Love" finds nothing as written: the data's casing differs,
                 # so the same words in any case
                 again = validate_and_repair(d.graph, d.view, folded.cypher, folded.params, self.settings.repair_rounds)
                 if again.ok:
-                    columns2, rows2, error2 = self._execute(d, again.cypher, folded.params)
+                    retry = Plan.compiled(folded).rewritten(again.cypher)
+                    columns2, rows2, error2 = self._execute(d, retry.cypher, retry.params, retry.outline)
                     if rows2 and error2 is None:
-                        cypher, params, frame, columns, rows = again.cypher, folded.params, folded.frame, columns2, rows2
-                        r.cypher, r.cypher_run, r.params = inline_params(cypher, params), cypher, dict(params)
+                        plan, columns, rows = retry, columns2, rows2
+                        r.cypher, r.cypher_run, r.params = inline_params(plan.cypher, plan.params), plan.cypher, dict(plan.params)
+        outline = plan.outline
         r.columns = columns
-        if frame is not None and frame.unranked and frame.limit and len(rows) > frame.limit:
+        if outline.unranked and outline.limit and len(rows) > outline.limit:
             # "the top 5 customers from the USA": more match and nothing says which five
             r.status, r.answer, r.evidence, r.rows = "dont_know", summarizer.DONT_KNOW, "none", []
-            r.error = (f"the plan does not account for 'top {frame.limit}, with no measure to rank by' in the "
-                       f"question: more than {frame.limit} match")
+            r.error = (f"the plan does not account for 'top {outline.limit}, with no measure to rank by' in the "
+                       f"question: more than {outline.limit} match")
             return mentions, None
         r.rows = rows
         if r.attempts:
             r.attempts[-1]["rows"] = len(rows)
         with self._timed(timings, "dispatch"):
-            verdict = dispatcher.judge(frame, rows, error)
-        if verdict.status != dispatcher.COMPLETE and not dispatcher.grounded(frame):
+            verdict = dispatcher.judge(outline, rows, error)
+        if verdict.status != dispatcher.COMPLETE and not outline.grounded:
             with self._timed(timings, "expansion"):
                 sub = self._expand(question, d, mentions)
             if sub is not None and len(sub):
                 r.subgraph = sub.to_dict()
                 r.operators = [op for op, on in (("depth", self.settings.use_depth),
                                                  ("breadth", self.settings.use_breadth)) if on]
-        tie = self._tie_at_cut(d, cypher, params, columns, rows) if rows and error is None else None
+        tie = self._tie_at_cut(d, plan, columns, rows) if rows and error is None else None
         if tie is not None and len(rows) == 1 and not tie[2]:
             # "the publisher with the fewest books", four of them tied: each of them, not one picked by the engine
             rows = r.rows = rows + tie[1]
             tie = None
         with self._timed(timings, "summarize"):
-            subject = (frame.target or "results").lower() + "s" if frame and frame.target else "results"
-            # an empty result is an answer ("none") when the plan is grounded: a compiled frame whose
-            # anchors all linked, or a verified template whose slots all filled
-            grounded = dispatcher.grounded(frame) or (frame is None and r.cache.get("plan_hit", False))
+            subject = outline.target.lower() + "s" if outline.target else "results"
+            # an empty result is an answer ("none") when the plan is grounded: a compiled plan whose anchors all
+            # linked, or a verified template whose slots all filled
+            grounded = outline.grounded or r.cache.get("plan_hit", False)
             answer, status = summarizer.summarize(question, r.columns, rows,
                                                   empty_is_answer=grounded and error is None, subject=subject,
                                                   keys=set(d.view.spec.primary_keys.values()),
                                                   parts={p for ps in d.view.spec.key_parts.values() for p in ps},
-                                                  cypher=cypher, names=d.view.display_names())
+                                                  outline=outline, names=d.view.display_names())
             if tie is not None and status == "answered":  # "the top 3" that cuts through a tie says so, and who else
                 answer = f"{answer} {summarizer.tie_note(tie[0], [row[0] for row in tie[1]], tie[2], cut=len(rows))}"
             r.answer, r.status = answer, status
             r.evidence = "rows" if rows else ("subgraph" if r.subgraph else "none")
             if error:
                 r.error = error
-        if rows and cache_on and verdict.status == dispatcher.COMPLETE and not (frame is not None and frame.unranked):
+        if rows and cache_on and verdict.status == dispatcher.COMPLETE and not outline.unranked:
             # an unranked "top 5" plan is right only after its rows are counted: never reused as a template
+            cypher, params = plan.cypher, plan.params
             return mentions, lambda: self._learn(question, isr, d, cypher, params, r)
         return mentions, None
 
@@ -281,7 +292,7 @@ class Answering(Fallbacks):
         for rank, e in enumerate(picked):
             if e.kg_version != d.graph.version:
                 continue
-            for rel in set(_REL_TYPE.findall(e.cypher or "")):
+            for rel in of_cypher(e.cypher or "").rels:
                 if rel in d.view.rels:
                     votes[rel] = votes.get(rel, 0.0) + 1.0 / (rank + 1)
         return votes
@@ -290,9 +301,3 @@ class Answering(Fallbacks):
         if self.plan_cache is not None:
             self.plan_cache.learn(question, isr, d, cypher, params, r)
 
-
-_REL_TYPE = re.compile(r"\[\w*:`?(\w+)`?")
-_ORDERED = re.compile(r"\bORDER\s+BY\b", re.I)
-# rows ranked by one key and cut by a LIMIT at the end ("ORDER BY value DESC, country LIMIT 3")
-_RANKED = re.compile(r"\bORDER\s+BY\s+(?P<key>[^\s,]+)(?:\s+(?:ASC|DESC))?(?:\s*,[^()]*?)?"
-                     r"\s+(?P<limit>LIMIT\s+(?P<n>\d+))\s*$", re.I)

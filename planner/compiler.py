@@ -19,10 +19,13 @@ from __future__ import annotations
 from copy import deepcopy
 from dataclasses import replace
 
+from kgqa.planner.cypher_outline import of_cypher
+from kgqa.planner.dispatcher import grounded
 from kgqa.planner.frame import Chooser, Compiled, Frame, Mention
 from kgqa.planner.generator import generate
 from kgqa.planner.grammar import Reading, read_query
 from kgqa.planner.lexicon import Lexicon, unused_numbers
+from kgqa.planner.outline import of_query
 from kgqa.planner.query import to_cypher
 from kgqa.planner.reader import read
 from kgqa.planner.schema_terms import SchemaTerms
@@ -85,7 +88,7 @@ class Compiler:
         if f.target is not None:
             f.exemplar_rels = dict(exemplar_rels or {})
             f.linked = [(m.start, m.end) for m in f.anchors]
-            plan = generate(f, self.view, self.chooser)
+            plan = self._generated(f)
             bound = {"limit": f.limit} if f.unranked else {}  # checked on the rows by the pipeline
             if not self.left_out(question, plan.cypher, plan.params | bound, plan.frame):
                 return [plan]
@@ -119,7 +122,14 @@ class Compiler:
                   unranked=r.query.unranked, agg=aggs[0] if len(aggs) == 1 and len(r.query.columns) == 1 else None)
         return Compiled(cypher, params, f, description=GRAMMAR,
                         choices=[f"{t.owner}.{t.prop}" if t.prop else t.owner for t in r.choices.values()],
-                        query=r.query)
+                        query=r.query, outline=of_query(r.query, label))
+
+    def _generated(self, f: Frame) -> Compiled:
+        """Returns the rules generator's plan of ``f``, outlined from its Cypher and what the frame knows."""
+        plan = generate(f, self.view, self.chooser)
+        plan.outline = of_cypher(plan.cypher, target=f.target, limit=f.limit, unranked=f.unranked,
+                                 grounded=grounded(f))
+        return plan
 
     def left_out(self, question: str, cypher: str, params: dict, frame: Frame | None) -> list[str]:
         """Returns what of the question a plan leaves out: numbers it uses nowhere, and (for the rules' plans)
@@ -139,7 +149,7 @@ class Compiler:
             return None
         again = deepcopy(f)
         again.conds, again.notes = deepcopy(conds), []
-        return generate(again, self.view, self.chooser)
+        return self._generated(again)
 
     def unexplained(self, f: Frame) -> list[str]:
         """Returns the content words the frame leaves unexplained: :meth:`Lexicon.unexplained`."""

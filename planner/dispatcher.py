@@ -1,7 +1,7 @@
 """Dispatcher (CacheRAG §4.3, Algorithm 3): is the evidence complete? Deterministic: no LLM is asked here.
 
 :func:`judge` decides from the query's outcome alone: COMPLETE when it ran and returned rows that are not
-all nulls and no more of them than the frame's ``LIMIT`` asks; INCOMPLETE otherwise, with the reason.
+all nulls and no more of them than the plan's outline asks for; INCOMPLETE otherwise, with the reason.
 :func:`grounded` says whether an empty result is itself the answer ("none").
 
 What the pipeline does with the verdict (``planner/pipeline.py``): INCOMPLETE on a frame that is not
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgqa.planner.frame import Frame
+from kgqa.planner.outline import Outline
 
 COMPLETE, INCOMPLETE = "COMPLETE", "INCOMPLETE"
 
@@ -25,7 +26,7 @@ class Verdict:
     reason: str
 
 
-def judge(frame: Frame | None, rows: list[list[Any]], error: str | None) -> Verdict:
+def judge(outline: Outline, rows: list[list[Any]], error: str | None) -> Verdict:
     """COMPLETE or INCOMPLETE for a query's rendered rows (or its error), with a short reason."""
     if error:
         return Verdict(INCOMPLETE, f"query failed: {error[:120]}")
@@ -33,7 +34,7 @@ def judge(frame: Frame | None, rows: list[list[Any]], error: str | None) -> Verd
         return Verdict(INCOMPLETE, "no rows")
     if all(all(v is None for v in r) for r in rows):
         return Verdict(INCOMPLETE, "only nulls")
-    if frame is not None and frame.limit and len(rows) > frame.limit:
+    if outline.limit and len(rows) > outline.limit:
         return Verdict(INCOMPLETE, "more rows than asked")
     return Verdict(COMPLETE, f"{len(rows)} rows")
 

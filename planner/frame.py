@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgqa.planner.outline import Outline
 from kgqa.planner.query import Query
 
 # (prompt, options) -> index of the chosen option
@@ -139,3 +140,4 @@ class Compiled:
     alternatives: list[Compiled] = field(default_factory=list)  # other readings of the same question
     choices: list[str] = field(default_factory=list)  # the schema names this reading chose where it had to
     query: Query | None = None  # the grammar reader's query tree the Cypher was written from (None: the rules')
+    outline: Outline | None = None  # how its rows are made, for every step after compiling (set by the compiler)

@@ -112,6 +112,7 @@ class Query:
     evidence: list[Column] = field(default_factory=list)  # returned last, beside what is asked: what the rows rest on
     order: list[tuple[Column, bool]] = field(default_factory=list)  # (column, descending)
     limit: int | None = None
+    skip: int = 0  # rows passed over before the limit (the rows past a cut, to see who ties with its last)
     unranked: bool = False  # "the top 5 X" with no measure: the rows answer only when no more than ``limit`` match
     distinct: bool = False
     having: list[tuple[Column, str, Any]] = field(default_factory=list)  # a bound on an aggregate column
@@ -151,15 +152,11 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
         conds.append(f"NOT EXISTS {{ {sub} }}")
     if conds:
         text += " WHERE " + " AND ".join(conds)
-    columns = list(q.columns)
-    if q.distinct or q.having:  # a DISTINCT or WITH projection keeps only what it returns: the order's keys too
-        columns += [c for c, _ in q.order if c not in columns and c not in q.evidence and not c.is_aggregate]
-    columns += [c for c in q.evidence if c not in columns]  # last, always
-    names = _names(columns)
-    returned = ", ".join(f"{_expr(c, num)} AS {ident(n)}" for c, n in zip(columns, names))
+    columns, names = returned(q)
+    projection = ", ".join(f"{_expr(c, num)} AS {ident(n)}" for c, n in zip(columns, names))
     if q.versus is not None:
         v = q.versus
-        returned = f"{_expr(v.left, num)} {v.op} {_expr(v.right, num)} AS {ident(v.name)}, " + returned
+        projection = f"{_expr(v.left, num)} {v.op} {_expr(v.right, num)} AS {ident(v.name)}, " + projection
     if q.having:
         # a bound on an aggregate: computed first, filtered, then returned; per node where one_per says so
         per = q.one_per and not q.distinct and all(c.is_aggregate or c.holder == q.one_per for c in columns)
@@ -167,7 +164,7 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
             text += f" WITH {q.one_per}, " + ", ".join(f"{_expr(c, num)} AS {ident(n)}" for c, n in zip(columns, names)
                                                       if c.is_aggregate)
         else:
-            text += f" WITH {'DISTINCT ' if q.distinct else ''}" + returned
+            text += f" WITH {'DISTINCT ' if q.distinct else ''}" + projection
         bounds = []
         for col, op, value in q.having:
             key = f"p{len(params)}"
@@ -178,7 +175,7 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
     else:
         if q.one_per:
             text += f" WITH DISTINCT {q.one_per}"
-        text += f" RETURN {'DISTINCT ' if q.distinct else ''}" + returned
+        text += f" RETURN {'DISTINCT ' if q.distinct else ''}" + projection
     if q.order:
         keys = []
         for col, desc in q.order:
@@ -189,9 +186,21 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
         if q.limit is not None and tie is not None:
             keys.append(ident(tie))  # rows tied at the cut come in one order, whatever the engine
         text += " ORDER BY " + ", ".join(keys)
+    if q.skip:
+        text += f" SKIP {int(q.skip)}"
     if q.limit is not None:
         text += f" LIMIT {int(q.limit) + int(q.unranked)}"  # one more: more than the limit match, nothing says which
     return text, params
+
+
+def returned(q: Query) -> tuple[list[Column], list[str]]:
+    """Returns the columns ``q`` returns after its two values compared (:attr:`Query.versus`), and their names:
+    what is asked, then the order's keys a projection must keep, then the evidence."""
+    columns = list(q.columns)
+    if q.distinct or q.having:  # a DISTINCT or WITH projection keeps only what it returns: the order's keys too
+        columns += [c for c, _ in q.order if c not in columns and c not in q.evidence and not c.is_aggregate]
+    columns += [c for c in q.evidence if c not in columns]  # last, always
+    return columns, _names(columns)
 
 
 def _tallies(v: Versus) -> tuple[str, dict[str, Any]]:

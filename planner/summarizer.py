@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from kgqa.planner.lexicon import IRREGULAR_PLURALS, plural
+from kgqa.planner.outline import Outline
 from kgqa.text import name_words
 
 DONT_KNOW = "I don't know: the knowledge graph gave no evidence that answers this question."
@@ -51,44 +52,39 @@ def beside_keys(columns: list[str], keys: set[str], parts: set[str] = frozenset(
     return hidden
 
 
-EVIDENCE = re.compile(r"collect\((?!DISTINCT\b)[^()]+\)$", re.IGNORECASE)  # lists of evidence (generator)
-
-
-def evidence_items(columns: list[str], rows: list[list[Any]]) -> tuple[list[str], list[list[Any]]]:
-    """Returns the columns and rows with each evidence column (``collect(p.productName)``, which the generator
-    writes beside the rows it explains) whose lists all hold one item shown as that item, under the collected
-    expression's name; evidence with two items on some row stays lists, the parallel lists of a row put in
-    one order (collect's own varies between runs); other columns unchanged."""
-    lists = [i for i, col in enumerate(columns) if EVIDENCE.match(col)]
-    if lists and all(isinstance(r[i], list) and len(r[i]) == len(r[lists[0]]) for r in rows for i in lists):
+def evidence_items(columns: list[str], rows: list[list[Any]], lists: frozenset[str] = frozenset()
+                   ) -> tuple[list[str], list[list[Any]]]:
+    """Returns the columns and rows with each evidence column (``lists``: their names case-folded, as
+    :attr:`Outline.lists`; ``collect(p.productName)``, written beside the rows it explains) whose lists all hold
+    one item shown as that item, under the collected expression's name; evidence with two items on some row
+    stays lists, the parallel lists of a row put in one order (collect's own varies between runs); other columns
+    unchanged."""
+    at = [i for i, col in enumerate(columns) if col.casefold() in lists]
+    if at and all(isinstance(r[i], list) and len(r[i]) == len(r[at[0]]) for r in rows for i in at):
         rows = [list(r) for r in rows]
         for r in rows:
-            items = sorted(zip(*(r[i] for i in lists)), key=lambda item: [(v is None, str(v)) for v in item])
-            for k, i in enumerate(lists):
+            items = sorted(zip(*(r[i] for i in at)), key=lambda item: [(v is None, str(v)) for v in item])
+            for k, i in enumerate(at):
                 r[i] = [item[k] for item in items]
-    single = [i for i in lists if rows and all(isinstance(r[i], list) and len(r[i]) == 1 for r in rows)]
+    single = [i for i in at if rows and all(isinstance(r[i], list) and len(r[i]) == 1 for r in rows)]
     if not single:
         return columns, rows
     columns = [col[len("collect("):-1] if i in single else col for i, col in enumerate(columns)]
     return columns, [[x[0] if i in single else x for i, x in enumerate(r)] for r in rows]
 
 
-def evidence_columns(columns: list[str]) -> set[int]:
+def evidence_columns(columns: list[str], lists: frozenset[str] = frozenset()) -> set[int]:
     """Returns the positions of the columns of evidence lists (some row has several items): in the rows, left
     out of the sentence, which names what was asked. Evidence of one item per row is said beside it."""
-    return {i for i, col in enumerate(columns) if i > 0 and EVIDENCE.match(col)}
+    return {i for i, col in enumerate(columns) if i > 0 and col.casefold() in lists}
 
 
-_LITERAL = r"(?:\$\w+|'(?:[^'\\]|\\.)*'|-?\d+(?:\.\d+)?|true|false)"
-
-
-def fixed_columns(columns: list[str], cypher: str, names: set[str] = frozenset()) -> set[int]:
-    """Returns the positions of columns (after the first) whose property the query sets equal to one value
-    (``p.discontinued = true``, ``CAST(o.shipVia AS DOUBLE) = 1``): the same on every row, evidence in the
-    rows that the sentence leaves out, since the question said it. Names (``names``: display properties) stay:
-    "Yes (The Matrix, 1999, Cast Away, 2000)"."""
-    return {i for i, col in enumerate(columns) if i > 0 and "." in col and col.partition(".")[2] not in names
-            and re.search(rf"(?<![\w.`]){re.escape(col)}(?:\s+AS\s+\w+\))?\s*=\s*{_LITERAL}(?![\w.])", cypher)}
+def fixed_columns(columns: list[str], fixed: frozenset[tuple[str, str]], names: set[str] = frozenset()) -> set[int]:
+    """Returns the positions of columns (after the first) the plan sets equal to one value (``fixed``:
+    :attr:`Outline.fixed`): the same on every row, evidence in the rows that the sentence leaves out, since the
+    question said it. Names (``names``: display properties) stay: "Yes (The Matrix, 1999, Cast Away, 2000)"."""
+    props = dict(fixed)
+    return {i for i, col in enumerate(columns) if i > 0 and col in props and props[col] not in names}
 
 
 def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 100, hide: set[int] = frozenset()) -> str:
@@ -114,19 +110,6 @@ def render_rows(columns: list[str], rows: list[list[Any]], limit: int = 100, hid
     return "; ".join(items) + more + (f" ({len(rows)} in all)." if len(rows) > 1 else ".")
 
 
-# the generator's form for the group tied at the top of a count of distinct nodes ("Which supplier supplies
-# the most products?": "... count(DISTINCT p) AS value WHERE value = top RETURN companyName, value")
-_TOP_COUNT = re.compile(r"\bcount\(DISTINCT (?P<var>\w+)\) AS value WHERE value = top RETURN \w+, value$")
-
-
-def counted_noun(cypher: str) -> str | None:
-    """Returns the label counted (as a lower-case noun) when ``cypher`` is the top group of a count of distinct
-    nodes, else None."""
-    m = _TOP_COUNT.search(cypher.strip())
-    label = m and re.search(rf"\({m.group('var')}:`?(\w+)`?\)", cypher)
-    return " ".join(name_words(label.group(1))).lower() if label else None
-
-
 def top_group(names: list[Any], count: Any, noun: str) -> str:
     """Returns the sentence for the group tied at the top of a count of ``noun``s: "Pavlova and Plutzer
     Lebensmittelgroßmärkte AG, with 5 products each" ("A Few Good Men, with 12 people" for one)."""
@@ -145,18 +128,21 @@ def tie_note(value: Any, names: list[Any], more: bool = False, *, cut: int) -> s
 
 def summarize(question: str, columns: list[str], rows: list[list[Any]], *, empty_is_answer: bool = False,
               subject: str = "results", keys: set[str] = frozenset(),
-              parts: set[str] = frozenset(), cypher: str = "", names: set[str] = frozenset()) -> tuple[str, str]:
+              parts: set[str] = frozenset(), outline: Outline | None = None,
+              names: set[str] = frozenset()) -> tuple[str, str]:
     """(answer, status) from the rows. Empty rows give 'I don't know' unless the query was fully grounded,
     in which case 'none' is itself the answer. Key columns beside a display column or before the properties
     they are made of (``keys``: the graph's primary-key properties; ``parts``: those properties), columns
-    that ``cypher`` sets to one value (but names: ``names``) and evidence lists stay out of the sentence. The
+    the plan sets to one value (``outline``: :class:`Outline`) (but names: ``names``) and evidence lists stay out of the sentence. The
     group tied at the top of a count is said with its figure (:func:`top_group`)."""
     if rows and not (len(rows) == 1 and all(v is None for v in rows[0])):
-        noun = counted_noun(cypher)
-        if noun and all(len(row) == 2 and row[1] == rows[0][1] for row in rows):
+        outline = outline or Outline()
+        if outline.counted and all(len(row) == 2 and row[1] == rows[0][1] for row in rows):
+            noun = " ".join(name_words(outline.counted)).lower()
             return top_group([row[0] for row in rows], rows[0][1], noun), "answered"
         cols = columns or []
-        hide = beside_keys(cols, keys, parts) | fixed_columns(cols, cypher, names) | evidence_columns(cols)
+        hide = (beside_keys(cols, keys, parts) | fixed_columns(cols, outline.fixed, names)
+                | evidence_columns(cols, outline.lists))
         return render_rows(columns, rows, hide=hide), "answered"
     if empty_is_answer:
         return f"None: the knowledge graph has no {subject} matching the question.", "answered"

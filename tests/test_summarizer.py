@@ -1,7 +1,7 @@
 """The summarizer's rules on rows: which columns the sentence names, and when evidence lists are read as items."""
 
+from kgqa.planner.cypher_outline import of_cypher
 from kgqa.planner.summarizer import (
-    counted_noun,
     evidence_columns,
     evidence_items,
     fixed_columns,
@@ -13,38 +13,45 @@ from kgqa.planner.summarizer import (
 
 def test_a_list_of_one_evidence_item_is_that_item():
     columns = ["s.companyName", "s.supplierID", "COLLECT(p.productName)", "COLLECT(p.unitPrice)"]
+    lists = of_cypher("MATCH (s:Supplier)-[:SUPPLIES]->(p:Product) RETURN s.companyName, s.supplierID, "
+                      "collect(p.productName), collect(p.unitPrice)").lists
     rows = [["Mayumi's", "6", ["Konbu"], [6.0]], ["G'day", "24", ["Filo Mix"], [7.0]]]
-    assert evidence_items(columns, rows) == (
+    assert evidence_items(columns, rows, lists) == (
         ["s.companyName", "s.supplierID", "p.productName", "p.unitPrice"],
         [["Mayumi's", "6", "Konbu", 6.0], ["G'day", "24", "Filo Mix", 7.0]])
     # two items on some row: every row keeps its list, so the column has one type; the lists of a row in one
     # order, item by item (collect's order varies)
     rows[1][2:] = [["Gnocchi", "Filo Mix"], [38.0, 7.0]]
-    assert evidence_items(columns, rows) == (columns, [rows[0], ["G'day", "24", ["Filo Mix", "Gnocchi"], [7.0, 38.0]]])
+    assert evidence_items(columns, rows, lists) == (columns, [rows[0], ["G'day", "24", ["Filo Mix", "Gnocchi"],
+                                                                         [7.0, 38.0]]])
     # lists the question asked for (collect(DISTINCT ...), a list property) are not evidence
     asked = ["m.title", "collect(DISTINCT r.rating)"]
-    assert evidence_items(asked, [["Cloud Atlas", [95]]]) == (asked, [["Cloud Atlas", [95]]])
+    lists = of_cypher("MATCH (m:Movie)<-[r:REVIEWED]-() RETURN m.title, collect(DISTINCT r.rating)").lists
+    assert evidence_items(asked, [["Cloud Atlas", [95]]], lists) == (asked, [["Cloud Atlas", [95]]])
 
 
 def test_evidence_and_values_the_question_fixed_stay_out_of_the_sentence():
     cypher = ("MATCH (s:Supplier)-[:SUPPLIES]->(p:Product) WHERE p.unitPrice < $v0 AND s.country = 'UK' "
               "WITH DISTINCT s, p RETURN s.companyName, s.country, collect(p.productName), collect(p.unitPrice)")
     columns = ["s.companyName", "s.country", "p.productName", "p.unitPrice"]
-    assert fixed_columns(columns, cypher) == {1} and evidence_columns(columns) == set()
-    answer, status = summarize("?", columns, [["Exotic Liquids", "UK", "Chai", 18.0]], cypher=cypher)
+    outline = of_cypher(cypher)
+    assert fixed_columns(columns, outline.fixed) == {1} and evidence_columns(columns, outline.lists) == set()
+    answer, status = summarize("?", columns, [["Exotic Liquids", "UK", "Chai", 18.0]], outline=outline)
     assert (answer, status) == ("Exotic Liquids (Chai, 18).", "answered")  # one product: said beside it
     lists = ["s.companyName", "s.country", "COLLECT(p.productName)", "COLLECT(p.unitPrice)"]
-    assert evidence_columns(lists) == {2, 3}
-    answer, _ = summarize("?", lists, [["Exotic Liquids", "UK", ["Chai", "Chang"], [18.0, 19.0]]], cypher=cypher)
+    assert evidence_columns(lists, outline.lists) == {2, 3}
+    answer, _ = summarize("?", lists, [["Exotic Liquids", "UK", ["Chai", "Chang"], [18.0, 19.0]]], outline=outline)
     assert answer == "Exotic Liquids."
     # a name set equal to the question's entity is kept: "Yes (The Matrix, 1999, Cast Away, 2000)"
-    compare = "MATCH (a:Movie), (b:Movie) WHERE a.title = $a AND b.title = $b RETURN a.released < b.released, a.title"
+    compare = of_cypher("MATCH (a:Movie), (b:Movie) WHERE a.title = $a AND b.title = $b "
+                        "RETURN a.released < b.released, a.title").fixed
     assert fixed_columns(["x", "a.title"], compare, names={"title"}) == set()
     assert fixed_columns(["x", "a.title"], compare) == {1}
     # a cast numeric text and a boolean; a comparison with another property fixes nothing
-    assert fixed_columns(["o.orderID", "o.shipVia"], "WHERE CAST(o.shipVia AS DOUBLE) = 1 RETURN") == {1}
-    assert fixed_columns(["p.productName", "p.discontinued"], "WHERE p.discontinued = false RETURN") == {1}
-    assert fixed_columns(["o.orderID", "o.shippedDate"], "WHERE o.shippedDate = o.requiredDate") == set()
+    assert fixed_columns(["o.orderID", "o.shipVia"], of_cypher("WHERE CAST(o.shipVia AS DOUBLE) = 1 RETURN").fixed) == {1}
+    assert fixed_columns(["p.productName", "p.discontinued"],
+                         of_cypher("WHERE p.discontinued = false RETURN").fixed) == {1}
+    assert fixed_columns(["o.orderID", "o.shippedDate"], of_cypher("WHERE o.shippedDate = o.requiredDate").fixed) == set()
 
 
 def test_a_tie_at_the_cut_names_who_else_is_tied():
@@ -61,6 +68,6 @@ def test_the_top_group_names_its_members_and_their_figure():
     cypher = ("MATCH (s:Supplier)-[:SUPPLIES]->(p:Product) WITH s.companyName AS companyName, count(DISTINCT p) AS "
               "value WITH max(value) AS top MATCH (s:Supplier)-[:SUPPLIES]->(p:Product) WITH top, s.companyName AS "
               "companyName, count(DISTINCT p) AS value WHERE value = top RETURN companyName, value")
-    assert counted_noun(cypher) == "product" and counted_noun(cypher + " ORDER BY value") is None
-    assert summarize("?", ["companyName", "value"], [["Pavlova", 5], ["Plutzer", 5]], cypher=cypher) == (
+    assert of_cypher(cypher).counted == "Product" and of_cypher(cypher + " ORDER BY value").counted is None
+    assert summarize("?", ["companyName", "value"], [["Pavlova", 5], ["Plutzer", 5]], outline=of_cypher(cypher)) == (
         "Pavlova and Plutzer, with 5 products each.", "answered")

@@ -1,0 +1,52 @@
+"""A plan's outline (how its rows are made) read from the query tree, and from Cypher no tree wrote; the two agree."""
+
+from kgqa.planner.cypher_outline import of_cypher, past_cut
+from kgqa.planner.outline import of_query
+from kgqa.planner.plan import Plan
+from kgqa.planner.query import Absent, Column, Edge, Query, Where, to_cypher
+
+
+def _ranking(**kw) -> Query:
+    """The 3 most expensive products of a supplier, shown with their discontinued flag (fixed by a condition)."""
+    price = Column("p", "unitPrice")
+    return Query(nodes={"s": "Supplier", "p": "Product"}, edges=[Edge("r", "SUPPLIES", "s", "p")],
+                 where=[Where("s", "country", "=", "UK"), Where("p", "discontinued", "=", False),
+                        Where("p", "reorderLevel", ">", Column("p", "unitsInStock"))],
+                 columns=[Column("p", "productName"), price, Column("p", "discontinued"), Column("p", "reorderLevel")],
+                 order=[(price, True)], limit=3, **kw)
+
+
+def test_a_ranking_cut_by_a_limit_names_its_column_and_the_rows_it_keeps():
+    q = _ranking()
+    o = of_query(q, "Product")
+    assert (o.target, o.ordered, o.cut, o.limit, o.unranked) == ("Product", True, ("unitPrice", 3), 3, False)
+    # what the question fixed is the same on every row; a comparison with another property fixes nothing
+    assert o.fixed == {("discontinued", "discontinued")} and o.rels == {"SUPPLIES"}
+    # the rules reader's Cypher says the same, read back from its text
+    cypher, _ = to_cypher(q)
+    assert of_cypher(cypher).cut == o.cut and of_cypher(cypher).ordered
+
+
+def test_the_rows_past_a_cut_come_from_the_tree_as_from_the_text():
+    q = _ranking()
+    cypher, params = to_cypher(q)
+    by_tree = Plan(cypher, params, of_query(q), tree=q).past_cut(3, 30)
+    assert by_tree[0].endswith("SKIP 3 LIMIT 30") and by_tree == (past_cut(cypher, 3, 30), params)
+    # a repaired plan is no longer the tree's: its outline is read from the new text, what the text cannot say kept
+    again = Plan(cypher, params, of_query(q, "Product"), tree=q).rewritten(cypher.replace("LIMIT 3", "LIMIT 4"))
+    assert again.tree is None and again.outline.cut == ("unitPrice", 4) and again.outline.target == "Product"
+
+
+def test_an_unranked_top_n_an_order_without_a_limit_and_no_order():
+    assert of_query(_ranking(unranked=True)).cut is None
+    q = _ranking()
+    q.limit = None
+    assert of_query(q).ordered and of_query(q).cut is None
+    q.order = []
+    assert not of_query(q).ordered
+
+
+def test_relationships_of_a_pattern_that_must_not_exist_are_walked_too():
+    q = Query(nodes={"c": "Customer", "o": "Order"}, columns=[Column("c", "companyName")],
+              absent=[Absent(edges=[Edge("r", "PURCHASED", "c", "o")], own={"o"})])
+    assert of_query(q).rels == {"PURCHASED"} and not of_query(q).fixed
