@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from copy import deepcopy
 from itertools import takewhile
 from typing import Any
 
@@ -115,10 +114,11 @@ class Answering(Fallbacks):
                 picked = self._exemplars(question, d, isr)
                 hints = self._exemplar_rels(picked, d)
             r.cache["exemplar_rels"] = sorted(hints)
-        compiled = None
+        compiled, done = None, None
         if plan is None:
             with self._timed(timings, "compile"):
-                plans = d.compiler.compile(question, mentions, hints)
+                done = d.compiler.read(question, mentions, hints)
+            plans = done.plans
             if plans and plans[0].alternatives:
                 with self._timed(timings, "execute"):
                     settled, why = self._settle(d, plans[0])
@@ -129,7 +129,7 @@ class Answering(Fallbacks):
             if plans:
                 compiled = plans[0]
                 plan = Plan.compiled(compiled)
-        if plan is None and d.index is not None and d.compiler.frame(question, deepcopy(mentions)).target is None:
+        if plan is None and d.index is not None and not done.topic:
             # nothing to compile from the deterministic parse: a short constrained LLM call names the topic
             # entity in the question's words, the index grounds it, and compilation runs once more
             with self._timed(timings, "parse_route"):
@@ -137,9 +137,9 @@ class Answering(Fallbacks):
             if extra is not None:
                 mentions = sorted(mentions + [extra], key=lambda m: m.start)
                 with self._timed(timings, "compile"):
-                    plans = d.compiler.compile(question, mentions, hints)
-                if plans:
-                    compiled = plans[0]
+                    done = d.compiler.read(question, mentions, hints)
+                if done.plans:
+                    compiled = done.plans[0]
                     plan = Plan.compiled(compiled)
         origin = "template" if r.cache["plan_hit"] else "compiler"
         s = self.settings
@@ -158,13 +158,10 @@ class Answering(Fallbacks):
                 plan, origin = Plan.written(pick.written.final), "llm"
         if plan is None:
             r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
-            unread = d.compiler.unread(question, mentions)
-            if unread:
-                r.error = f"the question could not be read: {'; '.join(unread)}"
+            if done is not None and done.unread:
+                r.error = f"the question could not be read: {'; '.join(done.unread)}"
             return mentions, None
-        outline = plan.outline
-        bound = {"limit": outline.limit} if outline.unranked else {}  # checked on the rows
-        left_out = d.compiler.left_out(question, plan.cypher, plan.params | bound, plan.frame)
+        left_out = d.compiler.left_out(question, plan)
         if left_out:
             # a plan that ignores a number the question states ("shared 3 prizes") answers another question
             r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"

@@ -17,7 +17,7 @@ split. Types and words are imported from :mod:`~kgqa.planner.frame` and :mod:`~k
 from __future__ import annotations
 
 from copy import deepcopy
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from kgqa.planner.cypher_outline import of_cypher
 from kgqa.planner.dispatcher import grounded
@@ -26,7 +26,8 @@ from kgqa.planner.generator import generate
 from kgqa.planner.grammar import Reading, read_query
 from kgqa.planner.lexicon import Lexicon, unused_numbers
 from kgqa.planner.outline import of_query
-from kgqa.planner.query import to_cypher
+from kgqa.planner.plan import Plan
+from kgqa.planner.query import schema_names, to_cypher
 from kgqa.planner.reader import read
 from kgqa.planner.schema_terms import SchemaTerms
 from kgqa.planner.schema_view import SchemaView
@@ -34,6 +35,16 @@ from kgqa.planner.spelling import Speller
 from kgqa.settings import READERS
 
 GRAMMAR = "grammar"  # Frame.reader of a plan the grammar reader wrote, and the Settings.reader that reads with it alone
+
+
+@dataclass
+class Compilation:
+    """What compiling one question gave: ``[plan]`` or none; why the grammar reader declined it; whether the
+    question names a label to ask for (when it names none, a model may name its topic entity first)."""
+
+    plans: list[Compiled]
+    unread: list[str] = field(default_factory=list)
+    topic: bool = True
 
 
 class Compiler:
@@ -69,12 +80,16 @@ class Compiler:
 
     def compile(self, question: str, mentions: list[Mention] | None = None,
                 exemplar_rels: dict[str, float] | None = None) -> list[Compiled]:
-        """Returns ``[plan]``, the one plan compiled for the question, or ``[]`` when the question names no
-        label to ask for (on a graph without annotations: the grammar reader's reading, or ``[]`` when it
-        declines, :meth:`unread` saying why). Not ranked candidates: where the schema offers several paths, one is chosen while
-        generating, by the question's words, then ``exemplar_rels`` (relationship types of the verified
-        plans of similar questions, from the plan cache), then the chooser. ``mentions`` default to
-        :meth:`value_mentions`."""
+        """Returns ``[plan]``, the one plan compiled for the question, or ``[]``: :meth:`read`'s plans."""
+        return self.read(question, mentions, exemplar_rels).plans
+
+    def read(self, question: str, mentions: list[Mention] | None = None,
+             exemplar_rels: dict[str, float] | None = None) -> Compilation:
+        """Returns the question compiled: ``[plan]``, or no plan with why the grammar reader declined it (on a
+        graph without annotations, the grammar reader's reading alone). Not ranked candidates: where the schema
+        offers several paths, one is chosen while generating, by the question's words, then ``exemplar_rels``
+        (relationship types of the verified plans of similar questions, from the plan cache), then the chooser.
+        ``mentions`` default to :meth:`value_mentions`."""
         mentions = self.value_mentions(question) if mentions is None else mentions
         given = deepcopy(mentions)  # the rules set each linked mention to the reading they chose
         if not self.view.spec.words or self.reader == GRAMMAR:
@@ -82,37 +97,43 @@ class Compiler:
             # On Spider's training graphs the rules' plans disagreed with right readings 124 times, and where the
             # grammar declined they were right 150 times and wrong 173 (dropped negations, numbers put on the
             # wrong property): evals/RESULTS.md
-            return self.grammar(question, given)
+            done = self._grammar(question, given)
+            if not done.plans:
+                done.topic = self.frame(question, deepcopy(mentions)).target is not None
+            return done
         f = self.frame(question, mentions)
         plan = None
         if f.target is not None:
             f.exemplar_rels = dict(exemplar_rels or {})
             f.linked = [(m.start, m.end) for m in f.anchors]
             plan = self._generated(f)
-            bound = {"limit": f.limit} if f.unranked else {}  # checked on the rows by the pipeline
-            if not self.left_out(question, plan.cypher, plan.params | bound, plan.frame):
-                return [plan]
-        readings = self.grammar(question, given)
-        if readings:
-            return readings
-        return [plan] if plan is not None else []
+            if not self.left_out(question, Plan.compiled(plan)):
+                return Compilation([plan])
+        done = self._grammar(question, given)
+        if not done.plans and plan is not None:
+            done.plans = [plan]
+        done.topic = f.target is not None
+        return done
 
     def grammar(self, question: str, mentions: list[Mention]) -> list[Compiled]:
         """Returns the plans of the grammar reader's readings of the question (:func:`read_query`), one per way
         of settling what the schema leaves open, each with the others as ``alternatives``; ``[]`` when it
         declines."""
-        readings = read_query(question, self.view, self.terms, mentions)
-        if readings[0].declined:
-            return []
-        plans = [self._plan(question, r) for r in readings]
-        for p in plans:
-            p.alternatives = [x for x in plans if x is not p]
-        return plans[:1]
+        return self._grammar(question, mentions).plans
 
     def unread(self, question: str, mentions: list[Mention]) -> list[str]:
         """Returns what the grammar reader could not read in the question (why it declines it), [] when it reads
         it."""
-        return read_query(question, self.view, self.terms, deepcopy(mentions))[0].declined
+        return self._grammar(question, deepcopy(mentions)).unread
+
+    def _grammar(self, question: str, mentions: list[Mention]) -> Compilation:
+        readings = read_query(question, self.view, self.terms, mentions)
+        if readings[0].declined:
+            return Compilation([], readings[0].declined)
+        plans = [self._plan(question, r) for r in readings]
+        for p in plans:
+            p.alternatives = [x for x in plans if x is not p]
+        return Compilation(plans[:1])
 
     def _plan(self, question: str, r: Reading) -> Compiled:
         cypher, params = to_cypher(r.query)
@@ -131,13 +152,17 @@ class Compiler:
                                  grounded=grounded(f))
         return plan
 
-    def left_out(self, question: str, cypher: str, params: dict, frame: Frame | None) -> list[str]:
+    def left_out(self, question: str, plan: Plan) -> list[str]:
         """Returns what of the question a plan leaves out: numbers it uses nowhere, and (for the rules' plans)
         content words the frame does not explain or schema words the Cypher does not use. The grammar
-        reader's plans explain every word or are not made."""
-        out = unused_numbers(question, cypher, params)
-        if frame is not None and frame.reader != GRAMMAR:
-            out += self.unexplained(frame) + self.unused(frame, cypher)
+        reader's plans explain every word or are not made; the numbers a tree uses are its values, its limit and
+        those in the schema names it uses ("ROUND2")."""
+        if plan.tree is not None:
+            return unused_numbers(question, [*plan.params.values(), plan.tree.limit], " ".join(schema_names(plan.tree)))
+        bound = [plan.outline.limit] if plan.outline.unranked else []  # checked on the rows by the pipeline
+        out = unused_numbers(question, [*plan.params.values(), *bound], plan.cypher)
+        if plan.frame is not None and plan.frame.reader != GRAMMAR:
+            out += self.unexplained(plan.frame) + self.unused(plan.frame, plan.cypher)
         return out
 
     def folded(self, f: Frame) -> Compiled | None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from kgqa.planner.cues import BIRTH_WORDS, DEATH_WORDS, TIME_CUES
+from kgqa.planner.cues import BIRTH_WORDS, DEATH_WORDS, MULTIPLIERS, TIME_CUES
 from kgqa.planner.frame import Frame, Mention
 from kgqa.planner.schema_view import SchemaView, split_camel
 from kgqa.text import STOPWORDS, fold, name_words
@@ -507,19 +507,23 @@ class Lexicon:
 _NUMBER = re.compile(r"(?<![\w.])\d{1,3}(?:,\d{3})+(?![\d])|\d+(?:\.\d+)?")
 
 
-def unused_numbers(question: str, cypher: str, params: dict) -> list[str]:
-    """Numbers written in the question that the plan uses nowhere (not in its text, not in a parameter)."""
-    haystack = cypher + " " + " ".join(str(v) for v in params.values())
-    values = [v for v in params.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+def unused_numbers(question: str, values: list, cypher: str = "") -> list[str]:
+    """Numbers written in the question that a plan uses nowhere: not among its ``values`` (parameters, limit),
+    and not in ``cypher`` (its text, when no tree says which values it holds)."""
+    haystack = cypher + " " + " ".join(str(v) for v in values if v is not None)
+    values = [v for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
     out = []
     # "the 90s" is read as a decade of years (1990 to 1999)
     decades = {str(v % 100) for v in values if 1900 <= v < 2000 and v % 10 in (0, 9)}
     question = re.sub(r"\b'?(\d0)'?s\b", lambda m: "" if m.group(1) in decades else m.group(0), question)
-    for raw in _NUMBER.findall(question):
+    for m in _NUMBER.finditer(question):
+        raw = m.group(0)
         text = raw.replace(",", "")
         if re.search(rf"(?<![\d.]){re.escape(text)}(?![\d])", haystack):
             continue
-        if any(abs(float(text) - v) < 1e-9 for v in values):
+        after = (question[m.end():].split() or [""])[0].strip("?!.,;:)").lower()
+        times = MULTIPLIERS.get(after, 1)  # "over 2 million"
+        if any(abs(float(text) * k - v) < 1e-9 * max(1, abs(v)) for v in values for k in {1, times}):
             continue
         out.append(raw)
     return out

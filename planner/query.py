@@ -203,6 +203,27 @@ def returned(q: Query) -> tuple[list[Column], list[str]]:
     return columns, _names(columns)
 
 
+def schema_names(q: Query) -> set[str]:
+    """Returns the labels, relationship types and properties ``q`` names anywhere (a number the question says may
+    be part of one: "ROUND2", "addressLine2")."""
+    edges = [*q.edges, *(e for a in q.absent for e in a.edges)]
+    where = [*q.where, *(w for a in q.absent for w in a.where)]
+    where += [x for w in where if w.op == "OR" for x in w.value]
+    columns = [*q.columns, *q.evidence, *(c for c, _ in q.order), *(c for c, _, _ in q.having)]
+    columns += [w.value for w in where if isinstance(w.value, Column)]
+    names = {*q.nodes.values(), *(e.rel for e in edges), *(w.prop for w in where), *(c.prop for c in columns)}
+    names |= {o.prop for w in where if isinstance(w.value, Overall) for o in [w.value]}
+    names |= {o.label for w in where if isinstance(w.value, Overall) for o in [w.value]}
+    names |= {x for a, p, b, k in q.keyed for x in (p, k)}
+    if q.versus is not None:
+        for side in (q.versus.left, q.versus.right):
+            if isinstance(side, Tally):
+                names |= {side.label, side.prop, *(x for step in side.path for x in (step[0], step[2]))}
+            else:
+                names.add(side.prop)
+    return {n for n in names if n}
+
+
 def _tallies(v: Versus) -> tuple[str, dict[str, Any]]:
     """Two counts, each over its own match of its named node (none reached counts 0), then compared."""
     params: dict[str, Any] = {}

@@ -9,6 +9,7 @@ from llama_server import llama_server
 
 from kgqa.kg.schema import graph_checksum
 from kgqa.planner import summarizer
+from kgqa.planner.compiler import Compilation
 from kgqa.planner.cypher_writer import (
     INSTRUCTIONS,
     Candidate,
@@ -245,7 +246,7 @@ def test_a_failing_backend_leaves_the_compiled_answer(reference, kgqa_home):
 def test_a_written_plan_alone_answers_only_on_strong_evidence(reference, kgqa_home, monkeypatch):
     expected = reference.ask(TOM, "movies")
     pipe, llm = writer_pipe(kgqa_home, "MATCH (p:person)-[:acted_in]->(m:Movie) WHERE p.nam = 'Tom Hanks' RETURN m")
-    monkeypatch.setattr(pipe.domains["movies"].compiler, "compile", lambda *a, **k: [])  # nothing compiles
+    monkeypatch.setattr(pipe.domains["movies"].compiler, "read", lambda *a, **k: Compilation([]))  # nothing compiles
     r = pipe.ask(TOM, "movies")
     assert r.status == "answered" and r.rows == expected.rows
     assert r.cache["cypher_writer"]["action"] == "llm" and r.cypher == TOM_CYPHER

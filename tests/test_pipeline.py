@@ -177,7 +177,25 @@ def test_expansion_operators_can_be_switched_off(pipe, depth, breadth):
 def test_unused_numbers(question, cypher, params, left):
     from kgqa.planner.lexicon import unused_numbers
 
-    assert unused_numbers(question, cypher, params) == left
+    assert unused_numbers(question, list(params.values()), cypher) == left
+
+
+def test_a_trees_numbers_are_its_values_and_limit_not_its_variable_names():
+    from kgqa.planner.lexicon import unused_numbers
+
+    # "n3", "$p3": a variable and a parameter named with the digit, which no tree's values hold
+    assert unused_numbers("Which 3 products cost over 20?", [20.0]) == ["3"]
+    assert unused_numbers("Which 3 products cost over 20?", [20.0], "MATCH (n3:Product) WHERE n3.p > $p3") == []
+    assert unused_numbers("The 3 dearest products", [None, 3]) == []
+    # a number the question says may be part of a schema name the tree uses: "characters who interact in book 2"
+    from kgqa.planner.query import Column, Edge, Query, Where, schema_names
+
+    q = Query(nodes={"a": "Character", "b": "Character"}, edges=[Edge("r", "INTERACTS2", "a", "b")],
+              where=[Where("r", "weight", ">", 50)], columns=[Column("a", "name")])
+    assert schema_names(q) == {"Character", "INTERACTS2", "weight", "name"}
+    assert unused_numbers("Who interacts in book 2 with a weight over 50?", [50], " ".join(schema_names(q))) == []
+    assert unused_numbers("Filings over 2 million USD", [2_000_000.0]) == []
+    assert unused_numbers("Which filings are over 2 million?", [2_000_000.0]) == []
 
 
 @pytest.mark.parametrize("question", ["Which laureates were born in Iceland?", "Which laureates shared 3 prizes?",
