@@ -1,4 +1,5 @@
-"""Answering one question on one open graph: plan, settle, repair, execute, dispatch, summarize, learn."""
+"""Answering one question on one open graph: the answer path as a list of named steps (:data:`STEPS`) over one
+state per question (:class:`Asking`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from kgqa.kg.cypher import inline_params
 from kgqa.kg.db import QueryError, QueryTimeout
 from kgqa.kg.schema import render_row
 from kgqa.planner import dispatcher, summarizer
+from kgqa.planner.asking import Asking
 from kgqa.planner.cypher_outline import of_cypher
 from kgqa.planner.domain import Domain
 from kgqa.planner.fallbacks import Fallbacks
@@ -22,11 +24,15 @@ from kgqa.planner.plan import Plan
 from kgqa.planner.repair import validate_and_repair
 from kgqa.types import Attempt, Result
 
+# the answer path, in order: each a method ``_<name>`` over the question's :class:`Asking`, which it may end
+STEPS = ("link", "route", "describe_entity", "reuse", "exemplars_of", "compile", "name_topic", "write", "check",
+         "repair", "run", "judge", "ties", "summarize", "verified")
+
 
 class Answering(Fallbacks):
-    """The steps of answering one question on one graph (:meth:`_answer`), each timed (:meth:`_timed`), with the
-    plan-cache hooks they call; mixed into :class:`~kgqa.planner.pipeline.Pipeline`, whose ``settings``,
-    ``plan_cache``, ``llm``, ``_tls`` and ``_complete`` they use."""
+    """The steps of answering one question on one graph (:data:`STEPS`, run by :meth:`_answer`), each timed
+    (:meth:`_timed`), with the plan-cache hooks they call; mixed into :class:`~kgqa.planner.pipeline.Pipeline`,
+    whose ``settings``, ``plan_cache``, ``llm`` and ``_complete`` they use."""
 
     def _settle(self, d: Domain, plan) -> tuple[Any, str]:
         """Returns (the reading to answer with, "") among a plan and its ``alternatives`` (readings of one question
@@ -85,159 +91,202 @@ class Answering(Fallbacks):
         finally:
             timings[stage] = timings.get(stage, 0.0) + (time.perf_counter() - t0) * 1000
 
-    def _answer(self, question: str, d: Domain, r: Result, timings: dict):
-        """Link → ISR → plan (template reuse or grounded compilation) → EXPLAIN/repair → execute →
-        dispatch/expand → summarize, filling ``r``. Every "I don't know" exit returns here, so the caller's
-        fallback and answer-cache steps see all of them. Returns the linked mentions and the plan-cache
-        learning step when the plan was verified (query ran, dispatcher COMPLETE, rows), else None."""
-        domain = d.name
-        with self._timed(timings, "link"):
-            mentions, candidates = link_mentions(question, d.compiler, d.index)
-        with self._timed(timings, "parse_route"):
-            isr = parse_isr(question, mentions, domain)
-        r.isr, r.candidates = isr.to_dict(), [c.to_dict() for c in candidates[:10]]
-        if self.settings.describe and self._describe(question, d, mentions, r, timings):
-            return mentions, None  # "Who is X?", "Tell me about X": X's bounded subgraph, not a compiled lookup
+    def _answer(self, a: Asking) -> Asking:
+        """Runs the answer path's steps (:data:`STEPS`) over ``a`` until one ends the question, filling ``a.r``.
+        Every "I don't know" ends here, so the caller's fallback and answer-cache steps see all of them."""
+        for name in STEPS:
+            getattr(self, f"_{name}")(a)
+            if a.over:
+                break
+        return a
 
-        plan: Plan | None = None
-        cache_on = self.plan_cache is not None and self.settings.use_plan_cache
-        if cache_on and self.settings.param_reuse:
-            with self._timed(timings, "cache_retrieval"):
-                reuse = self._template_reuse(question, d, isr, mentions)
-            if reuse is not None:
-                plan = Plan.written(*reuse)
-                r.cache["plan_hit"] = True
-        hints: dict[str, float] = {}
-        picked: list = []  # the plan cache's exemplars for this question
-        if plan is None and cache_on:
-            with self._timed(timings, "cache_retrieval"):
-                picked = self._exemplars(question, d, isr)
-                hints = self._exemplar_rels(picked, d)
-            r.cache["exemplar_rels"] = sorted(hints)
-        compiled, done = None, None
-        if plan is None:
-            with self._timed(timings, "compile"):
-                done = d.compiler.read(question, mentions, hints)
-            plans = done.plans
-            if plans and plans[0].alternatives:
-                with self._timed(timings, "execute"):
-                    settled, why = self._settle(d, plans[0])
-                if settled is None:
-                    r.status, r.answer, r.evidence, r.error = "dont_know", f"I don't know: {why}", "none", why
-                    return mentions, None
-                plans = [settled]
-            if plans:
-                compiled = plans[0]
-                plan = Plan.compiled(compiled)
-        if plan is None and d.index is not None and not done.topic:
-            # nothing to compile from the deterministic parse: a short constrained LLM call names the topic
-            # entity in the question's words, the index grounds it, and compilation runs once more
-            with self._timed(timings, "parse_route"):
-                extra = self._llm_entity(question, d, mentions)
-            if extra is not None:
-                mentions = sorted(mentions + [extra], key=lambda m: m.start)
-                with self._timed(timings, "compile"):
-                    done = d.compiler.read(question, mentions, hints)
-                if done.plans:
-                    compiled = done.plans[0]
-                    plan = Plan.compiled(compiled)
-        origin = "template" if r.cache["plan_hit"] else "compiler"
+    def _link(self, a: Asking) -> None:
+        """The graph's values the question names, linked to nodes through the entity index."""
+        with self._timed(a.timings, "link"):
+            a.mentions, candidates = link_mentions(a.question, a.d.compiler, a.d.index)
+        a.r.candidates = [c.to_dict() for c in candidates[:10]]
+
+    def _route(self, a: Asking) -> None:
+        """The question's intermediate structured representation (topic, answer type, aspect)."""
+        with self._timed(a.timings, "parse_route"):
+            a.isr = parse_isr(a.question, a.mentions, a.d.name)
+        a.r.isr = a.isr.to_dict()
+
+    def _describe_entity(self, a: Asking) -> None:
+        """"Who is X?", "Tell me about X": X's bounded subgraph, not a compiled lookup."""
+        a.over = bool(self.settings.describe and self._describe(a.question, a.d, a.mentions, a.r, a.timings))
+
+    def _reuse(self, a: Asking) -> None:
+        """A verified plan's template this question fills (no compilation, no LLM)."""
+        if not (self._plan_cache_on() and self.settings.param_reuse):
+            return
+        with self._timed(a.timings, "cache_retrieval"):
+            reuse = self._template_reuse(a)
+        if reuse is not None:
+            a.plan, a.origin = Plan.written(*reuse), "template"
+            a.r.cache["plan_hit"] = True
+
+    def _exemplars_of(self, a: Asking) -> None:
+        """The plan cache's verified plans of similar questions, and the relationships they vote for."""
+        if a.plan is not None or not self._plan_cache_on():
+            return
+        with self._timed(a.timings, "cache_retrieval"):
+            a.picked = self._exemplars(a.question, a.d, a.isr)
+            a.hints = self._exemplar_rels(a.picked, a.d)
+        a.r.cache["exemplar_rels"] = sorted(a.hints)
+
+    def _compile(self, a: Asking) -> None:
+        """The question read and compiled; readings that differ where the schema left a choice open settled by
+        the graph's rows."""
+        if a.plan is not None:
+            return
+        with self._timed(a.timings, "compile"):
+            a.compilation = a.d.compiler.read(a.question, a.mentions, a.hints)
+        plans = a.compilation.plans
+        if plans and plans[0].alternatives:
+            with self._timed(a.timings, "execute"):
+                settled, why = self._settle(a.d, plans[0])
+            if settled is None:
+                a.decline(why, answer=f"I don't know: {why}")
+                return
+            plans = [settled]
+        if plans:
+            a.compiled, a.plan = plans[0], Plan.compiled(plans[0])
+
+    def _name_topic(self, a: Asking) -> None:
+        """Nothing to compile from the deterministic parse: a short constrained LLM call names the topic entity
+        in the question's words, the index grounds it, and compilation runs once more."""
+        if a.plan is not None or a.d.index is None or a.compilation.topic:
+            return
+        with self._timed(a.timings, "parse_route"):
+            extra = self._llm_entity(a.question, a.d, a.mentions)
+        if extra is None:
+            return
+        a.mentions = sorted(a.mentions + [extra], key=lambda m: m.start)
+        with self._timed(a.timings, "compile"):
+            a.compilation = a.d.compiler.read(a.question, a.mentions, a.hints)
+        if a.compilation.plans:
+            a.compiled = a.compilation.plans[0]
+            a.plan = Plan.compiled(a.compiled)
+
+    def _write(self, a: Asking) -> None:
+        """A capable model writes Cypher too; the two plans compete on execution evidence."""
         s = self.settings
-        if s.llm_writes_cypher and s.llm_backend == "openai" and not r.cache["plan_hit"]:
-            # a capable model writes Cypher too; the two plans compete on execution evidence
-            from kgqa.planner.cypher_writer import compete
+        if not (s.llm_writes_cypher and s.llm_backend == "openai") or a.r.cache["plan_hit"]:
+            return
+        from kgqa.planner.cypher_writer import compete
 
-            with self._timed(timings, "write_cypher"):
-                shots = [(e.question, e.cypher) for e in picked if e.cypher and e.kg_version == d.graph.version]
-                pick = compete(question, d, mentions, compiled, self._complete, shots, r, rounds=s.repair_rounds)
-            if pick.action == "decline":
-                r.status, r.answer, r.evidence, r.error = "dont_know", summarizer.DONT_KNOW, "none", pick.reason
-                r.cypher = inline_params(plan.cypher, plan.params) if plan else None
-                return mentions, None
-            if pick.action == "llm":
-                plan, origin = Plan.written(pick.written.final), "llm"
-        if plan is None:
-            r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
-            if done is not None and done.unread:
-                r.error = f"the question could not be read: {'; '.join(done.unread)}"
-            return mentions, None
-        left_out = d.compiler.left_out(question, plan)
+        with self._timed(a.timings, "write_cypher"):
+            shots = [(e.question, e.cypher) for e in a.picked if e.cypher and e.kg_version == a.d.graph.version]
+            pick = compete(a.question, a.d, a.mentions, a.compiled, self._complete, shots, a.r, rounds=s.repair_rounds)
+        if pick.action == "decline":
+            a.decline(pick.reason)
+            a.r.cypher = inline_params(a.plan.cypher, a.plan.params) if a.plan else None
+        elif pick.action == "llm":
+            a.plan, a.origin = Plan.written(pick.written.final), "llm"
+
+    def _check(self, a: Asking) -> None:
+        """No plan, or a plan that ignores a number the question states ("shared 3 prizes"): it answers another
+        question."""
+        if a.plan is None:
+            unread = a.compilation.unread if a.compilation is not None else []
+            a.decline(f"the question could not be read: {'; '.join(unread)}" if unread else None)
+            return
+        left_out = a.d.compiler.left_out(a.question, a.plan)
         if left_out:
-            # a plan that ignores a number the question states ("shared 3 prizes") answers another question
-            r.status, r.answer, r.evidence = "dont_know", summarizer.DONT_KNOW, "none"
-            r.cypher = inline_params(plan.cypher, plan.params)
-            r.error = f"the plan does not account for {', '.join(repr(w) for w in left_out)} in the question"
-            return mentions, None
-        with self._timed(timings, "repair"):
-            repaired = validate_and_repair(d.graph, d.view, plan.cypher, plan.params, self.settings.repair_rounds)
+            a.decline(f"the plan does not account for {', '.join(repr(w) for w in left_out)} in the question")
+            a.r.cypher = inline_params(a.plan.cypher, a.plan.params)
+
+    def _repair(self, a: Asking) -> None:
+        """EXPLAIN with repair, and the read-only guard."""
+        with self._timed(a.timings, "repair"):
+            repaired = validate_and_repair(a.d.graph, a.d.view, a.plan.cypher, a.plan.params,
+                                           self.settings.repair_rounds)
         for q, err in repaired.attempts:
-            r.attempts.append(Attempt(q, origin, err).__dict__)
+            a.r.attempts.append(Attempt(q, a.origin, err).__dict__)
         if not repaired.ok:
-            r.status, r.answer, r.cypher = "dont_know", summarizer.DONT_KNOW, repaired.cypher
-            r.error = repaired.attempts[-1][1]
-            return mentions, None
-        plan = plan.rewritten(repaired.cypher)
-        r.cypher = inline_params(plan.cypher, plan.params)
-        r.cypher_run, r.params = plan.cypher, dict(plan.params)  # what executes below, shown beside r.cypher
-        with self._timed(timings, "execute"):
-            columns, rows, error = self._execute(d, plan.cypher, plan.params, plan.outline)
-            folded = d.compiler.folded(plan.frame) if plan.frame is not None and not rows and error is None else None
+            a.decline(repaired.attempts[-1][1])
+            a.r.cypher = repaired.cypher
+            return
+        a.plan = a.plan.rewritten(repaired.cypher)
+        a.show_plan()
+
+    def _run(self, a: Asking) -> None:
+        """The plan run; a substring condition written in mixed case that finds nothing run again in any case
+        ("a tagline containing the word Love" where the data writes "love")."""
+        d, plan = a.d, a.plan
+        with self._timed(a.timings, "execute"):
+            a.columns, a.rows, a.error = self._execute(d, plan.cypher, plan.params, plan.outline)
+            folded = d.compiler.folded(plan.frame) if plan.frame is not None and not a.rows and a.error is None else None
             if folded is not None:
-                # "a tagline containing the word Love" finds nothing as written: the data's casing differs,
-                # so the same words in any case
                 again = validate_and_repair(d.graph, d.view, folded.cypher, folded.params, self.settings.repair_rounds)
                 if again.ok:
                     retry = Plan.compiled(folded).rewritten(again.cypher)
-                    columns2, rows2, error2 = self._execute(d, retry.cypher, retry.params, retry.outline)
-                    if rows2 and error2 is None:
-                        plan, columns, rows = retry, columns2, rows2
-                        r.cypher, r.cypher_run, r.params = inline_params(plan.cypher, plan.params), plan.cypher, dict(plan.params)
-        outline = plan.outline
-        r.columns = columns
-        if outline.unranked and outline.limit and len(rows) > outline.limit:
+                    columns, rows, error = self._execute(d, retry.cypher, retry.params, retry.outline)
+                    if rows and error is None:
+                        a.plan, a.columns, a.rows = retry, columns, rows
+                        a.show_plan()
+        a.r.columns = a.columns
+        outline = a.plan.outline
+        if outline.unranked and outline.limit and len(a.rows) > outline.limit:
             # "the top 5 customers from the USA": more match and nothing says which five
-            r.status, r.answer, r.evidence, r.rows = "dont_know", summarizer.DONT_KNOW, "none", []
-            r.error = (f"the plan does not account for 'top {outline.limit}, with no measure to rank by' in the "
-                       f"question: more than {outline.limit} match")
-            return mentions, None
-        r.rows = rows
-        if r.attempts:
-            r.attempts[-1]["rows"] = len(rows)
-        with self._timed(timings, "dispatch"):
-            verdict = dispatcher.judge(outline, rows, error)
-        if verdict.status != dispatcher.COMPLETE and not outline.grounded:
-            with self._timed(timings, "expansion"):
-                sub = self._expand(question, d, mentions)
+            a.decline(f"the plan does not account for 'top {outline.limit}, with no measure to rank by' in the "
+                      f"question: more than {outline.limit} match")
+            return
+        a.r.rows = a.rows
+        if a.r.attempts:
+            a.r.attempts[-1]["rows"] = len(a.rows)
+
+    def _judge(self, a: Asking) -> None:
+        """Is the evidence complete (CacheRAG's dispatcher)? When not, and the plan is not grounded, bounded
+        expansion around the question's entity."""
+        with self._timed(a.timings, "dispatch"):
+            a.verdict = dispatcher.judge(a.plan.outline, a.rows, a.error)
+        if a.verdict.status != dispatcher.COMPLETE and not a.plan.outline.grounded:
+            with self._timed(a.timings, "expansion"):
+                sub = self._expand(a.question, a.d, a.mentions)
             if sub is not None and len(sub):
-                r.subgraph = sub.to_dict()
-                r.operators = [op for op, on in (("depth", self.settings.use_depth),
-                                                 ("breadth", self.settings.use_breadth)) if on]
-        tie = self._tie_at_cut(d, plan, columns, rows) if rows and error is None else None
-        if tie is not None and len(rows) == 1 and not tie[2]:
-            # "the publisher with the fewest books", four of them tied: each of them, not one picked by the engine
-            rows = r.rows = rows + tie[1]
-            tie = None
-        with self._timed(timings, "summarize"):
+                a.r.subgraph = sub.to_dict()
+                a.r.operators = [op for op, on in (("depth", self.settings.use_depth),
+                                                   ("breadth", self.settings.use_breadth)) if on]
+
+    def _ties(self, a: Asking) -> None:
+        """A LIMIT that cuts through a tie: "the publisher with the fewest books", four of them tied, gives each
+        of them, not one picked by the engine; "the top 3" says who else ties with its last."""
+        a.tie = self._tie_at_cut(a.d, a.plan, a.columns, a.rows) if a.rows and a.error is None else None
+        if a.tie is not None and len(a.rows) == 1 and not a.tie[2]:
+            a.rows = a.r.rows = a.rows + a.tie[1]
+            a.tie = None
+
+    def _summarize(self, a: Asking) -> None:
+        """The answer from the rows. An empty result is an answer ("none") when the plan is grounded: a compiled
+        plan whose anchors all linked, or a verified template whose slots all filled."""
+        r, d, outline, rows = a.r, a.d, a.plan.outline, a.rows
+        with self._timed(a.timings, "summarize"):
             subject = outline.target.lower() + "s" if outline.target else "results"
-            # an empty result is an answer ("none") when the plan is grounded: a compiled plan whose anchors all
-            # linked, or a verified template whose slots all filled
             grounded = outline.grounded or r.cache.get("plan_hit", False)
-            answer, status = summarizer.summarize(question, r.columns, rows,
-                                                  empty_is_answer=grounded and error is None, subject=subject,
+            answer, status = summarizer.summarize(a.question, r.columns, rows,
+                                                  empty_is_answer=grounded and a.error is None, subject=subject,
                                                   keys=set(d.view.spec.primary_keys.values()),
                                                   parts={p for ps in d.view.spec.key_parts.values() for p in ps},
                                                   outline=outline, names=d.view.display_names())
-            if tie is not None and status == "answered":  # "the top 3" that cuts through a tie says so, and who else
+            if a.tie is not None and status == "answered":
+                tie = a.tie
                 answer = f"{answer} {summarizer.tie_note(tie[0], [row[0] for row in tie[1]], tie[2], cut=len(rows))}"
             r.answer, r.status = answer, status
             r.evidence = "rows" if rows else ("subgraph" if r.subgraph else "none")
-            if error:
-                r.error = error
-        if rows and cache_on and verdict.status == dispatcher.COMPLETE and not outline.unranked:
-            # an unranked "top 5" plan is right only after its rows are counted: never reused as a template
-            cypher, params = plan.cypher, plan.params
-            return mentions, lambda: self._learn(question, isr, d, cypher, params, r)
-        return mentions, None
+            if a.error:
+                r.error = a.error
+
+    def _verified(self, a: Asking) -> None:
+        """A plan that ran, judged complete, with rows, may be learned by the plan cache; an unranked "top 5"
+        plan is right only after its rows are counted: never reused as a template."""
+        a.learnable = bool(a.rows and self._plan_cache_on() and a.verdict.status == dispatcher.COMPLETE
+                           and not a.plan.outline.unranked)
+        a.over = True
+
+    def _plan_cache_on(self) -> bool:
+        return self.plan_cache is not None and self.settings.use_plan_cache
 
     # -- descriptions (planner/describe.py) -----------------------------------------------------
     def _describe(self, question: str, d: Domain, mentions, r: Result, timings: dict) -> bool:
@@ -256,18 +305,18 @@ class Answering(Fallbacks):
             return describe.answer(question, d.graph, d.view.spec, target, r, self.settings, llm)
 
     # -- plan cache hooks (filled by the cache layer) ------------------------------------------
-    def _template_reuse(self, question, d: Domain, isr, mentions):
-        """Returns (cypher, params) of the cached template this question fills, or None; remembers which
-        entry it was (``self._tls.reused``) so a contradicted template can be demoted."""
-        if self.plan_cache is None or getattr(self._tls, "no_reuse", False):
+    def _template_reuse(self, a: Asking):
+        """Returns (cypher, params) of the cached template this question fills, or None; remembers which entry it
+        was (``a.reused``) so a contradicted template can be demoted."""
+        if self.plan_cache is None or not a.reuse:
             return None
         if not hasattr(self.plan_cache, "reuse_entry"):
-            return self.plan_cache.reuse(question, d, isr, mentions)
-        found = self.plan_cache.reuse_entry(question, d, isr, mentions)
+            return self.plan_cache.reuse(a.question, a.d, a.isr, a.mentions)
+        found = self.plan_cache.reuse_entry(a.question, a.d, a.isr, a.mentions)
         if found is None:
             return None
         entry, filled = found
-        self._tls.reused = entry.id
+        a.reused = entry.id
         return filled.cypher, filled.params
 
     def _exemplars(self, question: str, d: Domain, isr) -> list:
@@ -294,7 +343,8 @@ class Answering(Fallbacks):
                     votes[rel] = votes.get(rel, 0.0) + 1.0 / (rank + 1)
         return votes
 
-    def _learn(self, question, isr, d: Domain, cypher, params, r: Result) -> None:
+    def _learn(self, a: Asking) -> None:
+        """The plan cache learns the verified plan (:meth:`_verified`)."""
         if self.plan_cache is not None:
-            self.plan_cache.learn(question, isr, d, cypher, params, r)
+            self.plan_cache.learn(a.question, a.isr, a.d, a.plan.cypher, a.plan.params, a.r)
 

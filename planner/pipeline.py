@@ -23,6 +23,7 @@ from kgqa.kg.engines import open_graph
 from kgqa.kg.registry import graph_spec, registered
 from kgqa.kg.safety import UnsafeQueryError
 from kgqa.planner.answering import Answering
+from kgqa.planner.asking import Asking
 from kgqa.planner.compiler import Compiler
 from kgqa.planner.domain import Domain
 from kgqa.planner.router import DescriptionStore, Router
@@ -56,7 +57,7 @@ class Pipeline(Answering):
         self.settings = settings or Settings.from_env()
         self._llm = llm
         self._llm_lock = threading.Lock()
-        self._tls = threading.local()  # per-request LLM call counter (the server is multi-threaded)
+        self._tls = threading.local()  # LLM calls of the question being answered (the server is multi-threaded)
         self.plan_cache = plan_cache
         self.answer_cache = answer_cache
         self.domains: dict[str, Domain] = {}
@@ -190,18 +191,17 @@ class Pipeline(Answering):
                 domain = route.domain
             d = self.domains[domain]
             r.domain, r.kg_version = domain, d.graph.version
-        self._tls.reused = None
         question = d.compiler.spelled(question)  # "the minumum price": mended toward the words the graph knows
-        mentions, learn = self._answer(question, d, r, timings)
+        a = self._answer(Asking(question, d, r, timings))
         if r.cache.get("plan_hit") and not r.rows:
-            mentions, learn = self._check_empty_template(question, d, r, timings, (mentions, learn))
+            a = self._check_empty_template(a)
         if r.status == "dont_know" and self.settings.vector_memory:
             with self._timed(timings, "vector_memory"):
-                self._memory_fallback(question, d, mentions, r)
+                self._memory_fallback(question, d, a.mentions, r)
         # a reused template's answer is not learned again: a wrong template would spread by its own reuse
-        if learn is not None and r.status == "answered" and not r.cache.get("plan_hit"):
+        if a.learnable and r.status == "answered" and not r.cache.get("plan_hit"):
             with self._timed(timings, "cache_update"):
-                learn()
+                self._learn(a)
         self.keep(r, asked)
 
     def keep(self, r: Result, asked: str | None) -> bool:
@@ -260,29 +260,26 @@ class Pipeline(Answering):
             gone = cache.discard(question, AUTO_DOMAIN, self.routing_version()) or gone
         return gone
 
-    def _check_empty_template(self, question: str, d: Domain, r: Result, timings: dict, answered):
+    def _check_empty_template(self, a: Asking) -> Asking:
         """A reused template gave no rows: compile the question afresh (no template). When the compiled plan
         is another query and finds rows, the template contradicted it: it is demoted (never reused again nor
         re-learned) and the compiled answer stands (``r.cache["template_demoted"]``). Otherwise the
-        template's "none" stands. Returns the (mentions, learn step) of the answer that stands."""
-        reused = getattr(self._tls, "reused", None)
-        fresh = Result(question=question, domain=r.domain, kg_version=r.kg_version)
-        self._tls.no_reuse = True
-        try:
-            with self._timed(timings, "template_check"):
-                out = self._answer(question, d, fresh, {})
-        finally:
-            self._tls.no_reuse = False
+        template's "none" stands. Returns the question's state whose answer stands."""
+        r = a.r
+        fresh = Result(question=a.question, domain=r.domain, kg_version=r.kg_version)
+        with self._timed(a.timings, "template_check"):
+            again = self._answer(Asking(a.question, a.d, fresh, reuse=False))
         if fresh.status != "answered" or not fresh.rows or fresh.cypher == r.cypher:
-            return answered
-        if reused is not None and self.plan_cache is not None and hasattr(self.plan_cache, "demote"):
-            self.plan_cache.demote([reused])
+            return a
+        if a.reused is not None and self.plan_cache is not None and hasattr(self.plan_cache, "demote"):
+            self.plan_cache.demote([a.reused])
         for name in ("status", "answer", "cypher", "cypher_run", "params", "columns", "rows", "isr", "candidates",
                      "attempts",
                      "subgraph", "evidence", "operators", "error"):
             setattr(r, name, getattr(fresh, name))
-        r.cache = {**fresh.cache, "template_demoted": reused}
-        return out
+        r.cache = {**fresh.cache, "template_demoted": a.reused}
+        again.r = r
+        return again
 
     def cached(self, question: str, domain: str | None = None) -> Result | None:
         """Returns the answer-cache hit for ``question`` (validated; ``domain`` None: any domain), or None.
