@@ -34,7 +34,7 @@ from kgqa.planner.schema_view import SchemaView
 from kgqa.planner.spelling import Speller
 from kgqa.settings import READERS
 
-GRAMMAR = "grammar"  # Frame.reader of a plan the grammar reader wrote, and the Settings.reader that reads with it alone
+GRAMMAR = "grammar"  # the Settings.reader that reads with the grammar reader alone, and its plans' description
 
 
 @dataclass
@@ -130,18 +130,15 @@ class Compiler:
         readings = read_query(question, self.view, self.terms, mentions)
         if readings[0].declined:
             return Compilation([], readings[0].declined)
-        plans = [self._plan(question, r) for r in readings]
+        plans = [self._plan(r) for r in readings]
         for p in plans:
             p.alternatives = [x for x in plans if x is not p]
         return Compilation(plans[:1])
 
-    def _plan(self, question: str, r: Reading) -> Compiled:
+    def _plan(self, r: Reading) -> Compiled:
         cypher, params = to_cypher(r.query)
         label = r.query.nodes[r.target]
-        aggs = [c.fn for c in r.query.columns if c.is_aggregate]
-        f = Frame(question=question.strip(), target=label, reader=GRAMMAR, limit=r.query.limit,
-                  unranked=r.query.unranked, agg=aggs[0] if len(aggs) == 1 and len(r.query.columns) == 1 else None)
-        return Compiled(cypher, params, f, description=GRAMMAR,
+        return Compiled(cypher, params, None, description=GRAMMAR,
                         choices=[f"{t.owner}.{t.prop}" if t.prop else t.owner for t in r.choices.values()],
                         query=r.query, outline=of_query(r.query, label))
 
@@ -161,7 +158,7 @@ class Compiler:
             return unused_numbers(question, [*plan.params.values(), plan.tree.limit], " ".join(schema_names(plan.tree)))
         bound = [plan.outline.limit] if plan.outline.unranked else []  # checked on the rows by the pipeline
         out = unused_numbers(question, [*plan.params.values(), *bound], plan.cypher)
-        if plan.frame is not None and plan.frame.reader != GRAMMAR:
+        if plan.frame is not None:
             out += self.unexplained(plan.frame) + self.unused(plan.frame, plan.cypher)
         return out
 

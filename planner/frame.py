@@ -125,16 +125,16 @@ class Frame:
     exemplar_rels: dict[str, float] = field(default_factory=dict)  # relationship -> weight from cached plans
     linked: list[tuple[int, int]] = field(default_factory=list)  # spans of the linked entity mentions
     consumed: list[tuple[int, int]] = field(default_factory=list)  # spans of words a reader rule read
-    reader: str = "rules"  # which reader made it: "rules" (planner.reader) or "grammar" (planner.grammar)
 
 
 @dataclass
 class Compiled:
-    """A compiled plan: parameterized Cypher, its parameters, and the frame it came from."""
+    """A compiled plan: parameterized Cypher, its parameters, and the frame (the rules reader's) or query tree (the
+    grammar reader's) it came from."""
 
     cypher: str
     params: dict[str, Any]
-    frame: Frame
+    frame: Frame | None
     score: float = 1.0
     description: str = ""  # which shape was generated: "selection", "aggregate", ...
     alternatives: list[Compiled] = field(default_factory=list)  # other readings of the same question

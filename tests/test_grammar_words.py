@@ -360,7 +360,7 @@ def test_the_way_llm_written_questions_name_things(tmp_path, small_graph):
         assert [list(x) for x in g.query(plan.cypher, plan.params).rows] == [["Bolt Co", "m2", 30]]
         q = "List the top 2 parts heavier than 1."
         plan = c.grammar(q, c.value_mentions(q))[0]
-        assert plan.query.unranked and plan.frame.unranked and plan.frame.limit == 2 and plan.cypher.endswith("LIMIT 3")
+        assert plan.query.unranked and plan.outline.unranked and plan.outline.limit == 2 and plan.cypher.endswith("LIMIT 3")
 
 
 def test_the_reader_setting_sends_an_annotated_graph_to_the_grammar_reader(built_graphs):
@@ -374,9 +374,9 @@ def test_the_reader_setting_sends_an_annotated_graph_to_the_grammar_reader(built
         view = SchemaView.from_graph(g, graph_spec(g))
         q = "Which products are supplied by 'Exotic Liquids'?"
         both, grammar = Compiler(view), Compiler(view, reader=GRAMMAR)
-        assert both.compile(q)[0].frame.reader != GRAMMAR
+        assert both.compile(q)[0].query is None  # the rules reader's plan
         plan = grammar.compile(q)[0]
-        assert plan.frame.reader == GRAMMAR and plan.query is not None
+        assert plan.frame is None and plan.query is not None
         assert sorted(r[0] for r in g.query(plan.cypher, plan.params).rows) == ["Aniseed Syrup", "Chai", "Chang"]
         with pytest.raises(ValueError, match="reader"):
             Compiler(view, reader="rules")
