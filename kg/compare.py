@@ -202,13 +202,30 @@ def _ties_match(pred: list[list], gold: list[list], rel_tol: float) -> bool:
 
 
 def _column_candidates(pred: list[list], gold: list[list], n_pred: int, n_gold: int,
-                       rel_tol: float) -> list[list[int]]:
-    """For each gold column, the predicted columns whose values match it as a column multiset."""
+                       rel_tol: float, ordered: bool = False) -> list[list[int]]:
+    """For each gold column, the predicted columns whose values match it as a column multiset; for ordered rows,
+    on the rows before the last run of a tied sort key, where a LIMIT may keep other members of the tie."""
+    upto = _before_last_tie(gold, rel_tol) if ordered else len(gold)
     out = []
     for j in range(n_gold):
-        gcol = [[r[j]] for r in gold]
-        out.append([i for i in range(n_pred) if _multiset_match([[r[i]] for r in pred], gcol, rel_tol)])
+        gcol = [[r[j]] for r in gold[:upto]]
+        out.append([i for i in range(n_pred) if _multiset_match([[r[i]] for r in pred[:upto]], gcol, rel_tol)])
     return out
+
+
+def _before_last_tie(gold: list[list], rel_tol: float) -> int:
+    """How many rows come before the last run of equal values of a gold column that may be the sort key
+    (monotone, with equal neighbours at the end); all of them when there is none."""
+    cut = len(gold)
+    for k in range(len(gold[0])):
+        keys = [g[k] for g in gold]
+        if len(keys) < 2 or not _monotone(keys) or not values_equal(keys[-1], keys[-2], rel_tol):
+            continue
+        start = len(keys) - 1
+        while start > 0 and values_equal(keys[start - 1], keys[-1], rel_tol):
+            start -= 1
+        cut = min(cut, start)
+    return cut
 
 
 def _mappings(cands: list[list[int]]) -> Iterable[tuple[int, ...]]:
@@ -248,7 +265,7 @@ def rows_match(pred_rows: Iterable | None, gold_rows: Iterable, ordered: bool, r
         return True
     if not lenient or n_pred < n_gold:
         return False
-    cands = _column_candidates(pred, gold, n_pred, n_gold, rel_tol)
+    cands = _column_candidates(pred, gold, n_pred, n_gold, rel_tol, ordered)
     if any(not c for c in cands):
         return False
     identity = tuple(range(n_gold))

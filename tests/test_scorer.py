@@ -245,6 +245,11 @@ def test_ordered_ties_are_free_and_a_tie_cut_by_the_limit_may_keep_other_members
     # but a wrong member before the last run is wrong, and so is a wrong key
     assert not rows_match([["Grains", 4], ["Condiments", 1], ["Beverages", 1]], gold, ordered=True)
     assert not rows_match([["Meat", 4], ["Condiments", 1], ["Beverages", 2]], gold, ordered=True)
+    # the same with more columns returned (a key beside each name): the gold's columns mapped onto them
+    assert rows_match([["Meat", "6", 4], ["Grains", "5", 1], ["Condiments", "2", 1]], gold, ordered=True)
+    assert not rows_match([["Meat", "6", 4], ["Grains", "5", 1], ["Condiments", "2", 1]], gold, ordered=True,
+                          lenient=False)
+    assert not rows_match([["Grains", "5", 4], ["Meat", "6", 1], ["Condiments", "2", 1]], gold, ordered=True)
 
 
 def test_unanswerable_is_right_only_when_declined():
