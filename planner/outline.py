@@ -27,6 +27,7 @@ class Outline:
     fixed: frozenset[tuple[str, str]] = frozenset()  # (column, property) the plan sets equal to one value
     counted: str | None = None  # the label counted, when the rows are the group tied at the top of a count
     rels: frozenset[str] = frozenset()  # the relationship types the plan walks
+    shown: tuple[tuple[str, str], ...] = ()  # (variable, property) of each returned column ("" for a computed one)
     grounded: bool = False  # every piece is tied to the schema and the graph: no rows means "none"
 
 
@@ -36,8 +37,11 @@ def of_query(q: Query, target: str | None = None) -> Outline:
     named = dict(zip(columns, names))
     first = q.order[0][0] if q.order else None
     ranked = first is not None and q.limit is not None and not q.unranked and first in named
+    shown = [("", "")] * (q.versus is not None) + [("", "") if c.is_aggregate else (c.holder or "", c.prop or "")
+                                                   for c in columns]
     return Outline(target=target, ordered=bool(q.order), cut=(named[first], q.limit) if ranked else None,
-                   limit=q.limit, unranked=q.unranked, fixed=frozenset(_fixed(q, named)), rels=frozenset(_rels(q)))
+                   limit=q.limit, unranked=q.unranked, fixed=frozenset(_fixed(q, named)), rels=frozenset(_rels(q)),
+                   shown=tuple(shown))
 
 
 def _fixed(q: Query, named: dict[Column, str]) -> list[tuple[str, str]]:

@@ -289,8 +289,8 @@ def shape(r: Reading) -> None:
 
 def evidence(r: Reading) -> None:
     """Rows of the asked nodes show, after what is asked, the property each is ranked by and those a range
-    bounds ("products with a unit price above 10": their prices; "the oldest movie": its release year), and the
-    extreme value they are found by ("who placed the earliest order": its date, one value for every row): the
+    bounds ("products with a unit price above 10": their prices; "the oldest movie": its release year), the flags
+    a condition sets ("discontinued products": true), and the extreme value they are found by ("who placed the earliest order": its date, one value for every row): the
     evidence the answer rests on, one value per node, so the rows stay one per node."""
     q = r.query
     if r.declined or r.target is None:
@@ -305,7 +305,10 @@ def evidence(r: Reading) -> None:
     # "the customer who placed the order with the earliest order date": the one value every row holds
     extreme = [Column(w.holder, w.prop) for w in q.where if w.op == "=" and isinstance(w.value, Overall) and
                w.value.fn in ("min", "max") and w.holder in q.nodes]
-    for col in [*ranked, *bounded, *extreme]:
+    # "products that are discontinued": the flag, one value for every row (the sentence leaves it out)
+    flagged = [Column(r.target, w.prop) for w in q.where if w.holder == r.target and w.op == "=" and
+               isinstance(w.value, bool)]
+    for col in [*ranked, *bounded, *extreme, *flagged]:
         if not any((c.holder, c.prop) == (col.holder, col.prop) for c in [*q.columns, *q.evidence]):
             q.evidence.append(col)
 

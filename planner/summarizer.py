@@ -36,18 +36,20 @@ def join_words(items: list[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def beside_keys(columns: list[str], keys: set[str], parts: set[str] = frozenset()) -> set[int]:
+def beside_keys(columns: list[str], keys: set[str], parts: set[str] = frozenset(),
+                shown: tuple[tuple[str, str], ...] = ()) -> set[int]:
     """Returns the positions of key columns shown beside their node's display column (``p.productID`` after
     ``p.productName``), or before the properties the key is made of (``p.id`` before ``p.category``, when
-    ``parts`` holds it): evidence in the rows, left out of the sentence."""
+    ``parts`` holds it): evidence in the rows, left out of the sentence. ``shown``: (variable, property) of each
+    column, as the plan's tree says (:attr:`Outline.shown`); else read from names written ``variable.property``."""
+    pairs = list(shown) if len(shown) == len(columns) else [(c.partition(".")[0], c.partition(".")[2]) for c in columns]
     hidden = set()
-    for i, col in enumerate(columns):
-        var, _, prop = col.partition(".")
-        if prop not in keys:
+    for i, (var, prop) in enumerate(pairs):
+        if not var or prop not in keys:
             continue
-        if i > 0 and columns[i - 1].startswith(var + ".") and columns[i - 1] != col:
+        if i > 0 and pairs[i - 1][0] == var and pairs[i - 1][1] not in ("", prop):
             hidden.add(i)
-        elif i + 1 < len(columns) and columns[i + 1].startswith(var + ".") and columns[i + 1][len(var) + 1:] in parts:
+        elif i + 1 < len(pairs) and pairs[i + 1][0] == var and pairs[i + 1][1] in parts:
             hidden.add(i)
     return hidden
 
@@ -141,7 +143,7 @@ def summarize(question: str, columns: list[str], rows: list[list[Any]], *, empty
             noun = " ".join(name_words(outline.counted)).lower()
             return top_group([row[0] for row in rows], rows[0][1], noun), "answered"
         cols = columns or []
-        hide = (beside_keys(cols, keys, parts) | fixed_columns(cols, outline.fixed, names)
+        hide = (beside_keys(cols, keys, parts, outline.shown) | fixed_columns(cols, outline.fixed, names)
                 | evidence_columns(cols, outline.lists))
         return render_rows(columns, rows, hide=hide), "answered"
     if empty_is_answer:

@@ -50,3 +50,17 @@ def test_relationships_of_a_pattern_that_must_not_exist_are_walked_too():
     q = Query(nodes={"c": "Customer", "o": "Order"}, columns=[Column("c", "companyName")],
               absent=[Absent(edges=[Edge("r", "PURCHASED", "c", "o")], own={"o"})])
     assert of_query(q).rels == {"PURCHASED"} and not of_query(q).fixed
+
+
+def test_what_a_tree_returns_beside_its_names_stays_in_the_rows_not_the_sentence():
+    """The sentence names what was asked: a node's key beside its name and a flag the question set are in the
+    rows only, as for the rules reader's plans (whose columns are named ``variable.property``)."""
+    from kgqa.planner.summarizer import summarize
+
+    q = Query(nodes={"p": "Product"}, where=[Where("p", "discontinued", "=", True)],
+              columns=[Column("p", "productName"), Column("p", "productID"), Column("p", "unitPrice"),
+                       Column("p", "discontinued")])
+    names = ["productName", "productID", "unitPrice", "discontinued"]
+    answer, _ = summarize("?", names, [["Chai", "1", 18.0, True], ["Chang", "2", 19.0, True]],
+                          keys={"productID"}, outline=of_query(q, "Product"))
+    assert answer == "Chai (18); Chang (19) (2 in all)."
