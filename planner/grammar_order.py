@@ -323,6 +323,9 @@ def _ordered(r: Reading, label: str) -> None:
                 doc[k + 2].tag_ == "NNS" and any(x.start == k + 2 and "label" in x.kinds() for x in r.items):
             r.use((k, k + 2))  # "the most number of students", "the fewest amount of amenities": a count
             k += 2
+        elif lem[k:k + 1] and lem[k] in cues.DISTINCT_WORDS and doc[k + 1:k + 2].text and doc[k + 1].tag_ == "NNS":
+            r.use((k, k + 1))  # "the most distinct customers": each counted once, as every count of nodes is
+            k += 1
         fn = cues.AGGREGATES.get(lem[k]) if k < len(lem) and lem[k] != "overall" and i + 1 == k else None
         it = next((x for x in r.items if k <= x.start <= k + 2 and x.term is None or x.start == k), None)
         if it is not None and compound_of_label(r, it):
@@ -539,15 +542,16 @@ def _top_by(r: Reading, label: str, at: int) -> Column | None:
 
 def _said_of(r: Reading, it, label: str) -> bool:
     """Whether the superlative's property is said of a noun naming ``label`` ("the dorm with the largest
-    capacity", "the dorm that has the largest capacity"), not of the asked nodes."""
+    capacity", "the dorm that has the largest capacity"), not of the asked nodes; a verb naming it says nothing of
+    it ("products ordered by the most customers")."""
     head = r.doc[it.end - 1].head
     at = {head.i}
     if head.pos_ == "ADP":
         at = {head.head.i, head.i - 1}  # "live in the dorm with the largest ...": "with" read as the verb's
     elif head.lemma_.lower() in cues.LIGHT_VERBS and head.dep_ == "relcl":
         at = {head.head.i}
-    return any(x.start <= i < x.end and (t := x.term or pick(x, "label", None)) is not None and
-               t.kind == "label" and t.owner == label for x in r.items for i in at)
+    return any(x.start <= i < x.end and r.doc[i].pos_ in ("NOUN", "PROPN") and (t := x.term or pick(x, "label", None))
+               is not None and t.kind == "label" and t.owner == label for x in r.items for i in at)
 
 
 def _ranks_asked(r: Reading, limits: list) -> bool:

@@ -626,3 +626,27 @@ def test_a_decade_is_ten_years(tmp_path, small_graph):
         assert [row[0] for row in answer("Which films were released in the 1970s?")] == ["Jaws", "Up"]
         assert [row[0] for row in answer("Which films were released in the '90s?")] == ["Heat"]
         assert answer("How many films were released in the 1980s?") == [[1]]
+
+
+def test_a_verb_naming_the_label_between_ranks_the_asked_nodes(tmp_path, small_graph):
+    """"Which books have been borrowed by the most (distinct) readers?": the verb names the label between (a loan),
+    not a noun the count is said of, so the asked books are ranked by the readers reached through their loans,
+    each reader counted once."""
+    folder = small_graph(tmp_path / "graphs", "library",
+                         "CREATE NODE TABLE Book(book_id INT64, book_title STRING, PRIMARY KEY(book_id));\n"
+                         "CREATE NODE TABLE Borrowing(loan_id INT64, loan_date DATE, PRIMARY KEY(loan_id));\n"
+                         "CREATE NODE TABLE Reader(reader_id INT64, reader_name STRING, PRIMARY KEY(reader_id));\n"
+                         "CREATE REL TABLE BORROWS(FROM Borrowing TO Book);\n"
+                         "CREATE REL TABLE MADE(FROM Reader TO Borrowing);\n",
+                         {"Book": "book_id,book_title\n1,Emma\n2,Ulysses\n3,Walden\n",
+                          "Borrowing": "loan_id,loan_date\n1,2024-01-02\n2,2024-01-03\n3,2024-02-01\n4,2024-03-05\n"
+                                       "5,2024-03-06\n",
+                          "Reader": "reader_id,reader_name\n1,Ann\n2,Bo\n3,Cy\n",
+                          "BORROWS": "from,to\n1,1\n2,1\n3,1\n4,2\n5,2\n",
+                          "MADE": "from,to\n1,1\n2,2\n3,3\n1,4\n1,5\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = reader(g)
+        # Emma: 3 loans by Ann, Bo, Cy (3 readers); Ulysses: 2 loans, both by Ann (1 reader); Walden none
+        assert answer("Which 2 books have been borrowed by the most distinct readers?", ordered=True) == [
+            ["Emma", 1, 3], ["Ulysses", 2, 1]]
+        assert answer("Which book has been borrowed by the most readers?", ordered=True) == [["Emma", 1, 3]]
