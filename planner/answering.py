@@ -32,7 +32,7 @@ STEPS = ("link", "route", "describe_entity", "reuse", "exemplars_of", "compile",
 class Answering(Fallbacks):
     """The steps of answering one question on one graph (:data:`STEPS`, run by :meth:`_answer`), each timed
     (:meth:`_timed`), with the plan-cache hooks they call; mixed into :class:`~kgqa.planner.pipeline.Pipeline`,
-    whose ``settings``, ``plan_cache``, ``llm`` and ``_complete`` they use."""
+    whose ``settings``, ``plan_cache``, ``llm``, ``_complete`` and LLM call counter (``_tls.calls``) they use."""
 
     def _settle(self, d: Domain, plan) -> tuple[Any, str]:
         """Returns (the reading to answer with, "") among a plan and its ``alternatives`` (readings of one question
