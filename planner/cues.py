@@ -190,6 +190,8 @@ USE_VERBS = frozenset({"use", "share", "produce"})
 # generic head nouns after a property's own word that add nothing to it ("phone numbers": Phone, "fuel type":
 # FuelType)
 PROPERTY_HEADS = frozenset({"number", "name", "type", "kind"})
+# nouns between a property's word and the value it is given, adding nothing ("a ship via code '3'", "option '1'")
+VALUE_HEADS = frozenset({"code", "option", "value", "number"})
 # words for "some other node" before a value it is named by ("the same department as someone with the first name Clara")
 SOMEONE = frozenset({"someone", "somebody", "anyone", "anybody", "the", "a", "an", "one", "person", "with", "whose",
                      "name", "named", "called", "is", "of"})

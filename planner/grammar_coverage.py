@@ -325,7 +325,8 @@ def _domain_words(r: Reading) -> list[tuple[int, int]]:
 
 def _restated_heads(r: Reading) -> list[tuple[int, int]]:
     """The words that restate a property already read: a generic head after the property's word ("phone
-    numbers", "allergy type": :data:`cues.PROPERTY_HEADS`), and a word of a value's own property after the value
+    numbers", "allergy type": :data:`cues.PROPERTY_HEADS`), a noun between the property's word and its value ("a
+    ship via code '3'": :data:`cues.VALUE_HEADS`), and a word of a value's own property after the value
     ("employees who live in Calgary city")."""
     out = []
     for it in r.items:
@@ -342,6 +343,10 @@ def _restated_heads(r: Reading) -> list[tuple[int, int]]:
                 nxt.i not in r.used and nxt.lemma_.lower() in cues.TIME_HEADS and \
                 r.doc[it.end - 1].dep_ in ("compound", "amod") and _dated(r, it):
             out.append((nxt.i, nxt.i + 1))  # "ordered by their founding years": Founded, a year
+        elif it.term is not None and it.term.kind == "prop" and it.end - 1 in r.used and nxt is not None and \
+                nxt.i not in r.used and nxt.lemma_.lower() in cues.VALUE_HEADS and \
+                any(v.start in (nxt.i + 1, nxt.i + 2) and v.start in r.used for v in r.values):
+            out.append((nxt.i, nxt.i + 1))  # "orders with a ship via code '3'": the value of shipVia
     for v in r.values:
         nxt = r.doc[v.end] if v.end < len(r.doc) else None
         if v.prop and v.start in r.used and nxt is not None and nxt.i not in r.used and \

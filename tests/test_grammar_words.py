@@ -650,3 +650,13 @@ def test_a_verb_naming_the_label_between_ranks_the_asked_nodes(tmp_path, small_g
         assert answer("Which 2 books have been borrowed by the most distinct readers?", ordered=True) == [
             ["Emma", 1, 3], ["Ulysses", 2, 1]]
         assert answer("Which book has been borrowed by the most readers?", ordered=True) == [["Emma", 1, 3]]
+
+
+def test_a_noun_between_a_property_and_its_value_adds_nothing(shop):
+    """"goods with a kind code 'Food'", "a kind option 'Hardware'": the noun between the property's word and the
+    value it is given restates the value; with no value after it, the word is not read."""
+    c, answer = reader(shop)
+    assert answer("Which goods have a kind code 'Food'?") == [["bread", 5]]
+    assert answer("List the goods with the kind option 'Hardware'.") == [["drill", 4], ["saw", 3]]
+    q = "Which goods have a kind code?"
+    assert c.grammar(q, c.value_mentions(q)) == []
