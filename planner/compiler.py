@@ -1,17 +1,18 @@
 """Grounded Cypher compilation by linking and choosing (the backend adapter's compiler): the facade.
 
-A small model cannot write Cypher, so the compiler never asks it to. The work is done by four modules,
-one concept each:
+A small model cannot write Cypher, so the compiler never asks it to. Two readers do the work, each with its
+own modules, until the first goes:
 
-- :mod:`kgqa.planner.lexicon`: what the question's words name in the graph (schema names, values);
-- :mod:`kgqa.planner.reader`: reading the question into a frame, by an ordered list of rules;
-- :mod:`kgqa.planner.frame`: the frame and the compiled plan (typed objects only);
-- :mod:`kgqa.planner.generator`: generating Cypher from the frame along schema paths.
+- the grammar reader (:mod:`kgqa.planner.grammar` and its components) reads the question into a query tree
+  (:mod:`kgqa.planner.query`), whose Cypher :func:`~kgqa.planner.query.to_cypher` writes and whose rows
+  :func:`~kgqa.planner.outline.of_query` outlines; it reads every graph without annotations;
+- the rules reader (:mod:`kgqa.planner.lexicon`, :mod:`kgqa.planner.reader`, :mod:`kgqa.planner.frame`,
+  :mod:`kgqa.planner.generator`) reads an annotated graph's question into a frame first.
 
-:class:`Compiler` only ties them together for one graph. It stays a class of its own, in a module of its
-own, because it is what a domain holds and what the pipeline, linker, router and autogen call: they need
-one object per graph with its lexicon, view and chooser, and none of them needs to know how the work is
-split. Types and words are imported from :mod:`~kgqa.planner.frame` and :mod:`~kgqa.planner.lexicon`.
+:class:`Compiler` ties them together for one graph and says what compiling found (:class:`Compilation`). It
+stays a class of its own, in a module of its own, because it is what a domain holds and what the pipeline,
+linker, router and autogen call: they need one object per graph with its view, terms and chooser, and none of
+them needs to know how the work is split.
 """
 
 from __future__ import annotations
