@@ -10,6 +10,7 @@ from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_w
 from kgqa.planner.grammar_times import date_prop, year_prop
 from kgqa.planner.joins import counted_beside, edge_of, join_label, many_along, path_to
 from kgqa.planner.query import Column, Overall, Where
+from kgqa.planner.ranking_words import alphabetical, by_what, said_ranked_by
 from kgqa.planner.reading import Item, Reading, compound_of_label, is_timed, item_at, pick, pick_prop
 from kgqa.planner.schema_terms import Term, count_prop
 from kgqa.text import name_words
@@ -335,7 +336,7 @@ def _ordered(r: Reading, label: str) -> None:
         if it is None and measure != w:
             it = named  # "the three most expensive procedures": the procedures, by what "expensive" measures
         after = _past_modifiers(r, named.end) if named is not None else 0
-        by = _by_what(lem, after) if named is not None else 0
+        by = by_what(lem, after) if named is not None else 0
         ranked_by = False
         if by and w == "top" and fn is None:  # "the top 3 invoices by amount", "... based on the amount"
             at = after + by
@@ -565,39 +566,13 @@ def _ranks_asked(r: Reading, limits: list) -> bool:
         r.vars.get(nxt.term.owner) == r.target
 
 
-def said_ranked_by(lem: list[str], i: int) -> bool:
-    """Whether the words before ``i`` say what a ranking is by: "by the", "based on the", "in terms of their"."""
-    k = i
-    while k > 0 and lem[k - 1] in ("the", "their", "its"):
-        k -= 1
-    return k < i and any(tuple(lem[max(0, k - len(words)):k]) == words for words in cues.RANKED_BY)
-
-
 def _past_modifiers(r: Reading, at: int) -> int:
     """Where the words that rank the label named before ``at`` may start: at ``at``, or past a phrase of nouns that
     modifies it ("the top 5 products in the 'Beverages' category by unit price"), no verb between."""
     for k in range(at, min(len(r.doc), at + 8)):
         t = r.doc[k]
-        if _by_what(r.lemmas, k) and t.dep_ != "agent":  # not "supplied by 'Exotic Liquids'": who supplied them
+        if by_what(r.lemmas, k) and t.dep_ != "agent":  # not "supplied by 'Exotic Liquids'": who supplied them
             return k
         if t.pos_ in ("VERB", "AUX") or t.lower_ in cues.RELATIVES or t.dep_ == "agent":
             return at
     return at
-
-
-def _by_what(lem: list[str], at: int) -> int:
-    """The length of the words at ``at`` that say what a ranking is by ("by", "based on the", "in terms of"),
-    else 0."""
-    for words in cues.RANKED_BY:
-        if tuple(lem[at:at + len(words)]) == words:
-            k = at + len(words)
-            while k < len(lem) and lem[k] in ("the", "their", "its"):
-                k += 1
-            return k - at
-    return 0
-
-
-def alphabetical(lem: list[str]) -> bool:
-    """Whether the question orders text by its letters ("ordered by name", "in alphabetical order")."""
-    return any(w in ("alphabetical", "alphabetically", "name", "title", "lexicographical") for w in lem) or \
-        any(w in cues.ORDER_WORDS for w in lem)

@@ -9,9 +9,10 @@ from __future__ import annotations
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import ROWID, column_of, node_columns, owner_of, type_of
 from kgqa.planner.grammar_measures import restated_measure
-from kgqa.planner.grammar_order import alphabetical, order, said_ranked_by
+from kgqa.planner.grammar_order import order
 from kgqa.planner.joins import counted_beside, edge_of, holder_of, join_label, rels_named_by
 from kgqa.planner.query import Column, Overall
+from kgqa.planner.ranking_words import alphabetical, said_ranked_by
 from kgqa.planner.reading import (
     Item,
     Reading,
