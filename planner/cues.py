@@ -19,6 +19,10 @@ SUPERLATIVES = {"most": True, "highest": True, "largest": True, "biggest": True,
                 "slowest": False, "rich": True, "richest": True, "strong": True, "strongest": True}
 # superlatives that rank a label by how many of another it has ("the publisher with the fewest books"), as lemmas
 COUNT_SUPERLATIVES = frozenset({"most", "fewest", "few", "least", "little"})
+# prepositions of doing a thing together: "who acted alongside Keanu Reeves" (others, on the same movie)
+ALONGSIDE = frozenset({"alongside", "with", "beside"})
+# superlatives of size that count a group a noun names ("the largest cast": the most actors), as lemmas
+SIZE_SUPERLATIVES = frozenset({"large", "big", "small", "largest", "biggest", "smallest"})
 # superlatives of time, as lemmas: "the latest book" is the one made (or joined, or borrowed) last
 TIME_SUPERLATIVES = frozenset({"late", "latest", "early", "earliest", "new", "newest", "recent", "first", "last"})
 # superlatives of age: "the oldest" is the highest age, or the earliest date of birth
@@ -84,7 +88,7 @@ NAMING_WORDS = frozenset({"name", "title", "number", "id", "count"})
 STRING_CUES = {"contain": "CONTAINS", "include": "CONTAINS", "like": "CONTAINS", "substring": "CONTAINS",
                "substre": "CONTAINS",  # the parser's lemma of "substring" read as a verb ("has the substring 'Ha'")
                "start": "STARTS WITH", "begin": "STARTS WITH", "end": "ENDS WITH", "finish": "ENDS WITH",
-               "prefix": "STARTS WITH", "suffix": "ENDS WITH", "letter": "CONTAINS"}
+               "prefix": "STARTS WITH", "suffix": "ENDS WITH", "letter": "CONTAINS", "mention": "CONTAINS"}
 
 # a figure over every node of a label that a property is compared with ("above the average budget")
 OVERALL = {"average": "avg", "mean": "avg"}
@@ -224,6 +228,10 @@ NAME_PARTS = (frozenset({"first", "fname", "f", "given", "forename"}),
 # words before a quoted text that make it a text searched for, whatever schema name it spells ("contain 'Party'")
 TIMES = {"once": 1, "twice": 2, "thrice": 3}  # "more than once": how many times, as a count
 LETTER_WORDS = frozenset({"letter"})  # "the letter M": the text after it, unquoted
+WORD_WORDS = frozenset({"word", "phrase"})  # "the word FREEDOM": the word after it, unquoted
+# verbs of a text searched for, the word after them (or after "with") unquoted: "a tagline that mentions love",
+# "a family name starting with Mc"; "end in" only before a lower-case part ("names that end in son")
+TEXT_VERBS = frozenset({"contain", "mention", "start", "begin", "end", "finish"})
 SUBSTRING_WORDS = frozenset({"contain", "include", "like", "substring", "substre", "word", "letter", "start", "end",
                              "begin"})
 # nouns for the asked label's own nodes, counted: "the parties with at least two records"
@@ -232,6 +240,9 @@ ROW_WORDS = frozenset({"record", "entry", "row"})
 # words about a time a property holds, with the words of the property names that hold it ("born": birthYear)
 BIRTH_WORDS = frozenset({"born", "birth"})
 DEATH_WORDS = frozenset({"death", "died"})
+# states said of nodes that hold a time of death: living ones have none ("laureates still alive"), dead ones one
+LIVING_WORDS = frozenset({"alive", "living"})
+DEAD_WORDS = frozenset({"dead", "deceased"})
 TIME_CUES = {"born": BIRTH_WORDS, "birth": BIRTH_WORDS, "died": DEATH_WORDS, "death": DEATH_WORDS,
              "dead": DEATH_WORDS, "die": DEATH_WORDS, "dies": DEATH_WORDS, "alive": DEATH_WORDS,
              "living": DEATH_WORDS, "deceased": DEATH_WORDS, "released": frozenset({"released", "release"}),

@@ -67,7 +67,7 @@ def plainly_stated(q: Query) -> bool:
         return False
     if any(w.op not in STATED_OPS or isinstance(w.value, (Column, Overall, list, set, dict)) for w in q.where):
         return False
-    said = [(_label(q, w.holder), w.prop) for w in q.where if w.op == "="]
+    said = [(q.nodes.get(w.holder) or q.rel_of(w.holder), w.prop) for w in q.where if w.op == "="]
     return len(said) == len(set(said))
 
 
@@ -82,11 +82,6 @@ def presupposed(q: Query, graph: GraphBackend) -> bool:
         if not graph.query(cypher, params, row_cap=1).rows:
             return False
     return True
-
-
-def _label(q: Query, holder: str) -> str:
-    """The label or relationship type of a node or edge variable."""
-    return q.nodes.get(holder) or next((e.rel for e in q.edges if e.var == holder), holder)
 
 
 def _holding(q: Query, w: Where) -> Query:

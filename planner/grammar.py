@@ -10,6 +10,8 @@ two named nodes compared by a time, read whole (:mod:`~kgqa.planner.grammar_pair
 property with another (:mod:`~kgqa.planner.grammar_scope`), the conditions (:mod:`~kgqa.planner.grammar_conditions`), the pattern that
 joins every label used (:mod:`~kgqa.planner.grammar_coverage`, :mod:`~kgqa.planner.joins`), and counts,
 aggregates and groups (:mod:`~kgqa.planner.shape`), superlatives and orders (:mod:`~kgqa.planner.grammar_order`),
+a relationship a property's word brought in kept apart from another joining the same nodes (:func:`~kgqa.planner.joins.apart`),
+"the same" node two relationships reach (:func:`~kgqa.planner.joins.same_node`),
 the values shown as evidence beside what is asked (:func:`~kgqa.planner.shape.evidence`). The state they share is
 one :class:`~kgqa.planner.reading.Reading`. :func:`coverage` last: a content word nothing explained
 makes the reading decline, listing the words, and so does a choice the schema leaves open (two labels
@@ -30,6 +32,7 @@ from kgqa.planner.grammar_pairs import pair
 from kgqa.planner.grammar_scope import negation, overall, same_as, versus
 from kgqa.planner.grammar_types import typed
 from kgqa.planner.grammar_words import schema, values
+from kgqa.planner.joins import apart, same_node
 from kgqa.planner.parse import parse, quoted_spans
 from kgqa.planner.reading import (
     MAX_READINGS,
@@ -43,7 +46,8 @@ from kgqa.planner.word_forms import forms
 
 Component = Callable[[Reading], None]
 COMPONENTS: tuple[Component, ...] = (values, schema, pair, focus, negation, overall, versus, same_as, conditions,
-                                     pattern, shape, typed, evidence, coverage)
+                                     pattern, shape, apart, same_node, typed, evidence,
+                                     coverage)
 
 
 def read_query(question: str, view: SchemaView, terms: SchemaTerms, mentions: list[Mention]) -> list[Reading]:

@@ -57,7 +57,7 @@ def type_of(r: Reading, col: Column) -> str | None:
 
 
 def rel_of(r: Reading, var: str | None) -> str:
-    return next((e.rel for e in r.query.edges if e.var == var), "")
+    return r.query.rel_of(var)
 
 
 def owner_of(r: Reading, var: str | None) -> str:

@@ -23,7 +23,14 @@ from kgqa.planner.grammar_bounds import count_bound, counted_range, edge_bound, 
 from kgqa.planner.grammar_columns import ROWID, own_name
 from kgqa.planner.grammar_flags import flags
 from kgqa.planner.grammar_measures import measured_beside, measured_props, money_prop, said_in_money
-from kgqa.planner.grammar_times import date_prop, dated, label_modified, value_label_before, year_prop
+from kgqa.planner.grammar_times import (
+    date_prop,
+    dated,
+    label_modified,
+    said_by,
+    value_label_before,
+    year_prop,
+)
 from kgqa.planner.joins import holder_of, many_along, other_end, path_to, rels_named_by
 from kgqa.planner.query import Column, Where
 from kgqa.planner.reading import (
@@ -223,10 +230,11 @@ def conditions(r: Reading) -> None:
         if term is None and year:
             # "opened between 2000 and 2005", "wines made before 2000"; "an exhibition in 2004": the label's named
             owner = label_modified(r, v) or _label_before(r, v.start, 2) or value_label_before(r, v)
-            term = (year_prop(r, owner) or date_prop(r, owner)) if owner else None
-            term = term or year_prop(r) or date_prop(r)
+            term = (year_prop(r, owner, v.start) or date_prop(r, owner, v.start)) if owner else None
+            term = term or year_prop(r, at=v.start) or date_prop(r, at=v.start)
             if term is not None:
                 r.unsaid[v.start] = term.prop  # which time: the verb must say it, or nothing else may
+                said_by(r, term, v.start)
         if v.kind == "date" and (term is None or not dated(r, term)):
             # "orders placed between 2009-01-01 and 2010-01-01": the date of the label named before, else the asked
             owner = _label_before(r, v.start, 3)
@@ -308,7 +316,9 @@ def conditions(r: Reading) -> None:
                 r.values[k + 1].start in (v.end + 1, v.end + 2) and r.values[k + 1].kind == v.kind:
             hi = r.values[k + 1]
             done.add(k + 1)
-            op, value = "BETWEEN", (value, typed_value(r.view.prop_type(term.owner, term.prop), hi.value))
+            high = hi.value if dated(r, term) and isinstance(hi.value, int) else \
+                typed_value(r.view.prop_type(term.owner, term.prop), hi.value)  # years of a date: its days, later
+            op, value = "BETWEEN", (value, high)
             r.use((v.start - opener[0] - sign, hi.end))
         holder = holder_of(r, term)
         if holder is None:

@@ -2,14 +2,17 @@
 :func:`~kgqa.planner.grammar_focus.focus`), "products that are not discontinued", "suppliers that supply discontinued
 products" (:func:`flags`): each a condition ``prop = true`` (``false`` after a negation) on the nodes of its label;
 and quantities said as states, a property whose words begin with a preposition said bare ("products on order",
-"still in stock": unitsOnOrder, unitsInStock): some of it, ``prop > 0`` (:func:`_some`)."""
+"still in stock": unitsOnOrder, unitsInStock): some of it, ``prop > 0`` (:func:`_some`); living or dead, of nodes
+that hold a time of death: none, or one (:func:`_living`)."""
 
 from __future__ import annotations
 
 from kgqa.planner import cues
 from kgqa.planner.joins import holder_of
 from kgqa.planner.query import Where
-from kgqa.planner.reading import Reading
+from kgqa.planner.reading import Reading, is_timed
+from kgqa.planner.schema_terms import Term
+from kgqa.text import name_words
 
 
 def flags(r: Reading) -> None:
@@ -17,6 +20,7 @@ def flags(r: Reading) -> None:
     become conditions on the nodes that hold them, joined where they are another label's."""
     _stated(r)
     _some(r)
+    _living(r)
     for it, term in r.flags:
         negated = it.start > 0 and r.doc[it.start - 1].lower_ in cues.NEGATIONS
         holder = holder_of(r, term)
@@ -64,3 +68,25 @@ def _some(r: Reading) -> None:
         r.where_ends.append((it.start, it.end))
         r.use((it.start, it.end))
         r.use(*[(k, k + 1) for k in range(max(0, it.start - 1), it.start) if r.lemmas[k] == "still"])
+
+
+def _living(r: Reading) -> None:
+    """"laureates still alive", "living laureates", "dead authors": the asked label's one time of death (a property
+    whose name says death) is null, or is not (after a negation, the other way)."""
+    label = r.query.nodes[r.target]
+    died = [p for p in r.view.nodes.get(label, {}) if is_timed(p) and cues.DEATH_WORDS & set(name_words(p))]
+    for t in r.doc:
+        living, dead = t.lower_ in cues.LIVING_WORDS, t.lower_ in cues.DEAD_WORDS
+        if not (living or dead) or t.i in r.used or any(x.start <= t.i < x.end for x in r.items):
+            continue
+        if not died:
+            continue
+        prop = next((p for p in died if "year" in name_words(p)), died[0])  # of a year and a date, the year
+        negated = t.i > 0 and r.doc[t.i - 1].lower_ in cues.NEGATIONS
+        holder = holder_of(r, Term("prop", label, prop))
+        if holder is None:
+            continue
+        r.query.where.append(Where(holder, prop, "IS NULL" if living != negated else "IS NOT NULL"))
+        r.where_ends.append((t.i, t.i + 1))
+        r.use(*[(k, k + 1) for k in range(max(0, t.i - 1 - negated), t.i + 1)
+                if r.lemmas[k] == "still" or k >= t.i - negated])

@@ -359,7 +359,7 @@ def _ordered(r: Reading, label: str) -> None:
         if fn is not None and it is not None and "prop" in it.kinds():
             # "the department with the highest average salary": each row's aggregate, ranked
             col = column_of(r, it, label)
-            if col is None or not r.view.is_number(q.nodes.get(col.holder, ""), col.prop or ""):
+            if col is None or not r.view.is_number(owner_of(r, col.holder), col.prop or ""):
                 r.decline(f"the {w} {lem[k]} {r.doc[it.start:it.end].text}, of what")
                 return
             agg = Column(col.holder, col.prop, fn)
@@ -396,7 +396,9 @@ def _ordered(r: Reading, label: str) -> None:
             it.term = pick(it, "label", None)
             r.use((it.start, it.end))
         elif it is not None and "label" in it.kinds() and pick(it, "label", None) is not None \
-                and pick(it, "label", None).owner != label and w in cues.COUNT_SUPERLATIVES and measure == w:
+                and pick(it, "label", None).owner != label and measure == w and (
+                    w in cues.COUNT_SUPERLATIVES or w in cues.SIZE_SUPERLATIVES and pick(it, "label", None).via):
+            # "the most actors", "the largest cast" (a noun for the nodes at one end of a relationship: a group)
             far = pick(it, "label", None).owner
             if (held := count_prop(r.view, label, far)) is not None:  # "the party with the most guests": Number_of_guests
                 col = Column(r.target, held)

@@ -18,14 +18,14 @@ def dated(r: Reading, term: Term) -> bool:
     return term.kind == "prop" and not term.on_rel and r.view.is_date(term.owner, term.prop)
 
 
-def date_prop(r: Reading, label: str | None = None) -> Term | None:
+def date_prop(r: Reading, label: str | None = None, at: int | None = None) -> Term | None:
     """The property of ``label`` (default: the asked one) that holds dates: the only one, else the only one whose
-    name shares a stem with a word of the question ("began": a begin time), a typed date before date text. None
-    where that leaves several or none."""
+    name shares a stem with a word of the question ("began": a begin time; the nearest before ``at``, a value's
+    position, first), a typed date before date text. None where that leaves several or none."""
     label = label or r.query.nodes[r.target]
     props = [p for p in r.view.nodes.get(label, {}) if r.view.is_date(label, p)]
     if len(props) > 1:
-        props = cued(r, props)
+        props = cued(r, props, at)
     if len(props) > 1:
         stems = {t.lemma_.lower()[:4] for t in r.doc if len(t.lemma_) >= 4 and not t.is_stop}
         props = [p for p in props if any(w[:4] in stems for w in name_words(p) if len(w) >= 4)] or props
@@ -35,14 +35,31 @@ def date_prop(r: Reading, label: str | None = None) -> Term | None:
     return Term("prop", label, props[0]) if len(props) == 1 else None
 
 
-def said_time(r: Reading, prop: str) -> bool:
-    """Whether a time word of the question cues the property's name ("born": birthDate, birthYear; not deathDate)."""
-    return bool({w for t in r.doc for w in cues.TIME_CUES.get(t.lower_, ())} & set(name_words(prop)))
+def said_time(r: Reading, prop: str, words: list | None = None) -> bool:
+    """Whether a time word of the question (of ``words``, when given) cues the property's name ("born": birthDate,
+    birthYear; not deathDate)."""
+    return bool({w for t in (r.doc if words is None else words) for w in cues.TIME_CUES.get(t.lower_, ())} &
+                set(name_words(prop)))
 
 
-def cued(r: Reading, props: list[str]) -> list[str]:
-    """The properties of ``props`` whose names a time word of the question cues, all of them when it cues none."""
-    return [p for p in props if said_time(r, p)] or props
+def cued(r: Reading, props: list[str], at: int | None = None) -> list[str]:
+    """The properties of ``props`` whose names a time word of the question cues, all of them when it cues none;
+    with ``at`` (a value's position), those the time word nearest before it cues first ("born before 1925 and still
+    alive": the birth year)."""
+    near = [t for t in r.doc[:at] if t.lower_ in cues.TIME_CUES][-1:] if at is not None else []
+    return [p for p in props if said_time(r, p, near)] or [p for p in props if said_time(r, p)] or props
+
+
+def said_by(r: Reading, term: Term, at: int) -> None:
+    """The time word nearest before a value's position ``at`` that cues ``term``'s property ("laureates born before
+    1925": birthYear) says that property: a relationship it may also name (BORN_IN) is not joined for it."""
+    near = [t for t in r.doc[:at] if t.lower_ in cues.TIME_CUES][-1:]
+    if not near or not said_time(r, term.prop, near):
+        return
+    for it in r.items:
+        if it.start <= near[0].i < it.end and it.term is None and it.kinds() == {"rel"}:
+            it.term = term
+            r.use((it.start, it.end))
 
 
 def time_cues(r: Reading) -> list[int]:
@@ -50,14 +67,14 @@ def time_cues(r: Reading) -> list[int]:
     return [t.i for t in r.doc if t.lower_ in cues.TIME_CUES or t.lemma_.lower() in cues.TIME_CUES]
 
 
-def year_prop(r: Reading, label: str | None = None) -> Term | None:
+def year_prop(r: Reading, label: str | None = None, at: int | None = None) -> Term | None:
     """The one property of ``label`` (default: the asked one) that holds years or dates, by its name; of several,
-    the one whose name a word of the question cues ("born": birthYear, not deathYear), then the one that holds
-    whole years (awardYear beside the dateAwarded text)."""
+    the one whose name a word of the question cues ("born": birthYear, not deathYear; the nearest before ``at``, a
+    value's position, first), then the one that holds whole years (awardYear beside the dateAwarded text)."""
     label = label or r.query.nodes[r.target]
     props = [p for p in r.view.nodes.get(label, {}) if is_timed(p)]
     if len(props) > 1:
-        props = cued(r, props)
+        props = cued(r, props, at)
     if len(props) > 1:
         years = [p for p in props if "year" in name_words(p) and r.view.prop_type(label, p).startswith("INT")]
         props = years if len(years) == 1 else props

@@ -58,6 +58,27 @@ def _before_its_property(r: Reading, t, m) -> bool:
                for n in range(1, len(words) + 1))
 
 
+def _unquoted(r: Reading, t) -> str | None:
+    """A word searched for in a text, unquoted, after the word for it or a verb of searching (cues.WORD_WORDS,
+    cues.TEXT_VERBS: "the word FREEDOM", "a tagline that mentions love", "starting with Mc"), a property's word
+    said at most four words before: one alphabetic word that names nothing in the schema and is no function word;
+    else None."""
+    doc, lem = r.doc, r.lemmas
+    cue_nouns = cues.SUBSTRING_WORDS | cues.WORD_WORDS | cues.LETTER_WORDS | set(cues.STRING_CUES)
+    if not t.is_alpha or t.is_stop or t.i == 0 or t.pos_ not in ("NOUN", "PROPN", "ADJ", "X") or \
+            lem[t.i] in cue_nouns or r.terms.lookup([t.lower_]) or not any(
+            term.kind == "prop" for x in doc[max(0, t.i - 6):t.i - 1] for term in r.terms.lookup([x.lower_])):
+        return None
+    before = lem[t.i - 1]
+    if before in cues.WORD_WORDS and not r.terms.lookup([doc[t.i - 1].lower_]):
+        return t.text
+    verb = t.i - 1 - (before in ("with", "in"))
+    if verb < 0 or lem[verb] not in cues.TEXT_VERBS or before == "in" and (lem[verb] != "end" or not t.is_lower):
+        return None
+    relative = verb > 0 and doc[verb - 1].lower_ in ("that", "which")  # "names that end in": a verb the parse misses
+    return t.text if doc[verb].pos_ == "VERB" or relative else None
+
+
 def values(r: Reading) -> None:
     """Linked values and quoted literals (from the lexicon's mentions), then numbers, become :class:`Value`s."""
     doc = r.doc
@@ -104,6 +125,8 @@ def values(r: Reading) -> None:
             not r.terms.lookup([doc[t.i - 1].lower_]) else ""
         if q is None and letter.isalpha() and len(letter) <= 2:
             q = letter  # "the letter M": a text searched for, unquoted
+        if q is None:
+            q = _unquoted(r, t)
         if q is not None:
             r.values.append(Value(t.i, t.i + 1, q, "text"))
         elif (first := decade(t)) is not None:

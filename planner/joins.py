@@ -1,7 +1,9 @@
 """Joining what a question names into one pattern: the variable that holds a property (:func:`holder_of`), the
 edge of a relationship from the asked node (:func:`edge_of`), a label joined along the one shortest schema path
 (:func:`join_label`; two paths are a choice of the reading, the word that names a relationship decides), and the
-other end of a relationship of a label to itself (:func:`other_end`), the label that does what a verb says
+other end of a relationship of a label to itself (:func:`other_end`), a relationship a property's word brought in
+kept apart from another between the same two nodes (:func:`apart`), "the same X" that two relationships reach
+(:func:`same_node`), the label that does what a verb says
 (:func:`doer`, "Who won the Nobel Prize?"), and a second copy of a path
 (:func:`copy_path`, for "both A and B" of nodes each asked node has several of; :func:`absent_path`, for "A but not
 B"). A label said not to be there is joined into its NOT EXISTS pattern instead. Two labels no relationship joins are
@@ -11,7 +13,8 @@ joined by equal values where one holds a property named as the other's key (``Qu
 from __future__ import annotations
 
 from kgqa.kg.derive import is_name_like
-from kgqa.planner.query import Absent, Column, Edge, Query
+from kgqa.planner import cues
+from kgqa.planner.query import Absent, Column, Edge, Query, Where
 from kgqa.planner.reading import MAX_READINGS, Item, Reading, Value
 from kgqa.planner.schema_terms import Term
 from kgqa.planner.schema_view import SchemaView
@@ -172,7 +175,7 @@ def other_end(r: Reading, v: Value) -> str | None:
     rels = [t.owner for it in r.items for t in it.terms if t.kind == "rel" and (label, label) in
             r.view.rels.get(t.owner, [])]
     if len(set(rels)) != 1:
-        far = _named_elsewhere(r, v)
+        far = _named_elsewhere(r, v) or _alongside(r, v)
         if far is None:
             r.decline(f"which {label} other than {v.value!r}")
         return far
@@ -184,11 +187,48 @@ def other_end(r: Reading, v: Value) -> str | None:
     root, head = r.doc[v.start:v.end].root, r.doc[item.end - 1]
     owner = head.pos_ == "NOUN" and (root.dep_ == "poss" and root.head.i == head.i or root.dep_ == "pobj" and
                                      root.head.lower_ in ("of", "for", "to") and root.head.head.i == head.i)
-    subject = root.dep_ in ("nsubj", "nsubjpass") or owner  # "the friends of Bob", "Bob's friends", "the
-    # prerequisite for Mobile Computing": Bob's (its) edges
+    # "the friends of Bob", "Bob's friends", "the prerequisite for Mobile Computing": Bob's (its) edges; of two
+    # subjects the parse gives one verb ("Who follows Tom Hanks?"), the first is its subject
+    subject = root.dep_ in ("nsubj", "nsubjpass") and not any(
+        t.dep_ == "nsubj" and t.head.i == root.head.i for t in r.doc[:v.start]) or owner
     edge = Edge(f"r{len(r.query.edges)}", rel, *((far, r.target) if subject else (r.target, far)))
     r.query.edges.append(edge)
     r.rel_var[rel] = edge.var
+    return far
+
+
+def _with(r: Reading, v: Value) -> bool:
+    """Whether a value is said after a preposition of doing a thing together ("alongside Keanu Reeves")."""
+    root = r.doc[v.start:v.end].root
+    return root.dep_ == "pobj" and root.head.lower_ in cues.ALONGSIDE
+
+
+def _alongside(r: Reading, v: Value) -> str | None:
+    """A node of the asked label named after "alongside" or "with" the verb of a relationship from the label to
+    another ("Who acted alongside Keanu Reeves in The Matrix?"): a second node of the label, joined by that
+    relationship to the same node of the other label as the asked ones, and not one of them; else None."""
+    root = r.doc[v.start:v.end].root
+    if not _with(r, v):
+        return None
+    verb, label = root.head.head, r.query.nodes[r.target]
+    item = next((it for it in r.items if it.start <= verb.i < it.end and it.term is None and "rel" in it.kinds()), None)
+    ways = {(t.owner, a, b) for t in (item.terms if item is not None else ()) if t.kind == "rel"
+            for a, b in r.view.rels.get(t.owner, []) if label in (a, b) and a != b}
+    key = r.view.key(label)
+    if len(ways) != 1 or not key:
+        return None
+    (rel, src, dst), = ways
+    near = edge_of(r, rel)
+    edge = next((e for e in r.query.edges if e.var == near), None)
+    if edge is None:
+        return None
+    mid = edge.dst if edge.src == r.target else edge.src
+    far = r.var_for(label, f"{rel}:alongside")
+    r.query.edges.append(Edge(f"r{len(r.query.edges)}", rel, *((far, mid) if src == label else (mid, far))))
+    r.query.where.append(Where(r.target, key, "<>", Column(far, key)))
+    r.where_ends.append((root.head.i, root.head.i + 1))
+    item.term = Term("rel", rel)
+    r.use((item.start, item.end), (root.head.i, root.head.i + 1))
     return far
 
 
@@ -224,6 +264,71 @@ def _named_elsewhere(r: Reading, v: Value) -> str | None:
     item.term = Term("rel", rel)
     r.use((item.start, item.end))
     return far
+
+
+def apart(r: Reading) -> None:
+    """A relationship that only a property's word brought in ("movies with a rating below 60": a review's), between
+    two nodes another relationship already joins ("people who produced movies with a rating below 60"), joins the
+    node the word is said of to a node of its own at its other end: the reviewer is not the producer. The node kept
+    is the one of the label whose noun the word modifies, else the asked one; a relationship a word names as
+    such ("people who reviewed movies they produced") stays."""
+    if r.target is None:
+        return
+    q = r.query
+    for e in list(q.edges):
+        if e.src == e.dst or e.rel in r.rels_named or not any(
+                o is not e and o.rel != e.rel and o.rel in r.rels_named and {o.src, o.dst} == {e.src, e.dst}
+                for o in q.edges):
+            continue
+        words = [it for it in r.items if it.term is not None and it.term.owner == e.rel]
+        if not words or any(it.term.kind != "prop" for it in words):
+            continue
+        said = {_said_of(r, it) for it in words} - {None}
+        keep = said.pop() if len(said) == 1 else q.nodes[r.target]
+        ends = [v for v in (e.src, e.dst) if q.nodes[v] == keep]
+        if len(ends) != 1:
+            continue
+        other = e.dst if ends[0] == e.src else e.src
+        fresh = r.var_for(q.nodes[other], f"{e.rel}:{other}")
+        q.edges[q.edges.index(e)] = Edge(e.var, e.rel, *((e.src, fresh) if other == e.dst else (fresh, e.dst)))
+
+
+def same_node(r: Reading) -> None:
+    """"Who wrote and directed the same film?", "movies written and produced by the same person": "same" (and a
+    "both" before the verbs) says what the pattern does when the node of the label named after it is joined by two
+    relationships to one node; that node is shown beside the answer (``Reading.shared``). Not "the same movie as
+    Tom Hanks": one another's."""
+    for t in r.doc:
+        if t.lemma_.lower() != "same":
+            continue
+        item = next((x for x in r.items if x.start == t.i + 1 and x.term is not None and x.term.kind == "label"), None)
+        if item is None or r.lemmas[item.end:item.end + 1] == ["as"]:
+            continue
+        var = r.vars.get(item.term.owner)
+        ends = {e.dst if e.src == var else e.src for e in r.query.edges if var in (e.src, e.dst)}
+        if var is None or not any(len({e.rel for e in r.query.edges if {e.src, e.dst} == {var, end}}) > 1
+                                  for end in ends):
+            continue
+        r.use((t.i, t.i + 1), *[(b.i, b.i + 1) for b in r.doc[:t.i] if b.lower_ == "both" and b.head.pos_ == "VERB"])
+        if var != r.target:
+            r.shared.append(var)
+
+
+def _said_of(r: Reading, it: Item) -> str | None:
+    """The label whose noun the words of ``it`` modify ("movies with a rating", "the highest-rated movie"), if any;
+    a phrase the parse hangs from a verb ("produced movies with a rating") modifies the verb's object."""
+    def label_at(i: int) -> str | None:
+        labels = {t.owner for x in r.items if x.start <= i < x.end for t in x.terms if t.kind == "label"}
+        return labels.pop() if len(labels) == 1 else None
+
+    tok = r.doc[it.end - 1]
+    while tok.dep_ in ("compound", "amod", "nmod", "pobj", "prep") and tok.head.i != tok.i:
+        prep, tok = tok.dep_ == "prep", tok.head
+        if prep and tok.pos_ == "VERB":
+            return next((label for c in tok.children if c.dep_ == "dobj" and (label := label_at(c.i))), None)
+        if (label := label_at(tok.i)) is not None:
+            return label
+    return None
 
 
 def path_to(q: Query, start: str, goal: str) -> list[Edge] | None:
@@ -302,8 +407,9 @@ def counted_beside(r: Reading, label: str) -> Column | None:
 def doer(r: Reading, objects: frozenset[str] = frozenset(), at: int | None = None) -> str | None:
     """The label at the other end of the one relationship that the question's verb (the one at ``at``) names from
     the label of a value it gives ("Who borrowed Kindred?": borrowedBook from Member to Book, Kindred a Book) or of
-    its object (``objects``: "Who won the Nobel Prize in Physics?"), else None."""
-    given = objects if at is not None else {v.label for v in r.values if v.label} | objects
+    its object (``objects``: "Who won the Nobel Prize in Physics?"), else None. A value said after "with" or
+    "alongside" did the same, not what the verb was done to ("Who acted with Tom Hanks?")."""
+    given = objects if at is not None else {v.label for v in r.values if v.label and not _with(r, v)} | objects
     ends = {end for it in r.items if (it.start <= at < it.end if at is not None else r.doc[it.start].pos_ == "VERB")
             for t in it.terms if t.kind == "rel" for pair in r.view.rels.get(t.owner, []) if set(pair) & given
             for end in pair if end not in given}  # "acted in": a verb and its preposition

@@ -65,6 +65,7 @@ class Reading:
     vars: dict[str, str] = field(default_factory=dict)  # label or relationship-end key -> variable
     rel_var: dict[str, str] = field(default_factory=dict)  # relationship -> edge variable
     rels_named: list[str] = field(default_factory=list)
+    shared: list[str] = field(default_factory=list)  # nodes "the same" said two relationships reach: shown too
     declined: list[str] = field(default_factory=list)
     show_target: bool = False  # a later sentence names the asked label among what to show
     name_asked: bool = False  # "the company name": what names the asked label is asked for

@@ -292,7 +292,8 @@ def evidence(r: Reading) -> None:
     """Rows of the asked nodes show, after what is asked, the property each is ranked by and those a range
     bounds ("products with a unit price above 10": their prices; "the oldest movie": its release year), the flags
     a condition sets ("discontinued products": true), and the extreme value they are found by ("who placed the earliest order": its date, one value for every row): the
-    evidence the answer rests on, one value per node, so the rows stay one per node."""
+    evidence the answer rests on, one value per node, so the rows stay one per node; and the node "the same" says two
+    relationships reach ("who wrote and directed the same film": a row per film)."""
     q = r.query
     if r.declined or r.target is None:
         return
@@ -309,7 +310,9 @@ def evidence(r: Reading) -> None:
     # "products that are discontinued": the flag, one value for every row (the sentence leaves it out)
     flagged = [Column(r.target, w.prop) for w in q.where if w.holder == r.target and w.op == "=" and
                isinstance(w.value, bool)]
-    for col in [*ranked, *bounded, *extreme, *flagged]:
+    # "who wrote and directed the same film": the film (a row for each)
+    shared = [Column(v, r.view.display(q.nodes[v])) for v in r.shared if r.view.display(q.nodes[v])]
+    for col in [*ranked, *bounded, *extreme, *flagged, *shared]:
         if not any((c.holder, c.prop) == (col.holder, col.prop) for c in [*q.columns, *q.evidence]):
             q.evidence.append(col)
 
@@ -376,6 +379,8 @@ def _counting(r: Reading) -> tuple[Item | None, bool] | None:
                     k += 1
                 if lem[k:k + 2] == ["number", "of"]:
                     j = k + 2
+            if w == "how" and lem[j:j + 1] == ["time"] and not any(x.start <= j < x.end for x in r.items):
+                j += 1  # "how many times has the Physics prize been awarded": the nodes (or edges) named after
             r.use((i, j))
             distinct = any(lem[k] in cues.DISTINCT_WORDS for k in range(j, min(j + 2, len(lem)))) or \
                 w == "number" and lem[i - 1:i] and lem[i - 1] in cues.DISTINCT_WORDS  # "the distinct number of votes"

@@ -545,6 +545,7 @@ def test_dates_years_of_dates_and_time_comparisons(tmp_path, small_graph):
         assert answer("What are the totals of purchases placed between 2009-01-01 and 2010-01-01?") == [[10], [20]]
         assert answer("What are the totals of purchases placed before '2009-06-01 00:00:00'?") == [[10]]
         assert answer("What are the totals of purchases placed in 2009?") == [[10], [20]]  # the last day's too
+        assert answer("What are the totals of purchases placed from 2009 to 2010?") == [[10], [20], [30]]
         assert answer("How many purchases were shipped in 2010?") == [[2]]  # a typed timestamp
         assert answer("How many purchases were shipped after 2010?") == [[1]]
         assert answer("How many purchases were placed in 2010 or later?") == [[2]]
@@ -1254,6 +1255,105 @@ def test_a_noun_naming_a_relationship_of_a_label_to_itself(tmp_path, small_graph
         assert answer("What are the names of all people who do not have friends?") == [["Dan"]]
         question = "What are the names of the people who have no friends who are students?"
         assert c.grammar(question, c.value_mentions(question)) == []
+
+
+def test_a_verb_naming_a_relationship_of_a_label_to_itself_points_from_its_subject(tmp_path, small_graph):
+    """"Who follows Tom Hanks?": the asker's subject follows him, even where the parse gives the verb two
+    subjects; "Who does Tom Hanks follow?": he follows them."""
+    folder = small_graph(tmp_path / "graphs", "followers",
+                         "CREATE NODE TABLE Person(name STRING, PRIMARY KEY(name));\n"
+                         "CREATE REL TABLE FOLLOWS(FROM Person TO Person);\n",
+                         {"Person": "name\nTom Hanks\nJessica Thompson\nPaul Blythe\n",
+                          "FOLLOWS": "from,to\nJessica Thompson,Tom Hanks\nTom Hanks,Paul Blythe\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Who follows Tom Hanks?") == [["Jessica Thompson"]]
+        assert answer("Who does Tom Hanks follow?") == [["Paul Blythe"]]
+
+
+def test_a_relationship_a_property_word_brings_in_joins_a_node_of_its_own(tmp_path, small_graph):
+    """"people who produced movies with a rating below 60": the rating is a review's, by whoever reviewed the
+    movie, not by the producer; "the highest-rated movie Ann acted in" likewise. A relationship the question names
+    as such ("people who reviewed a movie they produced") joins the same two nodes. Movies ranked by their average
+    rating: each movie's."""
+    folder = small_graph(tmp_path / "graphs", "reviews",
+                         "CREATE NODE TABLE Person(name STRING, PRIMARY KEY(name));\n"
+                         "CREATE NODE TABLE Movie(title STRING, PRIMARY KEY(title));\n"
+                         "CREATE REL TABLE PRODUCED(FROM Person TO Movie);\n"
+                         "CREATE REL TABLE REVIEWED(FROM Person TO Movie, rating INT64);\n",
+                         {"Person": "name\nAnn\nBob\nCid\n", "Movie": "title\nDusk\nDawn\n",
+                          "PRODUCED": "from,to\nAnn,Dusk\nCid,Dawn\n",
+                          "REVIEWED": "from,to,rating\nBob,Dusk,50\nAnn,Dawn,40\nBob,Dawn,90\nCid,Dawn,80\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        assert [row[0] for row in answer("Find the people who have produced movies with a rating below 60.")] == \
+            ["Ann", "Cid"]
+        assert [row[0] for row in answer("Which people reviewed a movie they produced?")] == ["Cid"]
+        # "the same movie": both relationships to one node
+        assert answer("Who produced and reviewed the same movie?") == [["Cid"]]
+        assert answer("Which movies were reviewed and produced by the same person?") == [["Dawn"]]
+        # ranked by an average of a relationship's property, per asked node
+        assert answer("What is the top 1 movie by average review rating?") == [["Dawn", 70]]
+
+
+def test_living_and_dead_are_a_time_of_death_held_or_not_and_born_cues_the_birth_year(tmp_path, small_graph):
+    """"laureates born before 1925 who are still alive": the year the nearest time word cues (born: birthYear, not
+    the deathYear "alive" cues), no join along BORN_IN for it; alive is no deathYear, dead one."""
+    folder = small_graph(tmp_path / "graphs", "lives",
+                         "CREATE NODE TABLE Laureate(name STRING, birthYear INT64, deathYear INT64, PRIMARY KEY(name));\n"
+                         "CREATE NODE TABLE City(name STRING, PRIMARY KEY(name));\n"
+                         "CREATE REL TABLE BORN_IN(FROM Laureate TO City);\n",
+                         {"Laureate": "name,birthYear,deathYear\nAnn,1910,\nBob,1915,1990\nCid,1950,\nDan,1920,\n",
+                          "City": "name\nOslo\n", "BORN_IN": "from,to\nAnn,Oslo\nBob,Oslo\nCid,Oslo\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [row[0] for row in answer("Which laureates born before 1925 are still alive?")] == ["Ann", "Dan"]
+        assert answer("How many laureates are dead?") == [[1]]
+        assert [row[0] for row in answer("Which laureates are not alive?")] == ["Bob"]
+
+
+def test_a_word_searched_for_unquoted_after_a_verb_of_searching(tmp_path, small_graph):
+    """"a tagline that mentions love", "the word FREEDOM", "starting with Mc", "end in son": the word searched for
+    in the property said before, unquoted; with no property said ("work mentioning DNA") no search is guessed."""
+    folder = small_graph(tmp_path / "graphs", "bios",
+                         "CREATE NODE TABLE Person(name STRING, bio STRING, PRIMARY KEY(name));\n",
+                         {"Person": "name,bio\nMcAdam,Plays chess daily\nJohnson,Loves FREEDOM\nLee,Reads\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        assert [row[0] for row in answer("Which people have a bio that mentions chess?")] == ["McAdam"]
+        assert [row[0] for row in answer("Which people have a bio containing the word freedom?")] == ["Johnson"]
+        assert [row[0] for row in answer("Which people have a name starting with Mc?")] == ["McAdam"]
+        assert [row[0] for row in answer("Which people have names that end in son?")] == ["Johnson"]
+        question = "Which people were honoured for work mentioning chess?"
+        assert c.grammar(question, c.value_mentions(question)) == []
+
+
+def test_a_node_of_the_asked_label_said_alongside_or_with_the_verb(tmp_path, small_graph):
+    """"Who acted alongside Ann Lee in Dusk?", "Who acted with Ann Lee?": others who did the same on the same movie,
+    not Ann Lee, nor the movies."""
+    folder = small_graph(tmp_path / "graphs", "casts",
+                         "CREATE NODE TABLE Person(name STRING, PRIMARY KEY(name));\n"
+                         "CREATE NODE TABLE Movie(title STRING, PRIMARY KEY(title));\n"
+                         "CREATE REL TABLE ACTED_IN(FROM Person TO Movie);\n",
+                         {"Person": "name\nAnn Lee\nBob Roe\nCid Moss\nDan Park\n", "Movie": "title\nDusk\nDawn\n",
+                          "ACTED_IN": "from,to\nAnn Lee,Dusk\nBob Roe,Dusk\nAnn Lee,Dawn\nCid Moss,Dawn\n"
+                                      "Dan Park,Dawn\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Who acted alongside Ann Lee in Dusk?") == [["Bob Roe"]]
+        assert answer("Who acted with Ann Lee?") == [["Bob Roe"], ["Cid Moss"], ["Dan Park"]]
+
+
+def test_the_lowest_is_one_that_holds_a_value(tmp_path, small_graph):
+    """Nulls sort last in an ascending order: a limit past the nodes that hold a value would reach one that holds
+    none, which is not "the lowest"."""
+    folder = small_graph(tmp_path / "graphs", "votes",
+                         "CREATE NODE TABLE Film(title STRING, votes INT64, PRIMARY KEY(title));\n",
+                         {"Film": "title,votes\nDusk,\nDawn,\nNoon,7\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What is the title of the film with the lowest votes?") == [["Noon", 7]]
+        assert answer("What are the titles of the 2 films with the lowest votes?") == [["Noon", 7]]
 
 
 def test_the_oldest_of_a_label_without_an_age_is_its_earliest_time(tmp_path, small_graph):

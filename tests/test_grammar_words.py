@@ -455,6 +455,10 @@ def test_annotated_role_nouns_are_the_nodes_at_their_end_of_a_relationship(graph
     assert rows("Which actor has appeared in the most movies?")[0][0] == "Tom Hanks"
     assert sorted(r[0] for r in rows("Who are the directors of The Matrix?")) == ["Lana Wachowski", "Lilly Wachowski"]
     assert rows("What is the average review rating of The Replacements?")[0][0] == pytest.approx(75.67, abs=0.01)
+    # a role noun for a group ("cast") ranked by its size: the most of its nodes
+    most = g.query("MATCH (p:Person)-[:ACTED_IN]->(m:Movie) RETURN m.title, count(DISTINCT p) AS n "
+                   "ORDER BY n DESC, m.title LIMIT 1").rows
+    assert rows("What movie has the biggest cast?") == [list(most[0])]
 
 
 def test_annotated_value_words_and_a_label_noun_modifying_another(graph):
@@ -480,6 +484,9 @@ def test_annotated_value_words_and_a_label_noun_modifying_another(graph):
     born = g.query("MATCH (l:Laureate)-[:BORN_IN]->(:City)-[:IS_CITY_IN]->(:Country {name: 'Germany'}) "
                    "RETURN count(DISTINCT l)").rows
     assert rows("How many Nobel laureates were born in Germany?") == born
+    # "how many times": the occurrences, counted as the nodes named
+    physics = g.query("MATCH (p:Prize {category: 'Physics'}) RETURN count(p)").rows
+    assert rows("How many times has the Nobel Prize in Physics been awarded?") == physics
     q = "When did a woman first win a Nobel Prize?"
     assert c.compile(q) == [] and "when" in " ".join(c.unread(q, c.value_mentions(q)))
 

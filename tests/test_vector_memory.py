@@ -198,7 +198,7 @@ def fallback_pipe(planted):
 
 
 # answered by Cypher / ends "I don't know" after bounded expansion / grounded "none" (no LLM call needed)
-CANDIDATES = ["Who directed The Matrix?", "Who follows Keanu Reeves?", "Who produced Cast Away?"]
+CANDIDATES = ["Who directed The Matrix?", "Who played Neo?", "Who produced Cast Away?"]
 
 
 def _ask(pipe, question: str, on: bool):
