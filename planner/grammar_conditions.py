@@ -31,7 +31,7 @@ from kgqa.planner.grammar_times import (
     value_label_before,
     year_prop,
 )
-from kgqa.planner.joins import holder_of, many_along, other_end, path_to, rels_named_by
+from kgqa.planner.joins import by_its_verb, holder_of, many_along, other_end, path_to, rels_named_by
 from kgqa.planner.query import Column, Where
 from kgqa.planner.reading import (
     Item,
@@ -105,6 +105,9 @@ def conditions(r: Reading) -> None:
             r.decline(f"{v.value} {nxt.text}")  # "more than 2 records": a count of what
             continue
         prop_item = prop_before(r, v) if r.doc[v.start].lower_ not in cues.GENDERS else None  # "female students"
+        if prop_item is not None and v.kind == "number" and named is not None and all(
+                t.kind != "prop" or r.view.prop_type(t.owner, t.prop) == "BOOL" for t in prop_item.terms):
+            prop_item = None  # "discontinued and have less than 10 units in stock": no flag holds a number
         hi = r.values[k + 1] if k + 1 < len(r.values) else None
         if prop_item is None and hi is not None and v.kind == hi.kind == "number" and lem[v.start - 1:v.start] == \
                 ["between"] and lem[v.end:v.end + 1] == ["and"] and hi.start == v.end + 1:
@@ -320,7 +323,7 @@ def conditions(r: Reading) -> None:
                 typed_value(r.view.prop_type(term.owner, term.prop), hi.value)  # years of a date: its days, later
             op, value = "BETWEEN", (value, high)
             r.use((v.start - opener[0] - sign, hi.end))
-        holder = holder_of(r, term)
+        holder = (v.kind == "linked" and not term.on_rel and by_its_verb(r, v, term.owner)) or holder_of(r, term)
         if holder is None:
             continue
         fn = _aggregate_before(r, prop_item, term)

@@ -203,6 +203,10 @@ def coverage(r: Reading) -> None:
                                                            or t.lower_ in cues.COMPARING or
                                                            t.lower_ in cues.SUPERLATIVES and t.tag_ in ("JJS", "RBS"))]
     # "the statement that has the most accounts" with no ranking read: "most" is left, as "not" is
+    left += [t.text for t in r.doc if t.i not in r.used and t.lower_ in ("each", "per") and
+             any(c.is_aggregate for c in r.query.columns) and any(it.start == t.i + 1 for it in r.items) and
+             (t.lower_ == "per" or t.head.dep_ in ("pobj", "nsubj"))]  # not "give me each customer name"
+    # "how many laureates were born on each continent" with no group read: one count is not the answer
     joined = r.query.edges or r.query.absent
     said = {i for v in r.values for i in range(v.start, v.end) if i in r.used}
     restating = {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and (joined and any(

@@ -167,6 +167,9 @@ def focus(r: Reading) -> None:
         _conjoined(r, label, {r.doc[x.end - 1].i for x in r.asked} | ({named_at} if named_at is not None else set()))
     _theirs(r, label)
     _names_asked(r, label, first_label)
+    second = next((k for k in range(1, len(lem) - 1) if lem[k] == "and" and lem[k + 1] in ("what", "which")), None)
+    if lem[:1] == ["who"] and r.asked and second is not None and all(it.start > second for it in r.asked):
+        r.show_target = True  # "Who rated X, and what score did they give?": who, and the score
     if lem[:1] == ["where"] and not r.asked:
         _where_asked(r, label)
     if lem[:1] == ["when"] and not r.asked:

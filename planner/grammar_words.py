@@ -237,6 +237,12 @@ def schema(r: Reading) -> None:
     for rel in r.rels_hinted:
         own = {w[:5] for w in name_words(rel) if len(w) >= 5}
         r.hints[rel] = [i for i, w in enumerate(words) if len(w) >= 5 and w[:5] in own]
+    # and the one relationship whose property a word names ("Who rated The Replacements 65 or higher?": REVIEWED)
+    for it in r.items:
+        owners = {t.owner for t in it.terms if t.kind == "prop" and t.on_rel}
+        if len(owners) == 1 and it.kinds() == {"prop"} and all(t.on_rel for t in it.terms) and \
+                (rel := owners.pop()) not in r.rels_hinted:
+            r.rels_hinted.append(rel)
     # and a word that a relationship's name word, written without vowels, abbreviates ("destination": HAS_DST_PORT)
     for rel in r.view.rels:
         short = [n for n in name_words(rel) if 3 <= len(n) <= 4 and n.isalpha() and not set(n[1:]) & set("aeiouy")]

@@ -191,9 +191,43 @@ def other_end(r: Reading, v: Value) -> str | None:
     # subjects the parse gives one verb ("Who follows Tom Hanks?"), the first is its subject
     subject = root.dep_ in ("nsubj", "nsubjpass") and not any(
         t.dep_ == "nsubj" and t.head.i == root.head.i for t in r.doc[:v.start]) or owner
-    edge = Edge(f"r{len(r.query.edges)}", rel, *((far, r.target) if subject else (r.target, far)))
+    said = [it for it in r.items if any(t.owner == rel and t.kind == "rel" for t in it.terms)]
+    near = r.target
+    if len(said) == 2 and {"who", "that"} & set(r.lemmas[said[0].end:said[1].start]):
+        # "Who follows someone who follows Jessica?": two edges, through the one the relative clause is about
+        near = r.var_for(label, f"{rel}:between")
+        between = Edge(f"r{len(r.query.edges)}", rel, *((near, r.target) if subject else (r.target, near)))
+        r.query.edges.append(between)
+        said[1].term = Term("rel", rel)
+        r.use((said[0].end, said[1].end))
+    edge = Edge(f"r{len(r.query.edges)}", rel, *((far, near) if subject else (near, far)))
     r.query.edges.append(edge)
     r.rel_var[rel] = edge.var
+    return far
+
+
+def by_its_verb(r: Reading, v: Value, label: str) -> str | None:
+    """The node a linked value of another label than the asked one names, joined to the asked node by the
+    relationship its own verb names, where several join the two labels ("movies directed by Robert Zemeckis did
+    Tom Hanks act in": one person directed, another acted); else None."""
+    asked = r.query.nodes[r.target]
+    rels = [rel for rel, pairs in r.view.rels.items() if (label, asked) in pairs or (asked, label) in pairs]
+    root = r.doc[v.start:v.end].root
+    verb = root.head.head if root.dep_ == "pobj" and root.head.dep_ == "agent" else \
+        root.head if root.dep_ == "nsubj" and root.head.pos_ == "VERB" else None
+    item = next((it for it in r.items if verb is not None and it.start <= verb.i < it.end and it.term is None and
+                 "rel" in it.kinds()), None)
+    named = [t.owner for t in item.terms if t.kind == "rel" and t.owner in rels] if item is not None else []
+    if label == asked or len(rels) < 2 or len(named) != 1:
+        return None
+    rel = named[0]
+    far = r.var_for(label, f"{rel}:{label}")
+    edge = Edge(f"r{len(r.query.edges)}", rel, *((far, r.target) if (label, asked) in r.view.rels[rel] else
+                                                 (r.target, far)))
+    r.query.edges.append(edge)
+    r.rel_var.setdefault(rel, edge.var)
+    item.term = Term("rel", rel)
+    r.use((item.start, item.end))
     return far
 
 

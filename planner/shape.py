@@ -71,11 +71,13 @@ def shape(r: Reading) -> None:
                 doc[i - 1].pos_ == "ADP" or w == "each" and (
                 doc[i - 1].pos_ == "VERB" or figured and doc[i - 1].pos_ == "AUX")) \
                 or w == "per" or w in cues.DISTINCT_WORDS and figured and _across(lem, i):
-            # "for each city", "from each country", "how many students play each sport", "the average for different lots"
+            # "for each city", "from each country", "born on each continent", "how many students play each sport",
+            # "the average for different lots"
             k = i + 1
             while k < len(lem) and (lem[k] in ("of", "the", "these", "those") or lem[k] in cues.DISTINCT_WORDS):
                 k += 1
-            it = item_at(r, k) if lem[i - 1] in ("for", "of", "in", "by", "across", "from", "with") or w == "per" or \
+            it = item_at(r, k) if lem[i - 1] in ("for", "of", "in", "by", "across", "from", "with", "on", "at", "to",
+                                                 "within", "among") or w == "per" or \
                 w in cues.DISTINCT_WORDS or \
                 doc[i - 1].pos_ in ("VERB", "AUX") \
                 else None
@@ -297,6 +299,7 @@ def evidence(r: Reading) -> None:
     q = r.query
     if r.declined or r.target is None:
         return
+    _edge_ends(r)
     label = q.nodes[r.target]
     if q.having or any(c.is_aggregate for c in q.columns) or r.all_props or \
             not any(c.holder == r.target and c.prop in (r.view.display(label), r.view.key(label)) for c in q.columns):
@@ -315,6 +318,21 @@ def evidence(r: Reading) -> None:
     for col in [*ranked, *bounded, *extreme, *flagged, *shared]:
         if not any((c.holder, c.prop) == (col.holder, col.prop) for c in [*q.columns, *q.evidence]):
             q.evidence.append(col)
+
+
+def _edge_ends(r: Reading) -> None:
+    """"Which characters did Tom Hanks play in movies directed by Robert Zemeckis?": what is asked is held by
+    edges (the roles), one row each; the nodes each joins that no value fixed (the movie) are shown beside it."""
+    q = r.query
+    holders = {c.holder for c in q.columns}
+    edge = next((e for e in q.edges if holders == {e.var}), None)
+    if edge is None or q.having or any(c.is_aggregate for c in q.columns):
+        return
+    fixed = {w.holder for w in q.where if w.op == "=" and not isinstance(w.value, (Column, Overall))}
+    for end in (edge.src, edge.dst):
+        shown = r.view.display(q.nodes[end])
+        if end not in fixed and shown and Column(end, shown) not in q.evidence:
+            q.evidence.append(Column(end, shown))
 
 
 def _counted_once(r: Reading) -> None:

@@ -1259,16 +1259,18 @@ def test_a_noun_naming_a_relationship_of_a_label_to_itself(tmp_path, small_graph
 
 def test_a_verb_naming_a_relationship_of_a_label_to_itself_points_from_its_subject(tmp_path, small_graph):
     """"Who follows Tom Hanks?": the asker's subject follows him, even where the parse gives the verb two
-    subjects; "Who does Tom Hanks follow?": he follows them."""
+    subjects; "Who does Tom Hanks follow?": he follows them; "someone who follows" him is one edge further."""
     folder = small_graph(tmp_path / "graphs", "followers",
                          "CREATE NODE TABLE Person(name STRING, PRIMARY KEY(name));\n"
                          "CREATE REL TABLE FOLLOWS(FROM Person TO Person);\n",
                          {"Person": "name\nTom Hanks\nJessica Thompson\nPaul Blythe\n",
-                          "FOLLOWS": "from,to\nJessica Thompson,Tom Hanks\nTom Hanks,Paul Blythe\n"})
+                          "FOLLOWS": "from,to\nJessica Thompson,Tom Hanks\nTom Hanks,Paul Blythe\n"
+                                     "Paul Blythe,Jessica Thompson\n"})
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert answer("Who follows Tom Hanks?") == [["Jessica Thompson"]]
         assert answer("Who does Tom Hanks follow?") == [["Paul Blythe"]]
+        assert answer("Who follows someone who follows Tom Hanks?") == [["Paul Blythe"]]  # two edges
 
 
 def test_a_relationship_a_property_word_brings_in_joins_a_node_of_its_own(tmp_path, small_graph):
@@ -1292,6 +1294,16 @@ def test_a_relationship_a_property_word_brings_in_joins_a_node_of_its_own(tmp_pa
         # "the same movie": both relationships to one node
         assert answer("Who produced and reviewed the same movie?") == [["Cid"]]
         assert answer("Which movies were reviewed and produced by the same person?") == [["Dawn"]]
+        # what edges hold, one row each, shown with the node each joins that no value fixed
+        question = "What ratings did Bob give?"
+        plan = c.grammar(question, c.value_mentions(question))[0]
+        assert sorted(g.query(plan.cypher, plan.params).rows) == [[50, "Dusk"], [90, "Dawn"]]
+        # a relationship's property word says the relationship; "who ..., and what ...": both asked
+        assert [row[0] for row in answer("Who rated Dawn 80 or higher?")] == ["Bob", "Cid"]
+        assert [row[:2] for row in answer("Who rated Dawn 80 or higher, and what rating did they give?")] == \
+            [["Bob", 90], ["Cid", 80]]
+        # two people, each joined by the relationship of their own verb
+        assert answer("Which movies produced by Cid did Bob review?") == [["Dawn"]]
         # ranked by an average of a relationship's property, per asked node
         assert answer("What is the top 1 movie by average review rating?") == [["Dawn", 70]]
 
@@ -1306,10 +1318,14 @@ def test_living_and_dead_are_a_time_of_death_held_or_not_and_born_cues_the_birth
                          {"Laureate": "name,birthYear,deathYear\nAnn,1910,\nBob,1915,1990\nCid,1950,\nDan,1920,\n",
                           "City": "name\nOslo\n", "BORN_IN": "from,to\nAnn,Oslo\nBob,Oslo\nCid,Oslo\n"})
     with Graph(folder, read_only=True) as g:
-        _, answer = first_plan_rows(g)
+        c, answer = first_plan_rows(g)
         assert [row[0] for row in answer("Which laureates born before 1925 are still alive?")] == ["Ann", "Dan"]
         assert answer("How many laureates are dead?") == [[1]]
         assert [row[0] for row in answer("Which laureates are not alive?")] == ["Bob"]
+        # a group after any preposition ("born at each city"); one left unread is no single count
+        assert answer("How many laureates were born at each city?") == [["Oslo", 3]]
+        question = "How many laureates were born amid each city?"
+        assert c.grammar(question, c.value_mentions(question)) == []
 
 
 def test_a_word_searched_for_unquoted_after_a_verb_of_searching(tmp_path, small_graph):
@@ -1354,6 +1370,37 @@ def test_the_lowest_is_one_that_holds_a_value(tmp_path, small_graph):
         _, answer = first_plan_rows(g)
         assert answer("What is the title of the film with the lowest votes?") == [["Noon", 7]]
         assert answer("What are the titles of the 2 films with the lowest votes?") == [["Noon", 7]]
+
+
+def test_a_number_after_a_flag_goes_to_the_property_named_after_it(tmp_path, small_graph):
+    """"discontinued and have less than 10 units in stock": no flag holds a number; the property said after it does."""
+    folder = small_graph(tmp_path / "graphs", "stock",
+                         "CREATE NODE TABLE Product(name STRING, discontinued BOOLEAN, unitsInStock INT64, "
+                         "PRIMARY KEY(name));\n",
+                         {"Product": "name,discontinued,unitsInStock\nChai,true,5\nChang,true,50\nTofu,false,3\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [row[0] for row in answer("Which products are discontinued and have less than 10 units in stock?")] \
+            == ["Chai"]
+
+
+def test_a_property_said_as_had_or_not_is_held_or_missing(tmp_path, small_graph):
+    """"suppliers that have a fax number listed": a value held, not null nor a word exports write for none ('NULL');
+    "no fax", "do not have a fax", "without a fax": none; a value beside it is a condition as before."""
+    folder = small_graph(tmp_path / "graphs", "faxes",
+                         "CREATE NODE TABLE Supplier(name STRING, fax STRING, rating INT64, wifi STRING, "
+                         "PRIMARY KEY(name));\n",
+                         {"Supplier": "name,fax,rating,wifi\nAcme,555-1,3,Yes\nBolt,NULL,4,No\nCogs,,5,No\n"
+                                      "Dyna,555-2,1,Yes\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        question = "Which suppliers have wifi?"  # a flag written as text ('Yes', 'No'): no value had or not
+        assert not any("IS NOT NULL" in p.cypher for p in c.grammar(question, c.value_mentions(question)))
+        assert [row[0] for row in answer("List the suppliers that have a fax number listed.")] == ["Acme", "Dyna"]
+        assert [row[0] for row in answer("Which suppliers have a fax?")] == ["Acme", "Dyna"]
+        for q in ("Which suppliers have no fax?", "Which suppliers do not have a fax?", "List suppliers without a fax."):
+            assert [row[0] for row in answer(q)] == ["Bolt", "Cogs"], q
+        assert [row[0] for row in answer("Which suppliers have a rating above 3?")] == ["Bolt", "Cogs"]
 
 
 def test_the_oldest_of_a_label_without_an_age_is_its_earliest_time(tmp_path, small_graph):

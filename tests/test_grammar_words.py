@@ -661,9 +661,10 @@ def test_a_verb_naming_the_label_between_ranks_the_asked_nodes(tmp_path, small_g
 
 def test_a_noun_between_a_property_and_its_value_adds_nothing(shop):
     """"goods with a kind code 'Food'", "a kind option 'Hardware'": the noun between the property's word and the
-    value it is given restates the value; with no value after it, the word is not read."""
+    value it is given restates the value; with no value after it, the word is not read as one ("Which goods have a
+    kind option?" declines; "have a kind code", the property's own name, asks which hold one)."""
     c, answer = reader(shop)
     assert answer("Which goods have a kind code 'Food'?") == [["bread", 5]]
     assert answer("List the goods with the kind option 'Hardware'.") == [["drill", 4], ["saw", 3]]
-    q = "Which goods have a kind code?"
+    q = "Which goods have a kind option?"
     assert c.grammar(q, c.value_mentions(q)) == []
