@@ -1,7 +1,9 @@
 """Where a value attaches in a question: the property written before it (:func:`prop_before`), the comparison
 written between them (:func:`comparator`, or after the value: :func:`trailing_comparator`), a substring match
 (:func:`string_op`), and whether a property word is a condition's rather than one asked for
-(:func:`value_after`, :func:`bound_prop`). The words are :mod:`kgqa.planner.cues`' tables.
+(:func:`value_after`, :func:`bound_prop`); the property a linked value's words name beside a possessive
+(:func:`possessed`), or the one that holds it of those named (:func:`holding`). The words are
+:mod:`kgqa.planner.cues`' tables.
 """
 
 from __future__ import annotations
@@ -165,4 +167,44 @@ def label_beside(r: Reading, v: Value) -> Term | None:
         if found:
             return min((t for t in x.terms if t.kind == "label" and t.owner == found[0]), key=repr) \
                 if len(found) == 1 else None
+    return None
+
+
+def possessed(r: Reading, it: Item | None, v: Value) -> Term | None:
+    """The one property holding linked value ``v`` whose name is the item before a possessive and the item after
+    it ("the sender bank's country": sender_bank_country), the words before read; else None."""
+    if it is None or it.start < 2 or r.doc[it.start - 1].tag_ != "POS":
+        return None
+    before = next((x for x in r.items if x.end == it.start - 1), None)
+    if before is None:
+        return None
+    said = [w for w in r.lemmas[before.start:before.end] + r.lemmas[it.start:it.end] if w.isalnum()]
+    fits = [(lb, p) for lb, p in v.options if name_words(p) == said or name_words(p)[:len(said)] == said]
+    if len(fits) != 1:
+        return None
+    before.term = Term("prop", *fits[0])
+    r.use((before.start, it.start))
+    return Term("prop", *fits[0])
+
+
+def holding(r: Reading, term: Term, v: Value, it: Item | None) -> Term | None:
+    """The property holding value ``v`` whose name starts with the words written, else a decline saying that
+    none holds it. The words tried, longest first: the item after a possessive joined to the one before it ("the
+    sender bank's country": sender_bank_country), the item's own words ("sender bank":
+    sender_bank, not sender_bank_id), the chosen property's name."""
+    saids = []
+    if it is not None:
+        own = [w for w in r.lemmas[it.start:it.end] if w.isalnum()]
+        before = next((x for x in r.items if x.end == it.start - 1), None)
+        if before is not None and r.doc[it.start - 1].tag_ == "POS":
+            saids.append([w for w in r.lemmas[before.start:before.end] if w.isalnum()] + own)
+        saids.append(own)
+    saids.append(name_words(term.prop or ""))
+    labels = set(r.query.nodes.values()) | {t.owner for x in r.items for t in x.terms if t.kind == "label"}
+    for said in saids:
+        fits = [(lb, p) for lb, p in v.options if said and name_words(p)[:len(said)] == said and
+                (lb, p) != (term.owner, term.prop) and (lb == term.owner or lb in labels)]
+        if len(fits) == 1:
+            return Term("prop", fits[0][0], fits[0][1])
+    r.decline(f"no {term.owner} has {term.prop} {v.value!r}")
     return None

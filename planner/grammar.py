@@ -4,8 +4,8 @@ The question is parsed (:mod:`kgqa.planner.parse`); runs of its words are mapped
 relationship properties and relationship types by their forms (:mod:`kgqa.planner.schema_terms`); values
 (linked graph values, quoted literals, numbers) are attached to the property written before them, with the
 comparison written between (:mod:`kgqa.planner.cues`). Then :data:`COMPONENTS` run in order over one
-:class:`Reading`, each filling part of the query: the values and schema words (:mod:`~kgqa.planner.grammar_words`),
-two named nodes compared by a time, read whole (:mod:`~kgqa.planner.grammar_pairs`), what is asked
+:class:`Reading`, each filling part of the query: the values (:mod:`~kgqa.planner.grammar_values`) and schema
+words (:mod:`~kgqa.planner.grammar_words`), two named nodes compared by a time, read whole (:mod:`~kgqa.planner.grammar_pairs`), what is asked
 (:mod:`~kgqa.planner.grammar_focus`), negations, comparisons with an overall figure and of one
 property with another (:mod:`~kgqa.planner.grammar_scope`), the conditions (:mod:`~kgqa.planner.grammar_conditions`), the pattern that
 joins every label used (:mod:`~kgqa.planner.grammar_coverage`, :mod:`~kgqa.planner.joins`), and counts,
@@ -31,7 +31,8 @@ from kgqa.planner.grammar_focus import focus
 from kgqa.planner.grammar_pairs import pair
 from kgqa.planner.grammar_scope import negation, overall, same_as, versus
 from kgqa.planner.grammar_types import typed
-from kgqa.planner.grammar_words import schema, values
+from kgqa.planner.grammar_values import values
+from kgqa.planner.grammar_words import schema
 from kgqa.planner.joins import apart, same_node
 from kgqa.planner.parse import parse, quoted_spans
 from kgqa.planner.reading import (

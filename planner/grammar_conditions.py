@@ -12,8 +12,10 @@ from kgqa.planner.attach import (
     comparator,
     counted_at,
     denied_after,
+    holding,
     label_beside,
     named_before,
+    possessed,
     prop_before,
     string_op,
     trailing_comparator,
@@ -196,14 +198,14 @@ def conditions(r: Reading) -> None:
                         r.query.nodes.get(r.target))
             if term is None:
                 term = pick_prop(prop_item, r)
-        owned = _possessed(r, prop_item, v) if v.kind == "linked" else None
+        owned = possessed(r, prop_item, v) if v.kind == "linked" else None
         if owned is not None:
             term = owned  # "the sender bank's country is 'X'": sender_bank_country, not a country's
         elif term is not None and v.kind in ("linked", "text") and not term.on_rel and not substring \
                 and not r.terms.holds(term.owner, term.prop, v.value):
             # "a receiver bank from 'Oslo'": the property named does not hold the value; one that holds
             # it and whose name extends the words written does (receiver_bank_country)
-            term = _holding(r, term, v, prop_item)
+            term = holding(r, term, v, prop_item)
             if term is None:
                 continue
         year = v.kind == "number" and isinstance(v.value, int) and 1800 <= v.value <= 2100
@@ -557,46 +559,6 @@ def _alternatives(r: Reading) -> None:
             (label, prop), = shared
             r.values[k], r.values[k + 1] = (replace(v, label=label, prop=prop, options=((label, prop),),
                                                     value=r.terms.spelled(label, prop, v.value)) for v in (a, b))
-
-
-def _possessed(r: Reading, it: Item | None, v: Value) -> Term | None:
-    """The one property holding linked value ``v`` whose name is the item before a possessive and the item after
-    it ("the sender bank's country": sender_bank_country), the words before read; else None."""
-    if it is None or it.start < 2 or r.doc[it.start - 1].tag_ != "POS":
-        return None
-    before = next((x for x in r.items if x.end == it.start - 1), None)
-    if before is None:
-        return None
-    said = [w for w in r.lemmas[before.start:before.end] + r.lemmas[it.start:it.end] if w.isalnum()]
-    fits = [(lb, p) for lb, p in v.options if name_words(p) == said or name_words(p)[:len(said)] == said]
-    if len(fits) != 1:
-        return None
-    before.term = Term("prop", *fits[0])
-    r.use((before.start, it.start))
-    return Term("prop", *fits[0])
-
-
-def _holding(r: Reading, term: Term, v: Value, it: Item | None) -> Term | None:
-    """The property holding value ``v`` whose name starts with the words written, else a decline saying that
-    none holds it. The words tried, longest first: the item after a possessive joined to the one before it ("the
-    sender bank's country": sender_bank_country), the item's own words ("sender bank":
-    sender_bank, not sender_bank_id), the chosen property's name."""
-    saids = []
-    if it is not None:
-        own = [w for w in r.lemmas[it.start:it.end] if w.isalnum()]
-        before = next((x for x in r.items if x.end == it.start - 1), None)
-        if before is not None and r.doc[it.start - 1].tag_ == "POS":
-            saids.append([w for w in r.lemmas[before.start:before.end] if w.isalnum()] + own)
-        saids.append(own)
-    saids.append(name_words(term.prop or ""))
-    labels = set(r.query.nodes.values()) | {t.owner for x in r.items for t in x.terms if t.kind == "label"}
-    for said in saids:
-        fits = [(lb, p) for lb, p in v.options if said and name_words(p)[:len(said)] == said and
-                (lb, p) != (term.owner, term.prop) and (lb == term.owner or lb in labels)]
-        if len(fits) == 1:
-            return Term("prop", fits[0][0], fits[0][1])
-    r.decline(f"no {term.owner} has {term.prop} {v.value!r}")
-    return None
 
 
 def _season_before(r: Reading, v: Value) -> Term | None:
