@@ -78,13 +78,13 @@ def _living(r: Reading) -> None:
     whose name says death) is null, or is not (after a negation, the other way)."""
     label = r.query.nodes[r.target]
     died = [p for p in r.view.nodes.get(label, {}) if is_timed(p) and cues.DEATH_WORDS & set(name_words(p))]
+    if not died:
+        return
+    prop = next((p for p in died if "year" in name_words(p)), died[0])  # of a year and a date, the year
     for t in r.doc:
         living, dead = t.lower_ in cues.LIVING_WORDS, t.lower_ in cues.DEAD_WORDS
         if not (living or dead) or t.i in r.used or any(x.start <= t.i < x.end for x in r.items):
             continue
-        if not died:
-            continue
-        prop = next((p for p in died if "year" in name_words(p)), died[0])  # of a year and a date, the year
         negated = t.i > 0 and r.doc[t.i - 1].lower_ in cues.NEGATIONS
         holder = holder_of(r, Term("prop", label, prop))
         if holder is None:
@@ -128,7 +128,7 @@ def _held(r: Reading) -> None:
             for word in MISSING_TEXT:  # text exports write "no value" as words too
                 r.query.where.append(Where(holder, prop, "<>", word))
                 r.where_ends.append((it.start, end))
-        after = [k for k in range(end, min(end + 2, len(r.doc))) if r.lemmas[k] in cues.HELD_WORDS | {"on", "file"}]
+        after = [k for k in range(end, min(end + 2, len(r.doc))) if r.lemmas[k] in cues.HELD_WORDS]
         r.use((it.start, end), (verb.i, verb.i + 1), *[(c.i, c.i + 1) for c in negations],
               *([(det.i, det.i + 1)] if det is not None else []), *[(k, k + 1) for k in after])
 

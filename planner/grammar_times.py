@@ -46,14 +46,19 @@ def cued(r: Reading, props: list[str], at: int | None = None) -> list[str]:
     """The properties of ``props`` whose names a time word of the question cues, all of them when it cues none;
     with ``at`` (a value's position), those the time word nearest before it cues first ("born before 1925 and still
     alive": the birth year)."""
-    near = [t for t in r.doc[:at] if t.lower_ in cues.TIME_CUES][-1:] if at is not None else []
+    near = _time_word_before(r, at) if at is not None else []
     return [p for p in props if said_time(r, p, near)] or [p for p in props if said_time(r, p)] or props
+
+
+def _time_word_before(r: Reading, at: int) -> list:
+    """The time word nearest before position ``at`` (:data:`cues.TIME_CUES`), as a list of one, else empty."""
+    return [t for t in r.doc[:at] if t.lower_ in cues.TIME_CUES][-1:]
 
 
 def said_by(r: Reading, term: Term, at: int) -> None:
     """The time word nearest before a value's position ``at`` that cues ``term``'s property ("laureates born before
     1925": birthYear) says that property: a relationship it may also name (BORN_IN) is not joined for it."""
-    near = [t for t in r.doc[:at] if t.lower_ in cues.TIME_CUES][-1:]
+    near = _time_word_before(r, at)
     if not near or not said_time(r, term.prop, near):
         return
     for it in r.items:

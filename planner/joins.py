@@ -208,15 +208,14 @@ def other_end(r: Reading, v: Value) -> str | None:
 
 def by_its_verb(r: Reading, v: Value, label: str) -> str | None:
     """The node a linked value of another label than the asked one names, joined to the asked node by the
-    relationship its own verb names, where several join the two labels ("movies directed by Robert Zemeckis did
-    Tom Hanks act in": one person directed, another acted); else None."""
+    relationship its own verb names, where several join the two labels ("books edited by Ann Lee did Bob Roe
+    write": one person edited, another wrote); else None."""
     asked = r.query.nodes[r.target]
     rels = [rel for rel, pairs in r.view.rels.items() if (label, asked) in pairs or (asked, label) in pairs]
     root = r.doc[v.start:v.end].root
     verb = root.head.head if root.dep_ == "pobj" and root.head.dep_ == "agent" else \
         root.head if root.dep_ == "nsubj" and root.head.pos_ == "VERB" else None
-    item = next((it for it in r.items if verb is not None and it.start <= verb.i < it.end and it.term is None and
-                 "rel" in it.kinds()), None)
+    item = _verb_item(r, verb)
     named = [t.owner for t in item.terms if t.kind == "rel" and t.owner in rels] if item is not None else []
     if label == asked or len(rels) < 2 or len(named) != 1:
         return None
@@ -229,6 +228,12 @@ def by_its_verb(r: Reading, v: Value, label: str) -> str | None:
     item.term = Term("rel", rel)
     r.use((item.start, item.end))
     return far
+
+
+def _verb_item(r: Reading, verb) -> Item | None:
+    """The words, not yet read, that name a relationship at the token ``verb`` (None for none)."""
+    return next((it for it in r.items if verb is not None and it.start <= verb.i < it.end and it.term is None and
+                 "rel" in it.kinds()), None)
 
 
 def _with(r: Reading, v: Value) -> bool:
@@ -245,7 +250,7 @@ def _alongside(r: Reading, v: Value) -> str | None:
     if not _with(r, v):
         return None
     verb, label = root.head.head, r.query.nodes[r.target]
-    item = next((it for it in r.items if it.start <= verb.i < it.end and it.term is None and "rel" in it.kinds()), None)
+    item = _verb_item(r, verb)
     ways = {(t.owner, a, b) for t in (item.terms if item is not None else ()) if t.kind == "rel"
             for a, b in r.view.rels.get(t.owner, []) if label in (a, b) and a != b}
     key = r.view.key(label)
@@ -274,8 +279,7 @@ def _named_elsewhere(r: Reading, v: Value) -> str | None:
     root = r.doc[v.start:v.end].root
     verb = root.head.head if root.dep_ == "pobj" and root.head.dep_ == "agent" else root.head if root.dep_ == "nsubj" \
         else None
-    item = next((it for it in r.items if verb is not None and it.start <= verb.i < it.end and it.term is None and
-                 "rel" in it.kinds()), None)
+    item = _verb_item(r, verb)
     if item is None:
         return None
     named = {t.owner for it in r.items if it is not item for t in it.terms if t.kind == "label" and t.owner != label}
@@ -301,11 +305,11 @@ def _named_elsewhere(r: Reading, v: Value) -> str | None:
 
 
 def apart(r: Reading) -> None:
-    """A relationship that only a property's word brought in ("movies with a rating below 60": a review's), between
-    two nodes another relationship already joins ("people who produced movies with a rating below 60"), joins the
-    node the word is said of to a node of its own at its other end: the reviewer is not the producer. The node kept
-    is the one of the label whose noun the word modifies, else the asked one; a relationship a word names as
-    such ("people who reviewed movies they produced") stays."""
+    """A relationship that only a property's word brought in ("books with a rating below 3": a review's), between
+    two nodes another relationship already joins ("authors who wrote books with a rating below 3"), joins the node
+    the word is said of to a node of its own at its other end: the reviewer is not the author. The node kept is the
+    one of the label whose noun the word modifies, else the asked one; a relationship a word names as such
+    ("people who reviewed books they wrote") stays."""
     if r.target is None:
         return
     q = r.query
@@ -328,10 +332,10 @@ def apart(r: Reading) -> None:
 
 
 def same_node(r: Reading) -> None:
-    """"Who wrote and directed the same film?", "movies written and produced by the same person": "same" (and a
-    "both" before the verbs) says what the pattern does when the node of the label named after it is joined by two
-    relationships to one node; that node is shown beside the answer (``Reading.shared``). Not "the same movie as
-    Tom Hanks": one another's."""
+    """"Who wrote and edited the same book?", "books written and edited by the same person": "same" (and a "both"
+    before the verbs) says what the pattern does when the node of the label named after it is joined by two
+    relationships to one node; that node is shown beside the answer (``Reading.shared``). Not "the same book as
+    Ann Lee": one another's."""
     for t in r.doc:
         if t.lemma_.lower() != "same":
             continue
@@ -349,8 +353,8 @@ def same_node(r: Reading) -> None:
 
 
 def _said_of(r: Reading, it: Item) -> str | None:
-    """The label whose noun the words of ``it`` modify ("movies with a rating", "the highest-rated movie"), if any;
-    a phrase the parse hangs from a verb ("produced movies with a rating") modifies the verb's object."""
+    """The label whose noun the words of ``it`` modify ("books with a rating", "the highest-rated book"), if any;
+    a phrase the parse hangs from a verb ("wrote books with a rating") modifies the verb's object."""
     def label_at(i: int) -> str | None:
         labels = {t.owner for x in r.items if x.start <= i < x.end for t in x.terms if t.kind == "label"}
         return labels.pop() if len(labels) == 1 else None

@@ -148,10 +148,11 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
     text += "MATCH " + ", ".join(parts)
     num = q.as_numbers
     conds = [_condition(w, params, overall, num) for w in q.where]
-    if q.limit is not None and q.order and not q.order[0][1]:  # "the lowest" is one that holds a value: nulls
-        # sort last, and a limit past the values would reach them (descending, they sort first, as Neo4j's do)
-        conds += [f"{_expr(c, num)} IS NOT NULL" for c, desc in q.order[:1] if not c.is_aggregate and c.prop and
-                  c.holder]
+    first, desc = q.order[0] if q.order else (None, True)
+    if q.limit is not None and not desc and not first.is_aggregate and first.prop and first.holder:
+        # "the lowest" is one that holds a value: nulls sort last, and a limit past the values would reach them
+        # (descending, they sort first, as Neo4j's do)
+        conds.append(f"{_expr(first, num)} IS NOT NULL")
     conds += [f"{a}.{ident(p)} = {b}.{ident(k)}" for a, p, b, k in q.keyed]
     for a in q.absent:
         sub = "MATCH " + ", ".join(_path(q, a.edges, set(seen)))

@@ -321,8 +321,8 @@ def evidence(r: Reading) -> None:
 
 
 def _edge_ends(r: Reading) -> None:
-    """"Which characters did Tom Hanks play in movies directed by Robert Zemeckis?": what is asked is held by
-    edges (the roles), one row each; the nodes each joins that no value fixed (the movie) are shown beside it."""
+    """"Which roles did Ann Lee play in shows staged by Bob Roe?": what is asked is held by edges (the roles), one
+    row each; the nodes each joins that no value fixed (the show) are shown beside it."""
     q = r.query
     holders = {c.holder for c in q.columns}
     edge = next((e for e in q.edges if holders == {e.var}), None)
