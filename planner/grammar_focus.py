@@ -39,6 +39,38 @@ def focus(r: Reading) -> None:
         labels = []  # "How many women have won a Nobel Prize?": the women are asked, the nodes that hold 'female'
     if labels and _in_clause_of_property(r, labels[0]):
         labels = []  # "member names who are not in charge of any event": the members' names are asked
+    asked = _label_asked(r, labels, noun_first)
+    if asked is None:
+        return
+    label, named_at = asked
+    r.target = r.var_for(label)
+    if labels:
+        _name_of_label(r, labels[0])
+    _all_asked(r)
+    first_label, later = _properties_asked(r, labels, label)
+    if not r.asked and labels:
+        _generic_of(r, labels[0], label)
+    if labels:
+        _listed(r, labels[0], label, later[0] if later else None)
+    _parenthesized(r)
+    if r.asked or named_at is not None:
+        _conjoined(r, label, {r.doc[x.end - 1].i for x in r.asked} | ({named_at} if named_at is not None else set()))
+    _theirs(r, label)
+    _names_asked(r, label, first_label)
+    second = next((k for k in range(1, len(lem) - 1) if lem[k] == "and" and lem[k + 1] in ("what", "which")), None)
+    if lem[:1] == ["who"] and r.asked and second is not None and all(it.start > second for it in r.asked):
+        r.show_target = True  # "Who rated X, and what score did they give?": who, and the score
+    if lem[:1] == ["where"] and not r.asked:
+        _where_asked(r, label)
+    if lem[:1] == ["when"] and not r.asked:
+        _when_asked(r, label)
+
+
+def _label_asked(r: Reading, labels: list[Item], noun_first: Value | None) -> tuple[str, int | None] | None:
+    """The label asked about, and where a word asking for its name was read ("the department name"): the first
+    label named, the doer "who" asks for, or the one owner of the properties named; None, declined, where none
+    is."""
+    lem = r.lemmas
     label = None
     named_at = None
     who = doer_of_object(r, labels[0]) if labels else None
@@ -84,24 +116,38 @@ def focus(r: Reading) -> None:
     if label is None:
         r.decline("what is asked about")
         return
-    r.target = r.var_for(label)
-    if labels:
-        low = [t.lower_ for t in r.doc]
-        k = labels[0].start
-        while k > 0 and (low[k - 1] in cues.DETERMINERS or
-                         any(v.start == k - 1 and v.kind == "limit" for v in r.values) or
-                         low[k - 1] in cues.TOP_WORDS and any(v.start == k and v.kind == "limit" for v in r.values)):
-            k -= 1  # "the names of the top 3 districts"
-        k = min(k, r.doc[labels[0].end - 1].left_edge.i)  # "the names of the 5 most expensive products"
-        if low[max(0, k - 2):k] in (["name", "of"], ["names", "of"], ["title", "of"], ["titles", "of"]):
-            r.use((k - 2, k))  # "the names of the heads": what names them
+    return label, named_at
+
+
+def _name_of_label(r: Reading, first: Item) -> None:
+    """"the names of the heads", "the names of the top 3 districts": the words asking for what names the first
+    label, read."""
+    low = [t.lower_ for t in r.doc]
+    k = first.start
+    while k > 0 and (low[k - 1] in cues.DETERMINERS or
+                     any(v.start == k - 1 and v.kind == "limit" for v in r.values) or
+                     low[k - 1] in cues.TOP_WORDS and any(v.start == k and v.kind == "limit" for v in r.values)):
+        k -= 1  # "the names of the top 3 districts"
+    k = min(k, r.doc[first.end - 1].left_edge.i)  # "the names of the 5 most expensive products"
+    if low[max(0, k - 2):k] in (["name", "of"], ["names", "of"], ["title", "of"], ["titles", "of"]):
+        r.use((k - 2, k))  # "the names of the heads": what names them
+
+
+def _all_asked(r: Reading) -> None:
+    """"all the information", "the details of": every property of the label asked."""
+    lem = r.lemmas
     info = [i for i, w in enumerate(lem) if w in ("information", "detail", "everything", "info", "attribute")]
     if info and (lem[info[0] - 1:info[0]] in (["all"], ["the"], ["what"], ["which"]) or lem[info[0] - 2:info[0] - 1] == ["all"] or
                  any(it.end == info[0] and "label" in it.kinds() for it in r.items)):
         r.all_props = True
         r.use((info[0], info[0] + 1))
-    # the properties asked for: the run of property words before the first label or condition word, and those of
-    # a later sentence that asks for more of the same ("... ? Give me their first names.")
+
+
+def _properties_asked(r: Reading, labels: list[Item], label: str) -> tuple[int, list[int]]:
+    """The properties asked for: the run of property words before the first label or condition word, and those of
+    a later sentence that asks for more of the same ("... ? Give me their first names."); returns where the first
+    label is and where later sentences ask."""
+    lem = r.lemmas
     first_label = labels[0].start if labels else len(r.doc)
     grouped_first = lem[:1] == ["for"] and lem[1:2] in (["each"], ["every"])
     comma = next((k for k in range(first_label, min(len(lem), first_label + 4)) if lem[k] == ","), None)
@@ -158,22 +204,7 @@ def focus(r: Reading) -> None:
         it.term = term
         r.asked.append(it)
         last = it
-    if not r.asked and labels:
-        _generic_of(r, labels[0], label)
-    if labels:
-        _listed(r, labels[0], label, later[0] if later else None)
-    _parenthesized(r)
-    if r.asked or named_at is not None:
-        _conjoined(r, label, {r.doc[x.end - 1].i for x in r.asked} | ({named_at} if named_at is not None else set()))
-    _theirs(r, label)
-    _names_asked(r, label, first_label)
-    second = next((k for k in range(1, len(lem) - 1) if lem[k] == "and" and lem[k + 1] in ("what", "which")), None)
-    if lem[:1] == ["who"] and r.asked and second is not None and all(it.start > second for it in r.asked):
-        r.show_target = True  # "Who rated X, and what score did they give?": who, and the score
-    if lem[:1] == ["where"] and not r.asked:
-        _where_asked(r, label)
-    if lem[:1] == ["when"] and not r.asked:
-        _when_asked(r, label)
+    return first_label, later
 
 
 def _unnamed(r: Reading, noun_first: Value | None) -> str | None:

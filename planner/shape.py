@@ -54,15 +54,41 @@ def _across(lem: list[str], i: int) -> bool:
 
 def shape(r: Reading) -> None:
     """Counts ("how many", "the number of"), aggregates ("the average age"), groups ("for each city"),
-    superlatives ("the highest", "the top 3 by", "the most orders") and orders ("ordered by age")."""
+    superlatives ("the highest", "the top 3 by", "the most orders") and orders ("ordered by age"), as a list of
+    passes over the reading."""
     if r.target is None:
         return
-    q, lem, doc = r.query, r.lemmas, r.doc
-    label = q.nodes[r.target]
-    group: list[Column] = []
+    label = r.query.nodes[r.target]
+    _unbounded_asked(r)
+    group = _groups(r, label)
+    aggs = _aggregates(r, label, group)
+    if not _counts(r, label, aggs):
+        return
+    _bounded(r, aggs, group)
+    _columns(r, label, aggs, group)
+    order(r, label)
+    restated_measure(r)
+    _rows(r, label, aggs, group)
+    _unnamed(r, label)
+    if _typed_orders(r):
+        _text_orders(r)
+        _counted_once(r)
+
+
+def _unbounded_asked(r: Reading) -> None:
+    """Drops from what is asked a property a condition already bounds ("how many ratings have more than 3 stars":
+    no stars shown)."""
+    q = r.query
     conditioned = {w.prop for w in q.where}
     r.asked = [x for x in r.asked if x.term is None or x.term.prop not in conditioned or not any(
         x.start <= b and x.end >= a and (a, b) != (0, 0) for a, b in r.where_ends)]  # "how many ratings have more than 3 stars": no stars
+
+
+def _groups(r: Reading, label: str) -> list[Column]:
+    """The columns the figures are grouped by: "for each city", "per year", "the average for different lots",
+    "grouped by appelation"."""
+    lem, doc = r.lemmas, r.doc
+    group: list[Column] = []
     for i, w in enumerate(lem):
         if any(it.start <= i < it.end for it in r.items):
             continue  # "pages per minute color": a property's own name
@@ -104,6 +130,13 @@ def shape(r: Reading) -> None:
             if col is not None and col not in group:
                 group.append(col)
                 r.use((i, i + 1), *[(j, j + 1) for j in range(i + 1, k) if lem[j] in ("by", "and", "the")])
+    return group
+
+
+def _aggregates(r: Reading, label: str, group: list[Column]) -> list[Column]:
+    """The figures asked of properties ("the average age", "the minimum, average and maximum credits", "how much
+    ..."); the plain properties asked become columns."""
+    q, lem, doc = r.query, r.lemmas, r.doc
     aggs: list[Column] = []
     for it in r.asked:
         i = it.start
@@ -165,6 +198,13 @@ def shape(r: Reading) -> None:
             aggs.append(Column(col.holder, col.prop, fn))
         else:
             q.columns.append(col)
+    return aggs
+
+
+def _counts(r: Reading, label: str, aggs: list[Column]) -> bool:
+    """The count asked ("how many", "the number of") added to ``aggs``, or the rows made distinct ("the different
+    cities"); False where the label counted joins nothing (the reading stops)."""
+    q, lem, doc = r.query, r.lemmas, r.doc
     counting = _counting(r)
     distinct_said = [(i, i + 1) for i, w in enumerate(lem) if w in cues.DISTINCT_WORDS]
     if counting is not None:
@@ -189,7 +229,7 @@ def shape(r: Reading) -> None:
         elif counted is not None and counted.owner != label:
             var = r.vars.get(counted.owner) or join_label(r, counted.owner)
             if var is None:
-                return
+                return False
             aggs.append(Column(var, None, "count", True))  # "how many tracks are on each album"
             r.use((c_item.start, c_item.end))
         elif q.edges or q.keyed:
@@ -200,17 +240,29 @@ def shape(r: Reading) -> None:
     elif distinct_said:
         q.distinct = True
         r.use(*distinct_said)
-    if r.bounds:
-        # "students with at least two pets": per asked node, the count bounded
-        if not q.columns:
-            q.columns.extend(node_columns(r, r.target))
-        for col, op, value in r.bounds:
-            if col not in aggs:
-                aggs.append(col)
-            q.having.append((col, op, value))
-        if not group and all(c.holder == r.target and c.prop for c in q.columns) and \
-                all(col.holder in r.rel_var.values() for col, _, _ in r.bounds):
-            q.one_per = r.target  # "courses with two prerequisites": their edges counted per course, not per title
+    return True
+
+
+def _bounded(r: Reading, aggs: list[Column], group: list[Column]) -> None:
+    """Bounds on counts ("students with at least two pets"): per asked node, the count bounded."""
+    q = r.query
+    if not r.bounds:
+        return
+    if not q.columns:
+        q.columns.extend(node_columns(r, r.target))
+    for col, op, value in r.bounds:
+        if col not in aggs:
+            aggs.append(col)
+        q.having.append((col, op, value))
+    if not group and all(c.holder == r.target and c.prop for c in q.columns) and \
+            all(col.holder in r.rel_var.values() for col, _, _ in r.bounds):
+        q.one_per = r.target  # "courses with two prerequisites": their edges counted per course, not per title
+
+
+def _columns(r: Reading, label: str, aggs: list[Column], group: list[Column]) -> None:
+    """The columns shown: the asked nodes where a name is asked or nothing else is, the groups first, the
+    figures last."""
+    q = r.query
     if r.name_asked and not q.columns and any(c.holder not in (None, r.target) for c in aggs):
         q.columns.extend(node_columns(r, r.target))  # "the company name with the number of gas stations"
     if r.name_asked and q.columns and all(c.holder != r.target for c in q.columns):
@@ -231,8 +283,12 @@ def shape(r: Reading) -> None:
     q.columns.extend(aggs)
     if aggs and (q.edges or q.keyed) and not group and not r.bounds and all(c.holder == r.target and c.prop for c in q.columns):
         q.one_per = r.target  # "the average credit score of customers who have a loan": each customer once
-    order(r, label)
-    restated_measure(r)
+
+
+def _rows(r: Reading, label: str, aggs: list[Column], group: list[Column]) -> None:
+    """Each row once where repeats say nothing ("Who are all the directors?", "which customers ordered Chai"), one
+    row per asked node, and the edges' own columns shown."""
+    q, lem, doc = r.query, r.lemmas, r.doc
     counted = {c.holder for c in q.columns if c.fn == "count" and c.distinct and c.prop is None} & set(r.shown)
     if counted:  # "the actors in the most films, with their film counts": the films counted, not shown one by one
         q.columns = [c for c in q.columns if c.is_aggregate or c.holder not in counted]
@@ -255,6 +311,12 @@ def shape(r: Reading) -> None:
             q.distinct = True  # "which customers ordered Chai": each customer once, however many orders
         elif all(c.holder == r.target for c in q.columns) and all(c.holder == r.target for c, _ in q.order):
             q.one_per = r.target  # "the names of the customers with orders 'Packing'": one row per customer
+
+
+def _unnamed(r: Reading, label: str) -> None:
+    """Declines counts of the one node named, of each node's own value, and answers named only by a generated
+    key."""
+    q = r.query
     shown = [c for c in q.columns if not c.is_aggregate]
     counts = [c for c in q.columns if c.fn == "count"]
     named = any(w.holder == r.target and w.op == "=" and w.prop in (r.view.display(label), r.view.key(label))
@@ -266,15 +328,29 @@ def shape(r: Reading) -> None:
         r.decline(f"a count of each {label}'s own {counts[0].prop}")  # one each: "cities they supply to" is not it
     if shown and all(c.prop == ROWID for c in shown):
         r.decline(f"what names a {label} (it has only a generated key)")
+
+
+def _typed_orders(r: Reading) -> bool:
+    """An order on dates written as text goes to the property typed as a time ("Apr 1, 2010" has no order; a
+    TIMESTAMP has); False, declined, where there is none."""
+    q = r.query
     for k, (col, desc) in enumerate(q.order):
         if col.fn is None and col.holder in q.nodes and type_of(r, col) == "STRING" and is_timed(col.prop or "") \
                 and not r.view.is_date(q.nodes[col.holder], col.prop):
             typed = _typed_time(r, q.nodes[col.holder], col.prop)  # "Apr 1, 2010" has no order; a TIMESTAMP has
             if typed is None:
                 r.decline(f"an order on {col.prop}, dates written as text")
-                return
+                return False
             q.order[k] = (Column(col.holder, typed), desc)
             q.columns = [Column(col.holder, typed) if c == col else c for c in q.columns]
+    return True
+
+
+def _text_orders(r: Reading) -> None:
+    """Declines orders that words or lists cannot have: the highest of a text ("the highest quantity per unit"),
+    the values of a list beside a figure ("the most common role")."""
+    q, lem = r.query, r.lemmas
+    shown = [c for c in q.columns if not c.is_aggregate]
     grouped = any(c.is_aggregate for c in q.columns)
     for col, _desc in q.order:
         typ = type_of(r, col)
@@ -287,8 +363,6 @@ def shape(r: Reading) -> None:
     for col in shown if grouped else []:
         if (type_of(r, col) or "").endswith("[]"):
             r.decline(f"the values of the list {col.prop}")  # "the most common role": roles are lists
-    _counted_once(r)
-
 
 def evidence(r: Reading) -> None:
     """Rows of the asked nodes show, after what is asked, the property each is ranked by and those a range
