@@ -1,17 +1,18 @@
 """Superlatives ("the highest", "the top 3 by", "the most orders", "the most common", "the three most expensive")
 and explicit orders ("ordered by age", "in descending alphabetical order") of a grammar reading: the query's
-order and limit (:func:`order`)."""
+order and limit (:func:`order`). Superlatives ranked by a property, an age or a count of nodes or edges are
+:mod:`~kgqa.planner.grammar_superlatives`'s."""
 
 from __future__ import annotations
 
 from kgqa.planner import cues
 from kgqa.planner.grammar_columns import column_of, node_columns, owner_of, type_of
-from kgqa.planner.grammar_measures import measured_prop, owned_prop, past_edge_word, timed_prop, verb_timed
-from kgqa.planner.grammar_times import date_prop, year_prop
-from kgqa.planner.joins import counted_beside, edge_of, join_label, many_along, path_to
-from kgqa.planner.query import Column, Overall, Where
-from kgqa.planner.ranking_words import alphabetical, by_what, said_ranked_by
-from kgqa.planner.reading import Item, Reading, compound_of_label, is_timed, item_at, pick, pick_prop
+from kgqa.planner.grammar_measures import past_edge_word, timed_prop
+from kgqa.planner.grammar_superlatives import superlatives
+from kgqa.planner.joins import counted_beside, edge_of, join_label
+from kgqa.planner.query import Column
+from kgqa.planner.ranking_words import alphabetical, said_ranked_by
+from kgqa.planner.reading import Item, Reading, item_at, pick, pick_prop
 from kgqa.planner.schema_terms import Term, count_prop
 from kgqa.text import name_words
 
@@ -59,9 +60,19 @@ def _way_after(r: Reading) -> None:
 
 
 def _ordered(r: Reading, label: str) -> None:
-    """Superlatives and explicit orders set the query's order and limit."""
-    q, lem, doc = r.query, r.lemmas, r.doc
-    low = [t.lower_ for t in doc]
+    """Superlatives and explicit orders set the query's order and limit: each pass in turn, until one ends the
+    reading (a superlative read, or an order declined)."""
+    for step in (_explicit_orders, _order_adverbs, _from_most_to_least, _order_verb_used, _number_of, _most_common,
+                 superlatives):
+        if step(r, label):
+            return
+
+
+def _explicit_orders(r: Reading, label: str) -> bool:
+    """"ordered by age", "in descending order of age": each order said, by what is named after it; True where
+    one is declined (an alphabetical order of a number)."""
+    q, lem = r.query, r.lemmas
+    low = [t.lower_ for t in r.doc]
     ways = cues.DESCENDING | cues.ASCENDING
     for i, w in enumerate(lem):
         # "ordered by age", "listed by descending age", "in descending order of age", "in descending order by share"
@@ -114,12 +125,20 @@ def _ordered(r: Reading, label: str) -> None:
             desc = desc or any(x in cues.DESCENDING for x in lem[i + 2:k])
             if any(w in cues.ALPHABETICAL for w in lem[max(0, i - 3):k]) and type_of(r, col) != "STRING":
                 r.decline(f"an alphabetical order of {col.prop}, which is no text")  # the addresses' numeric ids
-                return
+                return True
             q.order.append((col, desc))
             r.use((i, k), *[(k, k + 1) for k in range(it.end, min(len(lem), it.end + 6))
                             if lem[k] in ways | {"order", "in", "of", "from", "to"}],
                   *[(j, j + 1) for j in range(max(0, i - 3), i) if lem[j] in ways | {"in", "an"} or
                     lem[j] == "the" and lem[j - 1:j] == ["in"]])
+    return False
+
+
+def _order_adverbs(r: Reading, label: str) -> bool:
+    """"alphabetically", "in descending order" with no order read: by the one figure shown, the first column
+    asked for, or the first of words; never ends the reading."""
+    q, lem, doc = r.query, r.lemmas, r.doc
+    low = [t.lower_ for t in doc]
     figures = [c for c in q.columns if c.is_aggregate]
     if not q.order and any(w in cues.ORDER_ADVERBS for w in low):
         k = next(i for i, w in enumerate(low) if w in cues.ORDER_ADVERBS)
@@ -147,16 +166,37 @@ def _ordered(r: Reading, label: str) -> None:
             q.order.append((col, bool(said & {"descending", "reverse", "decreasing"})))
             r.use((max(0, k - 2) if low[max(0, k - 1)] in ("in", "an") or low[max(0, k - 2)] == "in" else
                    k - 1 if k and lem[k - 1] in cues.ORDER_WORDS else k, end))  # "ordered alphabetically"
+    return False
+
+
+def _from_most_to_least(r: Reading, label: str) -> bool:
+    """"ordered from most to least" with no order read: by the one figure shown; never ends the reading."""
+    q, lem = r.query, r.lemmas
+    ways = cues.DESCENDING | cues.ASCENDING
+    figures = [c for c in q.columns if c.is_aggregate]
     ends = next((i for i in range(1, len(lem) - 3) if lem[i - 1] in cues.ORDER_WORDS and lem[i] == "from" and
                  lem[i + 2] == "to" and {lem[i + 1], lem[i + 3]} <= ways), None)
     if not q.order and ends is not None and len(figures) == 1:
         # "the number of airports per country, ordered from most to least": by the one figure shown
         q.order.append((figures[0], lem[ends + 1] in cues.DESCENDING))
         r.use((ends - 1, ends + 4))
+    return False
+
+
+def _order_verb_used(r: Reading, label: str) -> bool:
+    """The verb of an order read ("sort", "Sort the result in ... order") marked used; never ends the reading."""
+    q, lem, doc = r.query, r.lemmas, r.doc
     if q.order:  # "Sort the names ... in ascending order of price": the verb of the order read
         r.use(*[(t.i, t.i + 1) for t in doc if t.lemma_.lower() in cues.ORDER_WORDS and t.pos_ == "VERB"])
         r.use(*[(t.i, t.i + 3) for t in doc if t.lemma_.lower() in cues.ORDER_WORDS and
                 lem[t.i + 1:t.i + 3] in (["the", "result"], ["the", "list"])])  # "Sort the result in ... order"
+    return False
+
+
+def _number_of(r: Reading, label: str) -> bool:
+    """"the top 5 suppliers by the number of cities": ranked by a count (or a number each holds) of what
+    "the number of" names; True where one is read or declined."""
+    q, lem, doc = r.query, r.lemmas, r.doc
     # "the top 5 suppliers by the number of cities", "the highest number of discontinued products"
     for i, w in enumerate(lem):
         if w == "number" and lem[i + 1:i + 2] == ["of"] and i > 0 and i not in r.used and (
@@ -175,7 +215,7 @@ def _ordered(r: Reading, label: str) -> None:
             tally = _times_held(r, label) if times and not q.edges else None
             if it is None and not (times and (q.edges or tally)):
                 r.decline("the number of what")
-                return
+                return True
             term = pick(it, "label", None) if it is not None else None
             prop = pick(it, "prop", label) or (pick_prop(it, r) if "prop" in it.kinds() else None) if it else None
             if times:
@@ -207,7 +247,7 @@ def _ordered(r: Reading, label: str) -> None:
                 col = column_of(r, it, label)
                 cnt = Column(col.holder, col.prop, "count", True) if col else None
             if cnt is None:
-                return
+                return True
             desc = cues.SUPERLATIVES.get(sup, True) if sup else True
             if not any(c.is_aggregate for c in q.columns):
                 q.columns.append(cnt)
@@ -215,7 +255,14 @@ def _ordered(r: Reading, label: str) -> None:
             limits = [v for v in r.values if v.kind == "limit"]
             q.limit = limits[0].value if limits else (1 if sup else None)
             r.use((i - 1, k + distinct), *[(max(0, v.start - 1), v.end) for v in limits[:1]])
-            return
+            return True
+    return False
+
+
+def _most_common(r: Reading, label: str) -> bool:
+    """"the most common reign", "the most times": the value (or node) that most rows have, counted; True where
+    one is read or declined."""
+    q, lem, doc = r.query, r.lemmas, r.doc
     # "the most common reign": the property's value that most nodes have
     for i, w in enumerate(lem):
         said = 2 if lem[i + 1:i + 2] and lem[i + 1] in cues.FREQUENT or doc[i + 1:i + 2].text.lower() == "times" and \
@@ -239,7 +286,7 @@ def _ordered(r: Reading, label: str) -> None:
                 cnt = counted_beside(r, label)
                 if cnt is None:
                     r.decline(f"the {w} {lem[i + 1]} {col.prop}, each held by one {label}")
-                    return
+                    return True
                 q.columns = [col, cnt]
             elif col is not None:
                 cnt = Column(None, None, "count")
@@ -250,236 +297,16 @@ def _ordered(r: Reading, label: str) -> None:
                 q.columns = [*node_columns(r, r.target), cnt]
             else:
                 r.decline(f"the {w} {lem[i + 1]} what")
-                return
+                return True
             q.order.append((cnt, w == "most"))
             q.limit = next((v.value for v in r.values if v.kind == "limit"), 1)
             r.use((i, i + said), *[(max(0, v.start - 1), v.end) for v in r.values if v.kind == "limit"][:1])
             r.use(*[(j, j + 1) for j in range(max(0, i - 3), i) if lem[j] in cues.OCCUR_VERBS])  # "occurs the most"
             r.use(*[(j, j + 3) for j in range(i + said, len(lem) - 2) if lem[j:j + 3] == ["number", "of", "time"]])
             # "... and the corresponding number of times": the count shown
-            return
-    # superlatives: "the highest rank", "the 3 oldest", "top 5 by amount", "the most orders"
-    for i, w in enumerate(lem):
-        if i in r.used or (w not in cues.SUPERLATIVES and w not in cues.AGE_SUPERLATIVES):
-            continue
-        if doc[i].tag_ not in ("JJS", "RBS") and w not in ("top", "maximum", "minimum"):
-            continue
-        after = next((v.end for v in r.values if v.kind == "limit" and v.start == i + 1), None)
-        if w == "top" and after is not None and after < len(doc) and doc[after].tag_ in ("JJS", "RBS") and \
-                lem[after] in cues.SUPERLATIVES:
-            r.use((i, i + 1))  # "the top 3 highest support rates": the superlative after the number ranks
-            continue
-        if w == "most" and lem[i + 1:i + 2] in (["recently"], ["recent"]) and i + 1 not in r.used:
-            said = next((x for x in r.items if x.start == i + 2 and "prop" in x.kinds()), None)
-            said_term = pick(said, "prop", label) or pick_prop(said, r) if said is not None else None
-            target = next((x for x in r.items if x.start == i + 2 and (t := pick(x, "label", None)) is not None and
-                           r.vars.get(t.owner) == r.target), None) or \
-                next((x for x in r.items if x.term is not None and x.term.kind == "label" and
-                      r.vars.get(x.term.owner) == r.target), None)
-            if said_term is not None and (is_timed(said_term.prop) or r.view.is_date(said_term.owner, said_term.prop)):
-                said.term = said_term  # "in the most recent year": by the year said
-                timed = said
-            else:
-                others = [x for x in r.items if (x.term is None or x.term.kind == "label") and
-                          (t := pick(x, "label", None)) is not None and r.vars.get(t.owner) not in (None, r.target)]
-                verb = doc[i + 1].head if doc[i + 1].lower_ == "recently" else None
-                done = [x for x in others if verb is not None and (x.start <= verb.i < x.end or any(
-                    c.dep_ in ("dobj", "nsubjpass") and x.start <= c.i < x.end for c in verb.children))]
-                timed = timed_prop(r, done[0], "recent") if len(done) == 1 else None  # "made an order most recently"
-                timed = timed or (timed_prop(r, target, "recent") if target else None)
-                timed = timed or (verb_timed(r, verb) if verb is not None and verb.pos_ == "VERB" else None)
-            col = column_of(r, timed, label) if timed is not None else None
-            if col is None or any(c.is_aggregate for c in q.columns):
-                r.decline("most recently, by which time")  # nor "the maximum stars for the most recent movie"
-                return
-            q.order.append((col, True))  # "the book borrowed most recently": by the loan's date
-            q.limit = 1
-            if col not in q.columns:
-                q.columns.append(col)
-            r.use((i, i + 2))
-            return
-        desc = cues.SUPERLATIVES.get(w, cues.AGE_SUPERLATIVES.get(w))
-        limit, lspan = 1, (i, i + 1)
-        measure = w
-        if w in ("most", "least") and lem[i + 1:i + 2] and lem[i + 1] in cues.MEASURES and i + 1 not in r.used:
-            measure = lem[i + 1]  # "the three most expensive hotels": by what "expensive" measures
-            desc = (w == "most") != (measure in cues.LOW_MEASURES)
-            lspan = (i, i + 2)
-        elif lem[i + 1:i + 2] and lem[i + 1] in cues.MEASURES and doc[i + 1].tag_ in ("VBN", "VBG") and \
-                i + 1 not in r.used:
-            measure = lem[i + 1]  # "the highest paid instructor", "the lowest earning one": what the verb measures
-            lspan = (i, i + 2)
-        counted = [v for v in r.values if v.kind == "limit"]
-        if counted:
-            limit = counted[0].value
-            ranked = next((x for x in r.items if counted[0].end <= x.start <= counted[0].end + 3 and
-                           pick(x, "label", None) is not None), None)
-            if ranked is not None and pick(ranked, "label", None).owner != label:
-                # "the orders that include the top 3 most expensive products": the 3 products first, then orders
-                r.decline(f"the top {limit} {pick(ranked, 'label', None).owner} first, then each {label}")
-                return
-            r.use(*[(max(0, v.start - 2), v.end) for v in counted[:1]])
-        k = i + 1
-        if lem[k:k + 2] == ["number", "of"] or lem[k:k + 2] == ["amount", "of"] and doc[k + 2:k + 3].text and \
-                doc[k + 2].tag_ == "NNS" and any(x.start == k + 2 and "label" in x.kinds() for x in r.items):
-            r.use((k, k + 2))  # "the most number of students", "the fewest amount of amenities": a count
-            k += 2
-        elif lem[k:k + 1] and lem[k] in cues.DISTINCT_WORDS and doc[k + 1:k + 2].text and doc[k + 1].tag_ == "NNS":
-            r.use((k, k + 1))  # "the most distinct customers": each counted once, as every count of nodes is
-            k += 1
-        fn = cues.AGGREGATES.get(lem[k]) if k < len(lem) and lem[k] != "overall" and i + 1 == k else None
-        it = next((x for x in r.items if k <= x.start <= k + 2 and x.term is None or x.start == k), None)
-        if it is not None and compound_of_label(r, it):
-            it = next((x for x in r.items if x.start == it.end), it)  # "the most Nobel laureates": the laureates
-        named = next((x for x in r.items if k <= x.start <= k + 2 and x.term is not None and x.term.kind == "label"
-                      and x.term.owner == label), None)
-        if it is None and measure != w:
-            it = named  # "the three most expensive procedures": the procedures, by what "expensive" measures
-        after = _past_modifiers(r, named.end) if named is not None else 0
-        by = by_what(lem, after) if named is not None else 0
-        ranked_by = False
-        if by and w == "top" and fn is None:  # "the top 3 invoices by amount", "... based on the amount"
-            at = after + by
-            if at < len(lem) and lem[at] in cues.AGGREGATES and lem[at] != "overall":
-                fn, k = cues.AGGREGATES[lem[at]], at  # "the top 5 countries by the total amount of invoices"
-                r.use((after, at))
-            elif lem[at + 1:at + 2] != ["of"]:  # not "by the number of relationships": a count
-                by_item = next((x for x in r.items if x.start == at), None)
-                by_item = by_item if by_item is None or "prop" in by_item.kinds() else owned_prop(r, by_item)
-                it = by_item or it
-                ranked_by = by_item is not None
-                r.use((after, at))
-        if fn is not None:
-            at = k + 1 + (lem[k + 1:k + 2] == ["of"])  # "the highest sum of LIKES weights"
-            it = next((x for x in r.items if x.start == at), None)
-            if it is not None and "prop" not in it.kinds():
-                it = owned_prop(r, it)  # "the highest average instructor salary"
-            if it is not None:
-                r.use((k + 1, at))
-        if fn is not None and it is not None and "prop" in it.kinds():
-            # "the department with the highest average salary": each row's aggregate, ranked
-            col = column_of(r, it, label)
-            if col is None or not r.view.is_number(owner_of(r, col.holder), col.prop or ""):
-                r.decline(f"the {w} {lem[k]} {r.doc[it.start:it.end].text}, of what")
-                return
-            agg = Column(col.holder, col.prop, fn)
-            if col.holder == r.target or any(c.is_aggregate for c in q.columns):
-                r.decline(f"the {w} {lem[k]} {col.prop} of each what")
-                return
-            q.columns = [c for c in q.columns if c.holder == r.target] + [agg]  # per asked node, not per one shown
-            q.order.append((agg, desc))
-            r.use((k, k + 1))
-        elif w in cues.AGE_SUPERLATIVES:
-            ages = [p for p in r.view.nodes.get(label, {}) if p.lower() in cues.AGE_WORDS]
-            born = (year_prop(r, label) or date_prop(r, label)) if not ages else None
-            if len(ages) != 1 and (born is None or any(c.is_aggregate for c in q.columns)):
-                r.decline(f"the {w}, by what")
-                return
-            if ages:
-                q.order.append((Column(r.target, ages[0]), desc))
-            else:  # "the oldest movie", "the youngest organization": by the one time it holds, earliest first
-                q.order.append((Column(r.target, born.prop), not desc))
-        elif it is not None and "label" in it.kinds() and pick(it, "label", None) is not None \
-                and pick(it, "label", None).owner == label and w in cues.COUNT_SUPERLATIVES and measure == w:
-            # "the advisor with the most students": the asked property's values ranked by how many have each
-            shown = [c for c in q.columns if not c.is_aggregate]
-            if not r.asked or not shown:
-                r.decline(f"the {w} {r.doc[it.start:it.end].text} by what")
-                return
-            other = next((lb for v, lb in q.nodes.items() if lb != label and _said_of(r, it, lb)), None)
-            if other is not None:  # "the projects launched by the organization with the most projects"
-                r.decline(f"the {other} with the {w} {label} first, then its {label}")
-                return
-            cnt = Column(None, None, "count")
-            q.columns = shown + [cnt]
-            q.order.append((cnt, desc))
-            it.term = pick(it, "label", None)
-            r.use((it.start, it.end))
-        elif it is not None and "label" in it.kinds() and pick(it, "label", None) is not None \
-                and pick(it, "label", None).owner != label and measure == w and (
-                    w in cues.COUNT_SUPERLATIVES or w in cues.SIZE_SUPERLATIVES and pick(it, "label", None).via):
-            # "the most actors", "the largest cast" (a noun for the nodes at one end of a relationship: a group)
-            far = pick(it, "label", None).owner
-            if (held := count_prop(r.view, label, far)) is not None:  # "the party with the most guests": Number_of_guests
-                col = Column(r.target, held)
-                if col not in q.columns:
-                    q.columns.append(col)
-                q.order.append((col, desc))
-                it.term = Term("prop", label, held)
-            else:
-                between = next((lb for v, lb in q.nodes.items() if v != r.target and lb not in (far, label) and
-                                _said_of(r, it, lb)), None)
-                if between is not None:  # "students who live in the dorm with the most amenities": that dorm first
-                    r.decline(f"the {between} with the {w} {far} first, then its {label}")
-                    return
-                var = r.vars.get(far) or join_label(r, far)
-                if var is None:
-                    return
-                it.term = pick(it, "label", None)
-                cnt = Column(var, None, "count", True)
-                if not any(c.is_aggregate for c in q.columns):
-                    q.columns.append(cnt)
-                q.order.append((cnt, desc))
-            r.use((it.start, it.end))
-        elif it is not None and it.kinds() == {"rel"} and w in cues.COUNT_SUPERLATIVES and measure == w and \
-                len(touching := [t.owner for t in it.terms if any(label in p for p in r.view.rels.get(t.owner, []))]) == 1:
-            var = edge_of(r, touching[0])  # "the department with the fewest members": its membership edges counted
-            if var is None:
-                return
-            it.term = Term("rel", touching[0])
-            cnt = Column(var, None, "count", True)
-            if not any(c.is_aggregate for c in q.columns):
-                q.columns.append(cnt)
-            q.order.append((cnt, desc))
-            r.use((it.start, it.end))
-        elif it is not None:
-            of_node = "prop" not in it.kinds()  # "the highest roller coaster": one node's measure
-            if of_node:
-                # "the highest LIKES2 weight", "the heaviest", "the latest book"
-                it = owned_prop(r, it) or measured_prop(r, it, measure) or timed_prop(r, it, w)
-            if it is None:
-                r.decline(f"the {w} {r.doc[k:k + 3].text}, by what")
-                return
-            col = column_of(r, it, label)
-            if col is None:
-                return
-            if col.holder in q.nodes and col.holder != r.target and not counted and _said_of(r, it, q.nodes[col.holder]):
-                # "the students living in the dorm with the largest capacity": that dorm, then its students
-                top = Where(col.holder, col.prop, "=", Overall("max" if desc else "min", q.nodes[col.holder], col.prop))
-                absent = r.absent_of.get(col.holder)  # "not working on the project with the most hours": inside
-                (absent.where if absent is not None else q.where).append(top)
-                r.use(lspan)
-                return
-            path = path_to(q, r.target, col.holder) if col.holder in q.nodes and col.holder != r.target else None
-            if path and not of_node and many_along(r.view, q, path, r.target) and not ranked_by and \
-                    r.view.is_number(q.nodes[col.holder], col.prop):
-                if w not in cues.COUNT_SUPERLATIVES:  # "the department with the highest credits": of one course?
-                    r.decline(f"the {label} with the {w} {col.prop} of one {q.nodes[col.holder]}, or of all added up")
-                    return
-                # "the department with the most credits": its courses' credits, added up
-                col = Column(col.holder, col.prop, "sum")
-                q.columns = [c for c in q.columns if not c.is_aggregate and c.holder == r.target] or \
-                    node_columns(r, r.target)
-            if col.holder not in q.nodes and _ranks_asked(r, counted[:1]):
-                if not ranked_by:  # "the 3 characters with the highest weight": of one edge, or of all added up
-                    r.decline(f"the {label} with the {w} {col.prop} of one edge, or of their edges added up")
-                    return
-                # "the top 5 people by LIKES2 weight": each person's edges' weights, added up
-                col = Column(col.holder, col.prop, "sum")
-                q.columns = [c for c in q.columns if not c.is_aggregate] or node_columns(r, r.target)
-            if col in q.columns and len([c for c in q.columns if not c.is_aggregate]) == 1 and limit == 1 \
-                    and not q.where:
-                q.columns = [Column(col.holder, col.prop, "max" if desc else "min")]
-                r.use(lspan)
-                return
-            q.order.append((col, desc))
-            if col not in q.columns:
-                q.columns.append(col)
-        else:
-            continue
-        q.limit = limit
-        r.use(lspan)
-        return
+            return True
+    return False
+
 
 
 def _times_held(r: Reading, label: str) -> Column | None:
@@ -541,40 +368,3 @@ def _top_by(r: Reading, label: str, at: int) -> Column | None:
         return Column(r.target, money[0]) if len(money) == 1 else None  # of two amounts, which is not said
     joined = [v for v in r.query.nodes if r.query.nodes[v] != label]
     return Column(joined[0], None, "count", True) if len(joined) == 1 else None
-
-
-def _said_of(r: Reading, it, label: str) -> bool:
-    """Whether the superlative's property is said of a noun naming ``label`` ("the dorm with the largest
-    capacity", "the dorm that has the largest capacity"), not of the asked nodes; a verb naming it says nothing of
-    it ("products ordered by the most customers")."""
-    head = r.doc[it.end - 1].head
-    at = {head.i}
-    if head.pos_ == "ADP":
-        at = {head.head.i, head.i - 1}  # "live in the dorm with the largest ...": "with" read as the verb's
-    elif head.lemma_.lower() in cues.LIGHT_VERBS and head.dep_ == "relcl":
-        at = {head.head.i}
-    return any(x.start <= i < x.end and r.doc[i].pos_ in ("NOUN", "PROPN") and (t := x.term or pick(x, "label", None))
-               is not None and t.kind == "label" and t.owner == label for x in r.items for i in at)
-
-
-def _ranks_asked(r: Reading, limits: list) -> bool:
-    """Whether the number of rows is said of the asked label itself ("the top 5 characters", "the 3
-    characters"), not of edges ("the 3 heaviest relationships")."""
-    if not limits:
-        return False
-    v = limits[0]
-    nxt = next((x for x in r.items if x.start == v.end), None)
-    return nxt is not None and nxt.term is not None and nxt.term.kind == "label" and \
-        r.vars.get(nxt.term.owner) == r.target
-
-
-def _past_modifiers(r: Reading, at: int) -> int:
-    """Where the words that rank the label named before ``at`` may start: at ``at``, or past a phrase of nouns that
-    modifies it ("the top 5 products in the 'Beverages' category by unit price"), no verb between."""
-    for k in range(at, min(len(r.doc), at + 8)):
-        t = r.doc[k]
-        if by_what(r.lemmas, k) and t.dep_ != "agent":  # not "supplied by 'Exotic Liquids'": who supplied them
-            return k
-        if t.pos_ in ("VERB", "AUX") or t.lower_ in cues.RELATIVES or t.dep_ == "agent":
-            return at
-    return at
