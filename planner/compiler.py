@@ -3,11 +3,11 @@
 A small model cannot write Cypher, so the compiler never asks it to. Two readers do the work, each with its
 own modules, until the first goes:
 
-- the grammar reader (:mod:`kgqa.planner.grammar` and its components) reads the question into a query tree
+- the grammar reader (:mod:`kgqa.planner.reader.read` and its components) reads the question into a query tree
   (:mod:`kgqa.planner.query`), whose Cypher :func:`~kgqa.planner.query.to_cypher` writes and whose rows
   :func:`~kgqa.planner.outline.of_query` outlines; it reads every graph without annotations;
-- the rules reader (:mod:`kgqa.planner.lexicon`, :mod:`kgqa.planner.reader`, :mod:`kgqa.planner.frame`,
-  :mod:`kgqa.planner.generator`) reads an annotated graph's question into a frame first.
+- the rules reader (:mod:`kgqa.planner.lexicon`, :mod:`kgqa.planner.rules.read`, :mod:`kgqa.planner.frame`,
+  :mod:`kgqa.planner.rules.generator`) reads an annotated graph's question into a frame first.
 
 :class:`Compiler` ties them together for one graph and says what compiling found (:class:`Compilation`). It
 stays a class of its own, in a module of its own, because it is what a domain holds and what the pipeline,
@@ -23,14 +23,14 @@ from dataclasses import dataclass, field, replace
 from kgqa.planner.cypher_outline import of_cypher
 from kgqa.planner.dispatcher import grounded
 from kgqa.planner.frame import Chooser, Compiled, Frame, Mention
-from kgqa.planner.generator import generate
-from kgqa.planner.grammar import Reading, read_query
 from kgqa.planner.lexicon import Lexicon, unused_numbers
 from kgqa.planner.outline import of_query
 from kgqa.planner.plan import Plan
 from kgqa.planner.query import schema_names, to_cypher
-from kgqa.planner.reader import read
-from kgqa.planner.schema_terms import SchemaTerms
+from kgqa.planner.reader.read import Reading, read_query
+from kgqa.planner.reader.schema_terms import SchemaTerms
+from kgqa.planner.rules.generator import generate
+from kgqa.planner.rules.read import read
 from kgqa.planner.schema_view import SchemaView
 from kgqa.planner.spelling import Speller
 from kgqa.settings import READERS
@@ -76,7 +76,7 @@ class Compiler:
         return self.lex.value_mentions(question)
 
     def frame(self, question: str, mentions: list[Mention] | None = None) -> Frame:
-        """Returns the question read into a frame: :func:`kgqa.planner.reader.read`."""
+        """Returns the question read into a frame: :func:`kgqa.planner.rules.read.read`."""
         return read(question, self.lex, mentions)
 
     def compile(self, question: str, mentions: list[Mention] | None = None,

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import re
 
-from kgqa.planner.cues import BIRTH_WORDS, DEATH_WORDS, MULTIPLIERS, TIME_CUES
 from kgqa.planner.frame import Frame, Mention
+from kgqa.planner.reader.cues import BIRTH_WORDS, DEATH_WORDS, MULTIPLIERS, TIME_CUES
 from kgqa.planner.schema_view import SchemaView, split_camel
 from kgqa.text import STOPWORDS, fold, name_words
 

@@ -2,7 +2,7 @@
 
 People type questions fast: "the minumum price", "diffrent dorm amenities", "the american archtect". A word the
 English dictionary does not know (lemminflect's) is mended only toward one word of a closed vocabulary: the cue
-words of :mod:`kgqa.planner.cues` and the words of the graph's own schema names, with their plurals. A word
+words of :mod:`kgqa.planner.reader.cues` and the words of the graph's own schema names, with their plurals. A word
 one edit away (two for long words), with the same first letter, and no other word as near, is replaced; a word
 that names a schema element in any of its forms, one the graph holds as a value, a quoted text, a capitalized name, a number and any word that has two candidates
 are left as written, so a mend never invents what the question did not say.
@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from kgqa.planner import cues
-from kgqa.planner.schema_terms import SchemaTerms
+from kgqa.planner.reader import cues
+from kgqa.planner.reader.schema_terms import SchemaTerms
 from kgqa.planner.schema_view import SchemaView
 from kgqa.text import fold, name_words
 

@@ -126,14 +126,14 @@ def column(rows, i=0):
 
 
 def test_the_parser_is_the_pinned_english_pipeline():
-    from kgqa.planner.parse import MODEL_NAME, MODEL_VERSION, nlp
+    from kgqa.planner.reader.parse import MODEL_NAME, MODEL_VERSION, nlp
 
     meta = json.loads((Path(nlp().path) / "meta.json").read_text())
     assert (meta["name"], meta["version"]) == (MODEL_NAME, MODEL_VERSION) == (nlp().meta["name"], nlp().meta["version"])
 
 
 def test_quoted_values_are_one_token_and_id_is_a_word():
-    from kgqa.planner.parse import parse, quoted_value
+    from kgqa.planner.reader.parse import parse, quoted_value
 
     doc = parse("Which characters interacted with 'Alys-Vane' and what is the student id?")
     assert [quoted_value(t) for t in doc if quoted_value(t)] == ["Alys-Vane"]
@@ -306,7 +306,7 @@ def test_full_names_label_compounds_shared_values_and_groups(rows, query):
 def test_what_it_cannot_read_is_declined_with_the_reason(home, question, why):
     from kgqa.kg.registry import graph_spec
     from kgqa.planner.compiler import Compiler
-    from kgqa.planner.grammar import read_query
+    from kgqa.planner.reader.read import read_query
     from kgqa.planner.schema_view import SchemaView
 
     with Graph(home / "graphs" / "campus", read_only=True) as g:
@@ -317,9 +317,9 @@ def test_what_it_cannot_read_is_declined_with_the_reason(home, question, why):
 
 def test_schema_words_by_their_forms(home):
     from kgqa.kg.registry import graph_spec
-    from kgqa.planner.schema_terms import SchemaTerms
+    from kgqa.planner.reader.schema_terms import SchemaTerms
+    from kgqa.planner.reader.word_forms import abbreviates
     from kgqa.planner.schema_view import SchemaView
-    from kgqa.planner.word_forms import abbreviates
 
     with Graph(home / "graphs" / "campus", read_only=True) as g:
         terms = SchemaTerms(SchemaView.from_graph(g, graph_spec(g)))
