@@ -33,7 +33,7 @@ class Where:
     property of the same match); ``IS NULL``/``IS NOT NULL`` take no value;
     the string operators compare case-insensitively; ``BETWEEN`` takes a (low, high) pair, ``RANGE`` (and ``NOT
     RANGE``) one from low up to, not including, high, ``IN`` a list and
-    ``OR`` a pair of conditions (``prop`` unused)."""
+    ``OR`` a pair of conditions (``prop`` unused), ``MONTH`` a month's number (1-12) of a date."""
 
     holder: str
     prop: str
@@ -316,6 +316,11 @@ def _with(done: list[Overall]) -> str:
     return "".join(f"overall{i}, " for i in range(len(done)))
 
 
+def month_of(ref: str) -> str:
+    """The month ('01'-'12') of a date expression, of a date type or ISO date text alike."""
+    return f"substring(CAST({ref} AS STRING), 6, 2)"
+
+
 def _condition(w: Where, params: dict[str, Any], overall: list[Overall] = (),
                numbers: set[tuple[str, str]] = frozenset()) -> str:
     if w.op == "OR":
@@ -327,6 +332,10 @@ def _condition(w: Where, params: dict[str, Any], overall: list[Overall] = (),
         return f"{ref} {w.op} {w.value.holder}.{ident(w.value.prop)}"
     if w.op in ("IS NULL", "IS NOT NULL"):
         return f"{ref} {w.op}"
+    if w.op == "MONTH":  # a date's month, of a date type or ISO date text alike ('1996-08-04 ...': '08')
+        key = f"p{len(params)}"
+        params[key] = f"{w.value:02d}"
+        return f"{month_of(f'{w.holder}.{ident(w.prop)}')} = ${key}"
     if w.op in ("BETWEEN", "RANGE", "NOT RANGE"):
         lo, hi = f"p{len(params)}", f"p{len(params) + 1}"
         params[lo], params[hi] = w.value

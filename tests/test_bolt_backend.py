@@ -66,6 +66,15 @@ def test_day_numbers_of_date_text_give_the_same_days(engine, graph):
     assert engine.query(query).rows == graph("movies").query(query).rows == [[9693, None]]
 
 
+def test_the_month_of_date_text_is_the_same(engine, graph):
+    """The planner's form for "orders shipped in August" (``Where`` op ``MONTH``) on date text: the same month
+    on the server as in Kuzu."""
+    from kgqa.planner.query import month_of
+
+    month = month_of(repr("1996-08-04 00:00:00.000"))
+    assert engine.query(f"RETURN {month} AS m").rows == graph("movies").query(f"RETURN {month} AS m").rows == [["08"]]
+
+
 def test_a_top_node_matched_again_gives_the_same_rows(engine, graph):
     """The planner's form for "the people in the film with the highest total rating": the top film's figure,
     then a MATCH again from that film (its variable bound by the WITH before)."""

@@ -2170,3 +2170,74 @@ def test_rows_of_nodes_show_the_values_they_are_ranked_and_bounded_by(tmp_path, 
         assert q.evidence == [] and rows == [[2]]
         q, rows = plan("Which genres do books with more than 100 pages have?")
         assert q.evidence == [] and {tuple(row) for row in rows} == {("Novel",)}
+
+
+def test_months_time_words_review_words_and_the_oldest_of_another_label(tmp_path, small_graph):
+    """A month said after "in" is a condition on a date's month, typed or ISO text alike; "required by a date" is
+    the date the verb names; a text searched "in their review summary" is the summary of the review edge; "the
+    oldest product" asked about through a verb is the earliest of all products (of those the conditions name);
+    a linked value of a property (a country) of the asked label stays its condition beside a verb; a month and a
+    year are one date's; a number compared under a verb naming a property ("rated ... above 3") is that property's;
+    "a shipping cost" is the shipping property; "where" the asked nodes were made shows which were made there."""
+    folder = small_graph(
+        tmp_path / "graphs", "shop",
+        "CREATE NODE TABLE Customer(CustomerID INT64, Name STRING, Country STRING, PRIMARY KEY(CustomerID));\n"
+        "CREATE NODE TABLE Product(ProductID INT64, Name STRING, Kind STRING, Released INT64, PRIMARY KEY(ProductID));\n"
+        "CREATE NODE TABLE Purchase(PurchaseID INT64, PlacedDate DATE, RequiredDate STRING, ShippedDate STRING, "
+        "Shipping INT64, PRIMARY KEY(PurchaseID));\n"
+        "CREATE NODE TABLE Town(TownID INT64, Name STRING, PRIMARY KEY(TownID));\n"
+        "CREATE REL TABLE MADE_IN(FROM Product TO Town);\n"
+        "CREATE REL TABLE PLACED(FROM Customer TO Purchase);\n"
+        "CREATE REL TABLE INCLUDES(FROM Purchase TO Product);\n"
+        "CREATE REL TABLE REVIEWED(FROM Customer TO Product, Summary STRING, Rating INT64);\n",
+        {"Customer": "CustomerID,Name,Country\n1,Ann,Norway\n2,Bob,Chile\n3,Cyd,Norway\n",
+         "Product": "ProductID,Name,Kind,Released\n10,Lamp,Light,2001\n11,Desk,Wood,1995\n12,Sofa,Wood,1999\n",
+         "Purchase": "PurchaseID,PlacedDate,RequiredDate,ShippedDate,Shipping\n100,2024-08-02,2024-08-20,2024-03-03,9\n"
+                     "101,2024-02-11,2024-02-25,2024-02-14,4\n102,2023-08-30,2023-09-15,2023-09-01,12\n"
+                     "103,2024-01-05,2024-01-20,2024-03-09,3\n",
+         "Town": "TownID,Name\n1,Oslo\n2,Lima\n", "MADE_IN": "from,to\n10,1\n11,2\n12,1\n",
+         "PLACED": "from,to\n1,100\n1,101\n2,102\n3,103\n",
+         "INCLUDES": "from,to\n100,10\n101,11\n102,12\n103,10\n",
+         "REVIEWED": "from,to,Summary,Rating\n1,10,A great lamp,5\n2,11,Wobbly,2\n3,12,Great value,4\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("How many purchases were placed in August?") == [[2]]
+        assert answer("Which purchases were shipped in the month of 'March'?") == [[100], [103]]
+        assert answer("Which purchases were required by a date earlier than '2024-02-01'?") == [[102], [103]]
+        # each review found is a row: the product, who wrote it and its summary
+        assert answer("Which products have 'great' in their review summary?") == [
+            ["Lamp", 10, "Ann", "A great lamp"], ["Sofa", 12, "Cyd", "Great value"]]
+        assert answer("Who reviewed the oldest product?") == [["Bob", 2]]  # the Desk, of 1995, shown as evidence
+        assert [r[0] for r in answer("Who reviewed the oldest Wood product?")] == ["Bob"]
+        assert [r[0] for r in answer("Find the customers that are from 'Norway' and placed more than one purchase.")] \
+            == ["Ann"]
+        assert answer("How many purchases were placed in August 2024?") == [[1]]
+        rated = answer("Who rated a product above 3?")  # each rating above 3: its product, who gave it, the rating
+        assert sorted(tuple(x for x in row if x in ("Ann", "Bob", "Cyd", 4, 5, 2)) for row in rated) == [
+            ("Ann", 5), ("Cyd", 4)]
+        assert answer("Which purchases have a shipping cost above 5?") == [[100], [102]]  # the cost as evidence
+        assert answer("Where were the products Ann reviewed made?") == [["Lamp", 10, "Oslo"]]
+
+
+def test_a_verb_of_making_restates_a_join_and_the_same_year_is_the_time_a_verb_says(tmp_path, small_graph):
+    """"members who placed bookings": the verb says no more than that the bookings are theirs (the one
+    relationship joins them); "born in the same year as Ann": the year the verb says (the birth year), not
+    another label's; "a fee cost" restates the fee, but "courts cost" is a court's cost."""
+    folder = small_graph(
+        tmp_path / "graphs", "club",
+        "CREATE NODE TABLE Member(MemberID INT64, Name STRING, BirthYear INT64, PRIMARY KEY(MemberID));\n"
+        "CREATE NODE TABLE Booking(BookingID INT64, Fee INT64, PRIMARY KEY(BookingID));\n"
+        "CREATE NODE TABLE Court(CourtID INT64, Name STRING, Cost INT64, OpenedYear INT64, PRIMARY KEY(CourtID));\n"
+        "CREATE REL TABLE HOLDS(FROM Member TO Booking);\n"
+        "CREATE REL TABLE FOR_COURT(FROM Booking TO Court);\n",
+        {"Member": "MemberID,Name,BirthYear\n1,Ann,1990\n2,Bob,1985\n3,Cyd,1990\n",
+         "Booking": "BookingID,Fee\n1,10\n2,25\n3,5\n4,40\n",
+         "Court": "CourtID,Name,Cost,OpenedYear\n1,North,300,1990\n2,South,80,2001\n",
+         "HOLDS": "from,to\n1,1\n1,2\n2,3\n3,4\n",
+         "FOR_COURT": "from,to\n1,1\n2,2\n3,1\n4,2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [r[0] for r in answer("Which members have placed the most bookings?")] == ["Ann"]
+        assert [r[0] for r in answer("Which members were born in the same year as Ann?")] == ["Cyd"]
+        assert answer("Which bookings have a fee cost above 20?") == [[2], [4]]
+        assert [r[0] for r in answer("Which courts cost less than 100?")] == ["South"]

@@ -85,8 +85,16 @@ def searched_in(r: Reading, v: Value) -> tuple[Item, Term] | None:
     while k < len(lem) and lem[k] in ("part", "of", "the", "their", "its", "his", "her", "a"):
         k += 1
     it = next((x for x in r.items if x.start == k and "prop" in x.kinds()), None)
+    owner = next((x for x in r.items if x.start == k and x.kinds() <= {"label", "rel"}), None) if it is None else None
+    nxt = next((x for x in r.items if owner is not None and x.start == owner.end and "prop" in x.kinds()), None)
+    holder = nxt is not None and bool({t.owner for t in owner.terms} & {t.owner for t in nxt.terms if t.kind == "prop"})
+    it = nxt if holder else it  # "'compelling' in their review summary": the summary of a review
     term = (pick(it, "prop", r.query.nodes[r.target]) or pick_prop(it, r)) if it is not None else None
-    return (it, term) if term is not None and r.view.prop_type(term.owner, term.prop) == "STRING" else None
+    if term is None or r.view.prop_type(term.owner, term.prop) != "STRING":
+        return None
+    if holder:
+        r.use((owner.start, owner.end))  # the word naming the property's holder
+    return it, term
 
 
 def label_before(r: Reading, at: int, within: int) -> str | None:
@@ -151,3 +159,36 @@ def season_before(r: Reading, v: Value) -> Term | None:
     owners = {lb for lb, _ in prev.options}
     found = [t for lb in owners if (t := year_prop(r, lb)) is not None]
     return found[0] if len(found) == 1 else None
+
+
+def verb_of_time(r: Reading, it: Item) -> Term | None:
+    """"orders required by a date earlier than ...": a bare time noun (:data:`cues.TIME_HEADS`) said after a verb
+    naming a property that ends in it (requiredDate) is that property; the verb read. Else None."""
+    head = r.lemmas[it.start]
+    if it.end - it.start != 1 or head not in cues.TIME_HEADS:
+        return None
+    for x in r.items:
+        if it.start - 3 <= x.end <= it.start and r.doc[x.start].pos_ == "VERB" and x.end - x.start == 1:
+            said = [t for t in x.terms if t.kind == "prop" and name_words(t.prop)[-1:] == [head] and
+                    any(t.owner == u.owner for u in it.terms if u.kind == "prop")]
+            if len(said) == 1:
+                r.use((x.start, x.end))
+                return said[0]
+    return None
+
+
+def verb_measure(r: Reading, v: Value) -> Term | None:
+    """"Who rated a movie above 80?": a number compared with no property named, under a verb that names one number
+    property (the rating), is that property's; the verb read. Else None."""
+    up = [t for t in r.doc[v.start].ancestors]
+    verb = up[0].head if up and up[0].dep_ == "prep" and up[0].head.pos_ == "VERB" and up[0].head.dep_ != "acl" \
+        else None  # "rated a movie above 80"; not "games played for students under 20", a participle's
+    it = next((x for x in r.items if verb is not None and x.start <= verb.i < x.end), None)
+    held = [t for t in it.terms if t.kind == "prop" and is_number(r, t)] if it is not None else []
+    if len(held) != 1 or len(it.terms) != 1:
+        return None
+    r.use((it.start, it.end))
+    it.term = held[0]
+    r.asked = [x for x in r.asked if x is not it]  # the verb compares, it asks for nothing
+    return held[0]
+

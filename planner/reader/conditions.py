@@ -37,6 +37,8 @@ from kgqa.planner.reader.compare import (
     refers,
     searched_in,
     season_before,
+    verb_measure,
+    verb_of_time,
 )
 from kgqa.planner.reader.flags import flags
 from kgqa.planner.reader.joins import by_its_verb, holder_of, many_along, other_end, path_to, rels_named_by
@@ -288,6 +290,8 @@ def _property_said(r: Reading, s: _Said) -> bool:
     possessive names, or one holding the value where the one named does not."""
     v, term, prop_item, substring = s.v, s.term, s.prop_item, s.substring
     if term is None and prop_item is not None:
+        term = verb_of_time(r, prop_item)  # "required by a date": requiredDate
+    if term is None and prop_item is not None:
         term = own_name(r, prop_item)  # "the products whose name contains 'Scanner'": the product's own name
     if term is None and prop_item is not None:
         term = pick(prop_item, "prop", governor(r, prop_item) or owner_before(r, prop_item) or
@@ -331,6 +335,10 @@ def _year_or_again(r: Reading, s: _Said) -> bool:
                 any(a <= i < b for a, b in op_span)
                 for i, w in enumerate(lem[last[1]:v.start], start=last[1])):
         term = last[0]  # "a capacity greater than 300 or less than 100": the same property again
+    month = next((w for w in reversed(r.query.where) if w.op == "MONTH"), None) if s.k and \
+        r.values[s.k - 1].kind == "month" and r.values[s.k - 1].end == v.start else None
+    if term is None and year and month is not None:
+        term = Term("prop", r.query.nodes[month.holder], month.prop)  # "in July 1996": the year of July's date
     if term is None and year and (season := season_before(r, v)) is not None:
         term = season  # "in the Fall of 2010": the year of what holds 'Fall'
     if term is None and last is not None and v.kind == "number" and (op or "=") == "=" and \
@@ -361,6 +369,14 @@ def _property_unnamed(r: Reading, s: _Said) -> bool:
         prop_item = None
         if term is not None:
             r.unsaid[v.start] = term.prop
+            r.use(*[(j, j + 1) for j in range(max(0, v.start - 4), v.start) if lem[j] in cues.TIME_HEADS and
+                    not any(x.start <= j < x.end for x in r.items)])  # "required by a date earlier than"
+    if v.kind == "month" and (term is None or not dated(r, term)):
+        # "orders shipped in August": the date of the label named before, else the asked label's, a verb's cue first
+        owner = label_before(r, v.start, 4)
+        term, prop_item = date_prop(r, owner, v.start), None
+        if term is not None:
+            r.unsaid[v.start] = term.prop
     if term is None and v.kind == "number":
         term = key_named(r, v)  # "student 1004", "department 520": the key of the label named just before
     if term is None and v.kind == "number" and said_in_money(r, v):
@@ -369,6 +385,8 @@ def _property_unnamed(r: Reading, s: _Said) -> bool:
             r.unsaid[v.start] = term.prop
     if term is None and v.kind == "number" and op in ("<", ">", "<=", ">=") and op_span:
         term = age_said(r, v, op_span)  # "students who are under 20": what ages them
+    if term is None and v.kind == "number" and op in ("<", ">", "<=", ">=") and op_span:
+        term = verb_measure(r, v)  # "Who rated a movie above 80?": the rating
     if term is None and v.kind == "linked":
         at = v.start - (named_before(lem, v.start) and r.doc[v.start - 1].tag_ == "VBN")
         before = next((pick(x, "label", None) for x in r.items if x.end == at), None)
@@ -386,6 +404,8 @@ def _property_unnamed(r: Reading, s: _Said) -> bool:
             r.use((v.end, prop_item.start))
         else:
             substring = ("CONTAINS", (v.end, prop_item.start))
+        if lem[v.start - 1:v.start] in (["word"], ["string"], ["phrase"]):
+            r.use((v.start - 1, v.start))  # "the word 'journey' in their summary"
     if term is None and v.kind == "text" and substring and not any(
             v.start - 4 <= x.start < v.start and "prop" in x.kinds() for x in r.items):
         # "the tracks that contain the word 'you'": searched for in what names the asked nodes
@@ -419,6 +439,16 @@ def _typed(r: Reading, s: _Said) -> bool:
             r.decline(f"{v.value!r} as {term.owner}.{term.prop}")
             return True
         term, prop_item = Term("prop", v.label, v.prop), None
+    if v.kind == "month":
+        if not dated(r, term):
+            r.decline(f"the month of {term.prop}, which holds no dates")
+            return True
+        j = v.start
+        while j > 0 and lem[j - 1] in ("the", "month", "of", "in", "during"):
+            j -= 1
+        r.use((j, v.start))  # "in the month of August"
+        s.op, s.value = "MONTH", v.value
+        return False
     value = v.value
     if v.kind == "linked" and isinstance(value, str) and term.kind == "prop" and not term.on_rel:
         value = r.terms.spelled(term.owner, term.prop, value)  # linked to another property's spelling
@@ -445,6 +475,8 @@ def _range(r: Reading, s: _Said) -> bool:
     """A value that opens a range ("between 10 and 20", "from 2000 to 2005"): with the next one, read here and
     not again."""
     lem, k, v, term, op, value, done = r.lemmas, s.k, s.v, s.term, s.op, s.value, s.run.done
+    if v.kind == "month":
+        return False  # "between August and October": no range of months is read
     # "between 10 and 20", "between $60 and $120", "in the range of 8000 and 12000", "from 2000 to 2005"
     sign = v.start > 0 and r.doc[v.start - 1].lower_ in cues.CURRENCY_SIGNS
     opener = range_opener(lem[:v.start - sign], v.kind in ("number", "date"))
@@ -485,8 +517,10 @@ def _holder(r: Reading, s: _Said) -> bool:
         for it in r.items)  # "What Chemistry prizes did X win?": the prizes', said before their noun
     beside = root.dep_ == "pobj" and any(it.start <= root.head.head.i < it.end for it in verbs) and not any(
         c.dep_ == "conj" for c in root.children)  # "friends with Bob", not "a friend of Dan or Alice"
+    names = v.kind == "linked" and not term.on_rel and (term.prop in (
+        r.view.display(term.owner), r.view.key(term.owner)) or is_name_like(term.prop))  # 'Bob', not the country 'UK'
     if v.kind == "linked" and prop_item is None and holder == r.target and (not r.asked or beside) and verbs and \
-            not apposed and not v.noun and \
+            not apposed and not v.noun and names and \
             not (root.dep_ in ("nsubj", "nsubjpass", "attr") and lem[0] not in ("who", "which", "what") and
                  lem[:2] != ["how", "many"]):
         # "Who does Paul Blythe follow?", "Who acted alongside Keanu Reeves?": the named node is not the one

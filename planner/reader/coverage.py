@@ -212,7 +212,7 @@ def coverage(r: Reading) -> None:
     restating = {t.text for t in r.doc if t.pos_ == "VERB" and t.i not in r.used and (joined and any(
         c.dep_ in ("prep", "agent", "dative") and any(g.i in r.used for g in c.children) or
         c.dep_ == "dobj" and (_names_label(r, c.i) or _names_label(r, c.i, "rel")) and (
-            t.lemma_.lower() in cues.LIGHT_VERBS or _said_by_label(r, t))
+            t.lemma_.lower() in cues.LIGHT_VERBS | cues.EXISTENCE_VERBS or _said_by_label(r, t))
         for c in t.children)
         or joined and _relative_read(r, t) or any(
         c.dep_ == "prep" and any(g.i in said for g in c.subtree) and _names_unsaid(r, t, c) for c in t.children))}

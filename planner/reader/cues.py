@@ -201,15 +201,24 @@ SOMEONE = frozenset({"someone", "somebody", "anyone", "anybody", "the", "a", "an
                      "name", "named", "called", "is", "of"})
 # words before a value that keep the node it names out of the answer ("excluding Clara")
 EXCLUDING = frozenset({"exclude", "excluding", "except", "besides"})
-# nouns after the word of a property that holds numbers, adding nothing to it ("the enrollment size": Enrollment)
-NUMBER_HEADS = frozenset({"size", "amount", "value"})
+# nouns after the word of a property that holds numbers, adding nothing to it ("the enrollment size": Enrollment,
+# "a freight cost": Freight)
+NUMBER_HEADS = frozenset({"size", "amount", "value", "cost", "charge"})
 # text nouns after the word of a property that holds text, adding nothing to it ("a quantity per unit description")
 TEXT_HEADS = frozenset({"description", "text", "field", "entry", "string"})
 # time nouns after the word of a property that holds a time, adding nothing to it ("their founding years": Founded)
 TIME_HEADS = frozenset({"year", "date", "time", "day"})
+# month names, and the words before one that say a date's month ("in August", "during the month of 'December'")
+MONTHS = {m: i for i, ms in enumerate((("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"),
+                                       ("may",), ("june", "jun"), ("july", "jul"), ("august", "aug"),
+                                       ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
+                                       ("december", "dec")), start=1) for m in ms}
+MONTH_OPENERS = frozenset({"in", "during", "of", "for"})
+# words after a superlative that rank one value each, not a figure added up ("the highest single rating")
+SINGLE_WORDS = frozenset({"single", "individual"})
 
 # verbs that say a node exists, made or recorded, and nothing more ("the bookings made", "how many payments were
-# made", "films made before 2000": made in the year the node records)
+# made", "films made before 2000": made in the year the node records; "customers who placed orders": theirs)
 EXISTENCE_VERBS = frozenset({"make", "place", "create", "record", "register", "submit", "file", "issue", "happen", "occur"})
 
 # words that compare ("before any wine from ...", "outside the state"): left unread, the comparison is lost

@@ -40,7 +40,7 @@ class Value:
     start: int
     end: int
     value: Any
-    kind: str  # "number" | "text" | "linked" | "limit" | "date" (ISO date text)
+    kind: str  # "number" | "text" | "linked" | "limit" | "date" (ISO date text) | "month" (its number)
     label: str = ""
     prop: str = ""
     options: tuple[tuple[str, str], ...] = ()  # every (label, prop) holding a linked value

@@ -22,6 +22,7 @@ from kgqa.planner.reader.reading import (
     term_name,
 )
 from kgqa.planner.reader.schema_terms import Term
+from kgqa.planner.reader.times import date_prop, said_time, time_cues, year_prop
 from kgqa.text import name_words
 
 
@@ -122,6 +123,21 @@ def versus(r: Reading) -> None:
         r.use(*spans, (left.start, left.end), (k, right.end))
 
 
+def _time_said(r: Reading, label: str, at: int) -> Term | None:
+    """The year (else date) property of ``label`` a time word before ``at`` cues ("born in the same year": born),
+    the word naming it read; else None."""
+    term = year_prop(r, label, at) or date_prop(r, label, at)
+    if term is None:
+        return None
+    for x in r.items:
+        if x.end <= at and any(t.kind == "prop" and (t.owner, t.prop) == (label, term.prop) for t in x.terms):
+            x.term = term
+            r.use((x.start, x.end))
+    said = [i for i in time_cues(r) if i < at and said_time(r, term.prop, [r.doc[i]])][-1:]
+    r.use(*[(i, i + 1) for i in said])  # "born": BirthYear
+    return term
+
+
 def same_as(r: Reading) -> None:
     """"employees in the same department as Clara", "players with the same position as someone named Smith": the
     asked nodes hold what another node of their label, the one the value names, holds: the property said, or the
@@ -136,6 +152,8 @@ def same_as(r: Reading) -> None:
         if w != "same" or i in r.used:
             continue
         it = next((x for x in r.items if x.start == i + 1), None)
+        if it is None and lem[i + 1:i + 3] in (["year", "as"], ["date", "as"], ["day", "as"]):
+            it = Item(i + 1, i + 2, set())  # "born in the same year as Ann": a time no property is named by
         if it is None or lem[it.end:it.end + 1] != ["as"]:
             continue
         v = next((u for u in r.values if u.kind == "linked" and u.start > it.end and u.label == label), None)
@@ -145,6 +163,9 @@ def same_as(r: Reading) -> None:
             continue  # "the same department as the manager of Clara": not Clara's own
         prop = pick(it, "prop", label)
         held = pick(it, "label", None)
+        if (prop is None or prop.owner != label) and it.end - it.start == 1 and lem[it.start] in cues.TIME_HEADS:
+            prop = _time_said(r, label, i)  # "actors born in the same year as Tom Hanks": the birth year
+            held = None if prop is not None else held
         if prop is not None and prop.owner == label and not prop.on_rel:
             twin = r.var_for(label, f"same:{r.target}")
             it.term = prop

@@ -196,7 +196,7 @@ def _aggregates(r: Reading, label: str, group: list[Column]) -> list[Column]:
             if said_at:
                 _count_beside(r, said_at[0], col, aggs)
             aggs.append(Column(col.holder, col.prop, fn))
-        else:
+        elif col not in q.columns:  # "Which reviews rated ...? Give ... the rating": one rating column
             q.columns.append(col)
     return aggs
 

@@ -134,6 +134,9 @@ def _rank(r: Reading, label: str, i: int) -> _Rank | None:
     elif lem[k:k + 1] and lem[k] in cues.DISTINCT_WORDS and doc[k + 1:k + 2].text and doc[k + 1].tag_ == "NNS":
         r.use((k, k + 1))  # "the most distinct customers": each counted once, as every count of nodes is
         k += 1
+    elif lem[k:k + 1] and lem[k] in cues.SINGLE_WORDS and doc[k + 1:k + 2].text:
+        r.use((k, k + 1))  # "the highest single review rating": one edge's, as a ranking by a property is
+        k += 1
     fn = cues.AGGREGATES.get(lem[k]) if k < len(lem) and lem[k] != "overall" and i + 1 == k else None
     it = next((x for x in r.items if k <= x.start <= k + 2 and x.term is None or x.start == k), None)
     if it is not None and compound_of_label(r, it):
@@ -193,6 +196,8 @@ def _by_age(r: Reading, label: str, s: _Rank) -> bool | None:
     q, w = r.query, s.word
     if w not in cues.AGE_SUPERLATIVES:
         return None
+    if (other := _aged_other(r, label, s)) is not None:
+        return other
     ages = [p for p in r.view.nodes.get(label, {}) if p.lower() in cues.AGE_WORDS]
     born = (year_prop(r, label) or date_prop(r, label)) if not ages else None
     if len(ages) != 1 and (born is None or any(c.is_aggregate for c in q.columns)):
@@ -203,6 +208,32 @@ def _by_age(r: Reading, label: str, s: _Rank) -> bool | None:
     else:  # "the oldest movie", "the youngest organization": by the one time it holds, earliest first
         q.order.append((Column(r.target, born.prop), not s.desc))
     return True
+
+
+def _aged_other(r: Reading, label: str, s: _Rank) -> bool | None:
+    """"Who directed the oldest movie?": "oldest" modifies the noun of another label joined, so that node is the
+    one of the highest age or the earliest time of its label (of those the conditions said of it), shown beside
+    each row (False: read whole).
+    None where the superlative is said of the asked nodes or a number of rows is said."""
+    q, tok = r.query, r.doc[s.lspan[0]]
+    it = next((x for x in r.items if x.start <= tok.head.i < x.end), None) if tok.dep_ == "amod" else None
+    other = pick(it, "label", None) if it is not None else None
+    var = r.vars.get(other.owner) if other is not None and other.owner != label else None
+    if var is None or var == r.target or var not in q.nodes or s.counted:
+        return None
+    ages = [p for p in r.view.nodes.get(other.owner, {}) if p.lower() in cues.AGE_WORDS]
+    born = (year_prop(r, other.owner) or date_prop(r, other.owner)) if not ages else None
+    if len(ages) != 1 and born is None:
+        return None
+    prop, fn = (ages[0], "max" if s.desc else "min") if ages else (born.prop, "min" if s.desc else "max")
+    among = tuple((w.prop, w.value) for w in q.where if w.holder == var and w.op == "=" and
+                  not isinstance(w.value, (Column, Overall)))  # "the oldest Economics prize": of those prizes
+    q.where.append(Where(var, prop, "=", Overall(fn, other.owner, prop, among)))
+    shown = r.view.display(other.owner)
+    if shown and Column(var, shown) not in q.evidence:
+        q.evidence.append(Column(var, shown))  # "the oldest movie": which movie
+    r.use(s.lspan)
+    return False
 
 
 def _by_values_held(r: Reading, label: str, s: _Rank) -> bool | None:

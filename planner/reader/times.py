@@ -27,7 +27,8 @@ def date_prop(r: Reading, label: str | None = None, at: int | None = None) -> Te
     if len(props) > 1:
         props = cued(r, props, at)
     if len(props) > 1:
-        stems = {t.lemma_.lower()[:4] for t in r.doc if len(t.lemma_) >= 4 and not t.is_stop}
+        stems = {t.lemma_.lower()[:4] for t in r.doc if len(t.lemma_) >= 4 and not t.is_stop and
+                 t.lemma_.lower() not in cues.TIME_HEADS}  # "a date" says none of them
         props = [p for p in props if any(w[:4] in stems for w in name_words(p) if len(w) >= 4)] or props
     if len(props) > 1:
         typed = [p for p in props if r.view.prop_type(label, p) != "STRING"]
@@ -116,6 +117,22 @@ def dates(r: Reading) -> None:
         span = r.doc.char_span(m.start(), m.end(), alignment_mode="expand")
         if span is not None and not any(i in taken for i in range(span.start, span.end)):
             r.values.append(Value(span.start, span.end, m.group(), "date"))
+    months(r)
+
+
+def months(r: Reading) -> None:
+    """A month named after "in", "during" or "of" ("orders shipped in August", "in the month of 'December'")
+    becomes a value of kind "month", its number: a condition on a date's month."""
+    lem = r.lemmas
+    for v in r.values:
+        if v.kind == "text" and isinstance(v.value, str) and v.value.strip().lower() in cues.MONTHS and \
+                set(lem[max(0, v.start - 3):v.start]) & cues.MONTH_OPENERS:
+            v.kind, v.value = "month", cues.MONTHS[v.value.strip().lower()]
+    taken = {i for v in r.values for i in range(v.start, v.end)}
+    for t in r.doc:  # a month's full name, not a property's ("the temperature in Mar": its Mar)
+        if t.i not in taken and t.lower_ in cues.MONTHS and t.text[:1].isupper() and len(t.text) > 3 - (
+                t.lower_ == "may") and not r.terms.lookup([t.lower_]) and set(lem[max(0, t.i - 3):t.i]) & cues.MONTH_OPENERS:
+            r.values.append(Value(t.i, t.i + 1, cues.MONTHS[t.lower_], "month"))
 
 
 def decade(t) -> int | None:

@@ -25,11 +25,14 @@ def where_asked(r: Reading, label: str) -> None:
 
 def _place_reached(r: Reading, label: str) -> None:
     """"Where was Niels Bohr born?", "Where did Marie Curie work?": the node at the far end of the one relationship
-    of the asked label a verb names (:func:`~kgqa.planner.reader.joins.doer`) is asked."""
+    of the asked label a verb names (:func:`~kgqa.planner.reader.joins.doer`) is asked, shown beside the asked
+    node."""
     far = doer(r, frozenset({label}))
     if far is not None:
         r.asked.append(Item(0, 1, {Term("label", far)}, Term("label", far)))
         r.use((0, 1))
+        # "Where were the winners of the 1962 Peace Prize born?": who, and where (not "Where was Niels Bohr born?")
+        r.show_target = not any(v.kind == "linked" and v.label == label for v in r.values)
 
 
 def when_asked(r: Reading, label: str) -> None:

@@ -115,8 +115,10 @@ def _number_heads(r: Reading) -> None:
         props = {t for t in it.terms if t.kind == "prop" and not t.on_rel and
                  (r.view.is_number(t.owner, t.prop) if number else r.view.prop_type(t.owner, t.prop) == "STRING" and
                   not r.view.is_category(t.owner, t.prop))}  # not "the type description" of a code: its lookup's
-        if len(props) != 1 or any(t.owner == next(iter(props)).owner for t in nxt.terms if t.kind == "prop"):
-            continue
+        labels = {t.owner for t in it.terms if t.kind == "label"}
+        if len(props) != 1 or any(t.owner == next(iter(props)).owner or t.owner in labels
+                                  for t in nxt.terms if t.kind == "prop"):
+            continue  # not "procedures cost" where procedures hold a Cost: a label and its property
         it.end, it.terms = nxt.end, props
         r.items.remove(nxt)
 
