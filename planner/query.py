@@ -33,7 +33,7 @@ class Where:
     property of the same match); ``IS NULL``/``IS NOT NULL`` take no value;
     the string operators compare case-insensitively; ``BETWEEN`` takes a (low, high) pair, ``RANGE`` (and ``NOT
     RANGE``) one from low up to, not including, high, ``IN`` a list and
-    ``OR`` a pair of conditions (``prop`` unused), ``MONTH`` a month's number (1-12) of a date."""
+    ``OR`` a pair of conditions (``prop`` unused), ``MONTH`` a month's number (1-12) of a date, ``SIZE <op>`` a text's length compared."""
 
     holder: str
     prop: str
@@ -45,12 +45,14 @@ class Where:
 class Overall:
     """A condition's value computed over the nodes of a label first: ``fn(prop)`` over all of them (``height < the
     average``), or over those whose ``among`` properties equal the values given (``salary > the highest salary of
-    the instructors in Biology``)."""
+    the instructors in Biology``); over the edges of a relationship type where ``on_rel`` (``a rating higher than
+    the average rating``)."""
 
     fn: str
     label: str
     prop: str
     among: tuple[tuple[str, Any], ...] = ()  # (property, value) pairs the nodes counted must have
+    on_rel: bool = False  # ``label`` is a relationship type: its edges' ``prop``
 
 
 @dataclass(frozen=True)
@@ -143,7 +145,7 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
             parts.append(f"({var}:{ident(label)})")
             seen.add(var)
     overall = list(dict.fromkeys(_overall([*q.where, *(w for a in q.absent for w in a.where)])))
-    text = "".join(f"MATCH (o{i}:{ident(o.label)}){_among(o, i, params)} WITH {_with(overall[:i])}"
+    text = "".join(f"MATCH {_figured(o, i)}{_among(o, i, params)} WITH {_with(overall[:i])}"
                    f"{o.fn}(o{i}.{ident(o.prop)}) AS overall{i} " for i, o in enumerate(overall))
     text += "MATCH " + ", ".join(parts)
     num = q.as_numbers
@@ -301,6 +303,11 @@ def _overall(where: list[Where]) -> list[Overall]:
     return out
 
 
+def _figured(o: Overall, i: int) -> str:
+    """The pattern an overall figure is computed over: the nodes of its label, or the edges of its type."""
+    return f"()-[o{i}:{ident(o.label)}]->()" if o.on_rel else f"(o{i}:{ident(o.label)})"
+
+
 def _among(o: Overall, i: int, params: dict[str, Any]) -> str:
     """The WHERE that keeps the part of a label an overall figure is computed over, its values as parameters."""
     conds = []
@@ -332,6 +339,10 @@ def _condition(w: Where, params: dict[str, Any], overall: list[Overall] = (),
         return f"{ref} {w.op} {w.value.holder}.{ident(w.value.prop)}"
     if w.op in ("IS NULL", "IS NOT NULL"):
         return f"{ref} {w.op}"
+    if w.op.startswith("SIZE "):  # a text's length compared ("longer than 20 characters")
+        key = f"p{len(params)}"
+        params[key] = w.value
+        return f"size({w.holder}.{ident(w.prop)}) {w.op[5:]} ${key}"
     if w.op == "MONTH":  # a date's month, of a date type or ISO date text alike ('1996-08-04 ...': '08')
         key = f"p{len(params)}"
         params[key] = f"{w.value:02d}"

@@ -2217,12 +2217,19 @@ def test_months_time_words_review_words_and_the_oldest_of_another_label(tmp_path
             ("Ann", 5), ("Cyd", 4)]
         assert answer("Which purchases have a shipping cost above 5?") == [[100], [102]]  # the cost as evidence
         assert answer("Where were the products Ann reviewed made?") == [["Lamp", 10, "Oslo"]]
+        assert answer("Which products have a kind longer than 4 characters?") == [["Lamp", 10]]  # 'Light'
+        # the average rating of the reviews of each purchase's products (of their reviews, not its buyer's)
+        assert answer("Which 2 purchases have the highest average product rating?") == [[100, 5.0], [103, 5.0]]
+        # a figure of a relationship's property over all its edges: the ratings above the average (11/3)
+        assert sorted(row[0] for row in answer("Which products have a rating higher than the average rating of all "
+                                               "products?")) == ["Lamp", "Sofa"]
 
 
 def test_a_verb_of_making_restates_a_join_and_the_same_year_is_the_time_a_verb_says(tmp_path, small_graph):
     """"members who placed bookings": the verb says no more than that the bookings are theirs (the one
     relationship joins them); "born in the same year as Ann": the year the verb says (the birth year), not
-    another label's; "a fee cost" restates the fee, but "courts cost" is a court's cost."""
+    another label's; "a fee cost" restates the fee, but "courts cost" is a court's cost; "for every court" and a
+    count said in another label's clause are declined, not read as something else."""
     folder = small_graph(
         tmp_path / "graphs", "club",
         "CREATE NODE TABLE Member(MemberID INT64, Name STRING, BirthYear INT64, PRIMARY KEY(MemberID));\n"
@@ -2241,3 +2248,12 @@ def test_a_verb_of_making_restates_a_join_and_the_same_year_is_the_time_a_verb_s
         assert [r[0] for r in answer("Which members were born in the same year as Ann?")] == ["Cyd"]
         assert answer("Which bookings have a fee cost above 20?") == [[2], [4]]
         assert [r[0] for r in answer("Which courts cost less than 100?")] == ["South"]
+        c, _ = first_plan_rows(g)
+
+        def unread(question):
+            assert not c.grammar(question, c.value_mentions(question)), question
+            return " ".join(c.unread(question, c.value_mentions(question)))
+
+        # every court, and a count of another label's nodes: no reading here says them, so none is guessed
+        assert "every" in unread("Which members hold bookings for every court?")
+        assert "of each Member" in unread("Which courts have bookings held by members who hold more than 1 booking?")

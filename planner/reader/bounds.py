@@ -54,6 +54,17 @@ def repeated(r: Reading) -> None:
             r.values.remove(number)
 
 
+def _clause_of_other(r: Reading, v: Value) -> str | None:
+    """The label of the noun whose relative clause says the bounded number, where that is not the asked label
+    ("products ordered by customers who have placed more than 5 orders": Customer); else None."""
+    verb = next((t for t in r.doc[v.start].ancestors if t.dep_ == "relcl"), None)
+    noun = verb.head if verb is not None else None
+    named = next((pick(x, "label", None) for x in r.items if noun is not None and x.start <= noun.i < x.end), None)
+    if named is None or r.target is None or named.owner == r.query.nodes[r.target]:
+        return None
+    return named.owner
+
+
 def count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
     """"students with at least two pets": a bound on how many nodes of that label each row reaches."""
     term = pick(it, "label", None)
@@ -62,6 +73,10 @@ def count_bound(r: Reading, v: Value, it: Item, low_ops: list[str]) -> None:
     grouped = term is not None and term.owner == label and values_asked(r)
     if term is None or term.owner == label and not grouped:
         r.decline(f"{v.value} {r.doc[it.start:it.end].text} of what")
+        return
+    other = _clause_of_other(r, v)
+    if other is not None:  # "products ordered by customers who placed more than 5 orders": each customer's
+        r.decline(f"{v.value} {r.doc[it.start:it.end].text} of each {other}, not of each {label}")
         return
     op, span = _bound_said(v, it, low_ops)
     if grouped and any(w in ("many", "count", "number") for w in r.lemmas[:v.start]):

@@ -214,6 +214,8 @@ MONTHS = {m: i for i, ms in enumerate((("january", "jan"), ("february", "feb"), 
                                        ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
                                        ("december", "dec")), start=1) for m in ms}
 MONTH_OPENERS = frozenset({"in", "during", "of", "for"})
+# units of a text's length ("titles longer than 20 characters")
+LENGTH_UNITS = frozenset({"character", "letter", "char"})
 # words after a superlative that rank one value each, not a figure added up ("the highest single rating")
 SINGLE_WORDS = frozenset({"single", "individual"})
 

@@ -69,6 +69,8 @@ def overall(r: Reading) -> None:
         among: tuple = ()
         quantified = low[i] in cues.QUANTIFIERS or some
         of = lem[end:end + 1] in (["of"], ["for"], ["among"])
+        if of and term.on_rel and (ends := _all_at_an_end(r, end + 1, term.owner)):
+            end, of = ends, False  # "the average rating of all movies": of every edge that rates one
         if of or quantified:
             part = _part(r, end + of, term.owner, term.prop)
             if part is None and (quantified or lem[end] == "of") or part is not None and part[1] is None:
@@ -81,12 +83,27 @@ def overall(r: Reading) -> None:
         holder = holder_of(r, term)
         if holder is None:
             continue
-        r.query.where.append(Where(holder, term.prop, op, Overall(fn, term.owner, term.prop, among)))
+        r.query.where.append(Where(holder, term.prop, op, Overall(fn, term.owner, term.prop, among, term.on_rel)))
         first = min(it.start, i)
         r.values = [v for v in r.values if not first <= v.start < end]  # "more" is no value here
         r.where_ends.append((it.start, end))
         it.term = term
         r.use(*spans, (it.start, it.end), (min(cut, i - (lem[i - 1:i] == ["overall"])), max(end, it.end)))
+
+
+def _all_at_an_end(r: Reading, k: int, rel: str) -> int | None:
+    """Where "all <label>" (or "the <label>") said from token ``k`` ends, the label at an end of relationship type
+    ``rel``: the figure is over all its edges; else None."""
+    while k < len(r.lemmas) and r.lemmas[k] in ("all", "the", "every"):
+        k += 1
+    it = next((x for x in r.items if x.start == k), None)
+    ends = {lb for pair in r.view.rels.get(rel, []) for lb in pair}
+    named = pick(it, "label", None) if it is not None else None
+    rest = [t for t in r.doc[it.end:] if not t.is_punct] if it is not None else []
+    if named is None or named.owner not in ends or rest and rest[0].lower_ not in ("and", "or"):
+        return None  # not "of movies they have acted in": of some
+    it.term = named
+    return it.end
 
 
 def versus(r: Reading) -> None:
@@ -295,8 +312,8 @@ def _compared(r: Reading, i: int, cut: int, than: int | None) -> Iterator[tuple[
         if op not in ("<", ">", "<=", ">="):
             continue
         term = pick(it, "prop", r.query.nodes[r.target]) or pick_prop(it, r)
-        if term is not None and not term.on_rel and r.view.is_number(term.owner, term.prop):
-            yield term, it, op, spans
+        if term is not None and r.view.is_number(term.owner, term.prop):
+            yield term, it, op, spans  # of nodes, or of edges ("a rating higher than the average rating")
 
 
 def _value_of(r: Reading, k: int, label: str) -> tuple[str, Value] | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kgqa.planner.query import Column, Overall, Where
+from kgqa.planner.query import Column, Edge, Overall, Where
 from kgqa.planner.reader import cues
 from kgqa.planner.reader.columns import column_of, node_columns, owner_of
 from kgqa.planner.reader.joins import edge_of, join_label, many_along, path_to
@@ -163,10 +163,39 @@ def _rank(r: Reading, label: str, i: int) -> _Rank | None:
         at = k + 1 + (lem[k + 1:k + 2] == ["of"])  # "the highest sum of LIKES weights"
         it = next((x for x in r.items if x.start == at), None)
         if it is not None and "prop" not in it.kinds():
-            it = owned_prop(r, it)  # "the highest average instructor salary"
+            it = owned_prop(r, it) or _edge_prop_after(r, it)  # "the highest average instructor salary"
         if it is not None:
             r.use((k + 1, at))
     return _Rank(w, desc, limit, lspan, measure, counted, k, fn, it, ranked_by)
+
+
+def _edge_prop_after(r: Reading, it: Item) -> Item | None:
+    """"the highest average movie rating": a label's noun, then the word of a property of a relationship at that
+    label's end (the rating of a review of a movie): that property's item, the label's node joined first; else
+    None."""
+    named = pick(it, "label", None)
+    nxt = next((x for x in r.items if x.start == it.end and x.kinds() == {"prop"}), None)
+    if named is None or nxt is None:
+        return None
+    held = [t for t in nxt.terms if t.on_rel and any(named.owner in pair for pair in r.view.rels.get(t.owner, []))]
+    var = (r.vars.get(named.owner) or join_label(r, named.owner)) if len(held) == 1 else None
+    if var is None:
+        return None
+    rel = held[0].owner
+    if rel not in r.rel_var:  # the movie's reviews, not the asked person's own
+        src, dst = next(p for p in r.view.rels[rel] if named.owner in p)
+        q = r.query
+        n = len(q.edges) + sum(len(a.edges) for a in q.absent)
+        if dst == named.owner:
+            edge = Edge(f"r{n}", rel, r.var_for(src, f"{rel}<{src}"), var)
+        else:
+            edge = Edge(f"r{n}", rel, var, r.var_for(dst, f"{rel}>{dst}"))
+        q.edges.append(edge)
+        r.rel_var[rel] = edge.var
+    it.term = named
+    r.use((it.start, it.end))
+    nxt.term = held[0]
+    return nxt
 
 
 def _by_aggregate(r: Reading, label: str, s: _Rank) -> bool | None:

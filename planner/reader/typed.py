@@ -28,8 +28,8 @@ def _typed_where(r: Reading, w: Where) -> Where:
     """``w`` with a number spelled as text where its property holds text, or its property read as a number."""
     if w.op == "OR":
         return Where(w.holder, w.prop, w.op, tuple(_typed_where(r, x) for x in w.value))
-    if w.op == "MONTH":
-        return w  # a month's number, compared with the date's month as text
+    if w.op == "MONTH" or w.op.startswith("SIZE "):
+        return w  # a month's number, compared with the date's month as text; a text's length
     if _years(w.value) and r.view.is_date(owner_of(r, w.holder), w.prop):
         return _of_years(w)
     if _stored(r, w.holder, w.prop) != "STRING" or not _numbers(w.value):
