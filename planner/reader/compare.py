@@ -180,9 +180,9 @@ def verb_of_time(r: Reading, it: Item) -> Term | None:
 def verb_measure(r: Reading, v: Value) -> Term | None:
     """"Who rated a movie above 80?": a number compared with no property named, under a verb that names one number
     property (the rating), is that property's; the verb read. Else None."""
-    up = [t for t in r.doc[v.start].ancestors]
-    verb = up[0].head if up and up[0].dep_ == "prep" and up[0].head.pos_ == "VERB" and up[0].head.dep_ != "acl" \
-        else None  # "rated a movie above 80"; not "games played for students under 20", a participle's
+    prep = r.doc[v.start].head  # the preposition the number is the object of ("above 80")
+    verb = prep.head if prep.dep_ == "prep" and prep.head.pos_ == "VERB" and prep.head.dep_ != "acl" else None
+    # "rated a movie above 80"; not "games played for students under 20", a participle's
     it = next((x for x in r.items if verb is not None and x.start <= verb.i < x.end), None)
     held = [t for t in it.terms if t.kind == "prop" and is_number(r, t)] if it is not None else []
     if len(held) != 1 or len(it.terms) != 1:

@@ -214,6 +214,9 @@ MONTHS = {m: i for i, ms in enumerate((("january", "jan"), ("february", "feb"), 
                                        ("september", "sep", "sept"), ("october", "oct"), ("november", "nov"),
                                        ("december", "dec")), start=1) for m in ms}
 MONTH_OPENERS = frozenset({"in", "during", "of", "for"})
+# a quantifier over a joined label after "from" ("products from all categories"), or "every" after any
+# preposition ("bookings for every court"): every one of them, a division no reading says
+EVERY_WORDS = frozenset({"all", "every", "each"})
 # units of a text's length ("titles longer than 20 characters")
 LENGTH_UNITS = frozenset({"character", "letter", "char"})
 # words after a superlative that rank one value each, not a figure added up ("the highest single rating")
