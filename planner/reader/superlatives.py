@@ -315,10 +315,7 @@ def _by_label_count(r: Reading, label: str, s: _Rank) -> bool | None:
         if var is None:
             return False
         it.term = pick(it, "label", None)
-        cnt = Column(var, None, "count", True)
-        if not any(c.is_aggregate for c in q.columns):
-            q.columns.append(cnt)
-        q.order.append((cnt, s.desc))
+        _rank_by_count(r, var, s)
     r.use((it.start, it.end))
     return True
 
@@ -326,7 +323,7 @@ def _by_label_count(r: Reading, label: str, s: _Rank) -> bool | None:
 def _by_edge_count(r: Reading, label: str, s: _Rank) -> bool | None:
     """"the department with the fewest members": ranked by a count of the edges of the one relationship named
     that touches the asked label. None where none is named; True where ranked, False where it has no edge."""
-    q, w, it = r.query, s.word, s.it
+    w, it = s.word, s.it
     if not (it is not None and it.kinds() == {"rel"} and w in cues.COUNT_SUPERLATIVES and s.measure == w and
             len(touching := [t.owner for t in it.terms if any(label in p for p in r.view.rels.get(t.owner, []))]) == 1):
         return None
@@ -334,12 +331,17 @@ def _by_edge_count(r: Reading, label: str, s: _Rank) -> bool | None:
     if var is None:
         return False
     it.term = Term("rel", touching[0])
-    cnt = Column(var, None, "count", True)
-    if not any(c.is_aggregate for c in q.columns):
-        q.columns.append(cnt)
-    q.order.append((cnt, s.desc))
+    _rank_by_count(r, var, s)
     r.use((it.start, it.end))
     return True
+
+
+def _rank_by_count(r: Reading, var: str, s: _Rank) -> None:
+    """Ranks by how many of ``var`` (nodes or edges) each row reaches, the count shown unless a figure already is."""
+    cnt = Column(var, None, "count", True)
+    if not any(c.is_aggregate for c in r.query.columns):
+        r.query.columns.append(cnt)
+    r.query.order.append((cnt, s.desc))
 
 
 def _by_property(r: Reading, label: str, s: _Rank) -> bool | None:
