@@ -505,7 +505,7 @@ def _every_other(r: Reading) -> list[str]:
     """"customers who ordered products from all categories", "bookings for every court": a quantifier
     (:data:`cues.EVERY_WORDS`) before a joined label that is not the asked one asks for every one of them, which no
     reading here says; the word is left unread. Not beside a figure ("the average of all students"), not one a
-    figure compared with reads ("than the average rating of all movies"), not "each" read as a group."""
+    figure compared with reads ("than the average score of all games"), not "each" read as a group."""
     if r.target is None or any(c.is_aggregate for c in r.query.columns):
         return []
     out = []

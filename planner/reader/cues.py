@@ -19,7 +19,7 @@ SUPERLATIVES = {"most": True, "highest": True, "largest": True, "biggest": True,
                 "slowest": False, "rich": True, "richest": True, "strong": True, "strongest": True}
 # superlatives that rank a label by how many of another it has ("the publisher with the fewest books"), as lemmas
 COUNT_SUPERLATIVES = frozenset({"most", "fewest", "few", "least", "little"})
-# prepositions of doing a thing together: "who acted alongside Keanu Reeves" (others, on the same movie)
+# prepositions of doing a thing together: "who acted alongside Ann Lee" (others, on the same movie)
 ALONGSIDE = frozenset({"alongside", "with", "beside"})
 # superlatives of size that count a group a noun names ("the largest cast": the most actors), as lemmas
 SIZE_SUPERLATIVES = frozenset({"large", "big", "small", "largest", "biggest", "smallest"})

@@ -169,7 +169,7 @@ def _modified(r: Reading, label: str) -> str | None:
 
 def other_end(r: Reading, v: Value) -> str | None:
     """The far end of the one relationship of the asked label to itself that the question names, the named node
-    its subject when it is the verb's subject ("Who does Paul Blythe follow?": Paul follows them); else a
+    its subject when it is the verb's subject ("Who does Cy Dale follow?": Cy follows them); else a
     decline."""
     label = r.query.nodes[r.target]
     rels = [t.owner for it in r.items for t in it.terms if t.kind == "rel" and (label, label) in
@@ -188,7 +188,7 @@ def other_end(r: Reading, v: Value) -> str | None:
     owner = head.pos_ == "NOUN" and (root.dep_ == "poss" and root.head.i == head.i or root.dep_ == "pobj" and
                                      root.head.lower_ in ("of", "for", "to") and root.head.head.i == head.i)
     # "the friends of Bob", "Bob's friends", "the prerequisite for Mobile Computing": Bob's (its) edges; of two
-    # subjects the parse gives one verb ("Who follows Tom Hanks?"), the first is its subject
+    # subjects the parse gives one verb ("Who follows Bob Roe?"), the first is its subject
     subject = root.dep_ in ("nsubj", "nsubjpass") and not any(
         t.dep_ == "nsubj" and t.head.i == root.head.i for t in r.doc[:v.start]) or owner
     said = [it for it in r.items if any(t.owner == rel and t.kind == "rel" for t in it.terms)]
@@ -237,14 +237,14 @@ def _verb_item(r: Reading, verb) -> Item | None:
 
 
 def _with(r: Reading, v: Value) -> bool:
-    """Whether a value is said after a preposition of doing a thing together ("alongside Keanu Reeves")."""
+    """Whether a value is said after a preposition of doing a thing together ("alongside Ann Lee")."""
     root = r.doc[v.start:v.end].root
     return root.dep_ == "pobj" and root.head.lower_ in cues.ALONGSIDE
 
 
 def _alongside(r: Reading, v: Value) -> str | None:
     """A node of the asked label named after "alongside" or "with" the verb of a relationship from the label to
-    another ("Who acted alongside Keanu Reeves in The Matrix?"): a second node of the label, joined by that
+    another ("Who acted alongside Ann Lee in Dune?"): a second node of the label, joined by that
     relationship to the same node of the other label as the asked ones, and not one of them; else None."""
     root = r.doc[v.start:v.end].root
     if not _with(r, v):
@@ -446,7 +446,7 @@ def doer(r: Reading, objects: frozenset[str] = frozenset(), at: int | None = Non
     """The label at the other end of the one relationship that the question's verb (the one at ``at``) names from
     the label of a value it gives ("Who borrowed Kindred?": borrowedBook from Member to Book, Kindred a Book) or of
     its object (``objects``: "Who won the Nobel Prize in Physics?"), else None. A value said after "with" or
-    "alongside" did the same, not what the verb was done to ("Who acted with Tom Hanks?")."""
+    "alongside" did the same, not what the verb was done to ("Who acted with Bob Roe?")."""
     given = objects if at is not None else {v.label for v in r.values if v.label and not _with(r, v)} | objects
     ends = {end for it in r.items if (it.start <= at < it.end if at is not None else r.doc[it.start].pos_ == "VERB")
             for t in it.terms if t.kind == "rel" for pair in r.view.rels.get(t.owner, []) if set(pair) & given

@@ -70,7 +70,7 @@ def overall(r: Reading) -> None:
         quantified = low[i] in cues.QUANTIFIERS or some
         of = lem[end:end + 1] in (["of"], ["for"], ["among"])
         if of and term.on_rel and (ends := _all_at_an_end(r, end + 1, term.owner)):
-            end, of = ends, False  # "the average rating of all movies": of every edge that rates one
+            end, of = ends, False  # "the average score of all games": of every edge that scores one
         if of or quantified:
             part = _part(r, end + of, term.owner, term.prop)
             if part is None and (quantified or lem[end] == "of") or part is not None and part[1] is None:
@@ -101,7 +101,7 @@ def _all_at_an_end(r: Reading, k: int, rel: str) -> int | None:
     named = pick(it, "label", None) if it is not None else None
     rest = [t for t in r.doc[it.end:] if not t.is_punct] if it is not None else []
     if named is None or named.owner not in ends or rest and rest[0].lower_ not in ("and", "or"):
-        return None  # not "of movies they have acted in": of some
+        return None  # not "of games they have played": of some
     it.term = named
     return it.end
 
@@ -181,7 +181,7 @@ def same_as(r: Reading) -> None:
         prop = pick(it, "prop", label)
         held = pick(it, "label", None)
         if (prop is None or prop.owner != label) and it.end - it.start == 1 and lem[it.start] in cues.TIME_HEADS:
-            prop = _time_said(r, label, i)  # "actors born in the same year as Tom Hanks": the birth year
+            prop = _time_said(r, label, i)  # "actors born in the same year as Bob Roe": the birth year
             held = None if prop is not None else held
         if prop is not None and prop.owner == label and not prop.on_rel:
             twin = r.var_for(label, f"same:{r.target}")

@@ -536,7 +536,7 @@ def _holder(r: Reading, s: _Said) -> bool:
             not apposed and not v.noun and names and \
             not (root.dep_ in ("nsubj", "nsubjpass", "attr") and lem[0] not in ("who", "which", "what") and
                  lem[:2] != ["how", "many"]):
-        # "Who does Paul Blythe follow?", "Who acted alongside Keanu Reeves?": the named node is not the one
+        # "Who does Cy Dale follow?", "Who acted alongside Ann Lee?": the named node is not the one
         # asked for; along a relationship of the label to itself it is the edge's other end
         holder = other_end(r, v)
         if holder is None:
