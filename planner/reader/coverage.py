@@ -10,6 +10,7 @@ from kgqa.kg.derive import is_name_like
 from kgqa.planner.reader import cues
 from kgqa.planner.reader.columns import ROWID
 from kgqa.planner.reader.joins import edge_of, join_label
+from kgqa.planner.reader.quantifiers import every_other
 from kgqa.planner.reader.reading import (
     Item,
     Reading,
@@ -203,7 +204,7 @@ def coverage(r: Reading) -> None:
                                                            or t.lower_ in cues.COMPARING or
                                                            t.lower_ in cues.SUPERLATIVES and t.tag_ in ("JJS", "RBS"))]
     # "the statement that has the most accounts" with no ranking read: "most" is left, as "not" is
-    left += _every_other(r)
+    left += every_other(r)
     left += [t.text for t in r.doc if t.i not in r.used and t.lower_ in ("each", "per") and
              any(c.is_aggregate for c in r.query.columns) and any(it.start == t.i + 1 for it in r.items) and
              (t.lower_ == "per" or t.head.dep_ in ("pobj", "nsubj"))]  # not "give me each customer name"
@@ -499,26 +500,6 @@ def _relative_read(r: Reading, verb: Any) -> bool:
         return False
     words = [t for t in verb.subtree if t.i != verb.i and not t.is_punct and not t.is_stop]
     return bool(words) and all(t.i in r.used for t in words) and any(_names_label(r, t.i) for t in words)
-
-
-def _every_other(r: Reading) -> list[str]:
-    """"customers who ordered products from all categories", "bookings for every court": a quantifier
-    (:data:`cues.EVERY_WORDS`) before a joined label that is not the asked one asks for every one of them, which no
-    reading here says; the word is left unread. Not beside a figure ("the average of all students"), not one a
-    figure compared with reads ("than the average score of all games"), not "each" read as a group."""
-    if r.target is None or any(c.is_aggregate for c in r.query.columns):
-        return []
-    out = []
-    for t in r.doc:
-        before = r.doc[t.i - 1].lower_ if t.i > 0 and r.doc[t.i - 1].pos_ == "ADP" else None
-        if t.lower_ not in cues.EVERY_WORDS or not (before == "from" or before and t.lower_ == "every") or \
-                t.lower_ == "each" and t.i in r.used or any(a <= t.i < b for a, b in r.where_ends):
-            continue  # not "the grade points of all enrollments", "for all film markets"
-        k = t.i + 1 + (t.i + 1 < len(r.doc) and r.doc[t.i + 1].lower_ == "the")
-        named = next((pick(x, "label", None) for x in r.items if x.start == k), None)
-        if named is not None and r.vars.get(named.owner) not in (None, r.target):
-            out.append(t.text)
-    return out
 
 
 def _names_unsaid(r: Reading, verb: Any, prep: Any) -> bool:
