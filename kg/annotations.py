@@ -6,6 +6,8 @@ JSON or YAML, every key optional::
     display: {Movie: title}                               # label -> property that renders a node
     names: {Person: [name, nickname]}                     # label -> properties the entity index links on
     who: Person                                           # the label a bare "who" asks for
+    complete: true                                        # the graph holds every fact of the kinds it records:
+                                                          #   a plainly stated question that finds nothing is "none"
     words:                                                # words people use -> schema names
       film: Movie                                         #   a label
       expensive: Product.unitPrice                        #   a property (of a label or a relationship)
@@ -34,7 +36,7 @@ import yaml
 from kgqa.kg.schema import GraphSchema
 
 FILE_NAME = "annotations.json"
-KEYS = ("description", "display", "names", "who", "words", "phrases", "measures")
+KEYS = ("description", "display", "names", "who", "complete", "words", "phrases", "measures")
 _MEASURE_TOKEN = re.compile(r"\s*(?:(?P<name>[A-Za-z_]\w*)|\d+(?:\.\d+)?|[-+*/()])")
 PHRASE_KEYS = ("relationships", "attributes", "filters", "comparisons", "property_words")
 _TARGET = re.compile(r"^(?:rel:(?P<rel>\w+)(?:>(?P<end>\w+))?|(?P<table>\w+)(?:\.(?P<prop>\w+)(?:=(?P<value>.+))?)?)$")
@@ -78,6 +80,8 @@ def read_annotations(path: str | Path, schema: GraphSchema) -> dict[str, Any]:
     for label, names in (data.get("names") or {}).items():
         if label not in labels or not isinstance(names, list) or any(p not in props[label] for p in names):
             problems.append(f"names: {label}: {names!r} are not properties of that label")
+    if not isinstance(data.get("complete", False), bool):
+        problems.append("complete must be true or false")
     if data.get("who") is not None and data["who"] not in labels:
         problems.append(f"who: {data['who']!r} is not a node label")
     measures = data.get("measures") or {}

@@ -31,6 +31,7 @@ class DomainSpec:
     phrases: dict[str, Any] = field(default_factory=dict)  # how questions are phrased (pre-warm synthesis)
     key_parts: dict[str, list[str]] = field(default_factory=dict)  # label -> props its text key is made of
     measures: dict[str, str] = field(default_factory=dict)  # "Owner.name" -> arithmetic over Owner's properties
+    complete: bool = False  # the graph holds every fact of the kinds it records (the annotations say so)
 
     def display_prop(self, label: str) -> str:
         """Returns the property that renders a node of ``label`` (its key when none is set)."""
@@ -58,4 +59,5 @@ def annotate(spec: DomainSpec, annotations: dict[str, Any]) -> DomainSpec:
                    name_props=spec.name_props | annotations.get("names", {}),
                    words=spec.words | annotations.get("words", {}),
                    who=annotations.get("who", spec.who), phrases=annotations.get("phrases", spec.phrases),
-                   measures=spec.measures | annotations.get("measures", {}))
+                   measures=spec.measures | annotations.get("measures", {}),
+                   complete=annotations.get("complete", spec.complete))

@@ -242,7 +242,10 @@ class Answering(Fallbacks):
         expansion around the question's entity."""
         with self._timed(a.timings, "dispatch"):
             a.verdict = dispatcher.judge(a.plan.outline, a.rows, a.error)
-        if a.verdict.status != dispatcher.COMPLETE and not a.plan.outline.grounded:
+            tree = a.plan.tree
+            a.none = not a.rows and a.error is None and tree is not None and a.d.view.spec.complete and \
+                dispatcher.plainly_stated(tree) and dispatcher.presupposed(tree, a.d.graph)
+        if a.verdict.status != dispatcher.COMPLETE and not (a.plan.outline.grounded or a.none):
             with self._timed(a.timings, "expansion"):
                 sub = self._expand(a.question, a.d, a.mentions)
             if sub is not None and len(sub):
@@ -260,11 +263,12 @@ class Answering(Fallbacks):
 
     def _summarize(self, a: Asking) -> None:
         """The answer from the rows. An empty result is an answer ("none") when the plan is grounded: a compiled
-        plan whose anchors all linked, or a verified template whose slots all filled."""
+        plan whose anchors all linked, a plainly stated tree whose presuppositions a complete graph holds
+        (``a.none``), or a verified template whose slots all filled."""
         r, d, outline, rows = a.r, a.d, a.plan.outline, a.rows
         with self._timed(a.timings, "summarize"):
             subject = outline.target.lower() + "s" if outline.target else "results"
-            grounded = outline.grounded or r.cache.get("plan_hit", False)
+            grounded = outline.grounded or a.none or r.cache.get("plan_hit", False)
             answer, status = summarizer.summarize(a.question, r.columns, rows,
                                                   empty_is_answer=grounded and a.error is None, subject=subject,
                                                   keys=set(d.view.spec.primary_keys.values()),

@@ -38,6 +38,7 @@ class Asking:
     rows: list[list[Any]] = field(default_factory=list)
     error: str | None = None
     verdict: Verdict | None = None
+    none: bool = False  # no rows, and the tree's presuppositions hold on a complete graph: the answer is "none"
     tie: tuple[Any, list[list[Any]], bool] | None = None
     learnable: bool = False  # verified: the plan cache may learn the plan
     over: bool = False  # a step has ended the question

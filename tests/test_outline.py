@@ -1,6 +1,9 @@
 """A plan's outline (how its rows are made) read from the query tree, and from Cypher no tree wrote; the two agree."""
 
+from dataclasses import replace
+
 from kgqa.planner.cypher_outline import of_cypher, past_cut
+from kgqa.planner.dispatcher import plainly_stated, presupposed
 from kgqa.planner.outline import of_query
 from kgqa.planner.plan import Plan
 from kgqa.planner.query import Absent, Column, Edge, Query, Where, to_cypher
@@ -64,3 +67,32 @@ def test_what_a_tree_returns_beside_its_names_stays_in_the_rows_not_the_sentence
     answer, _ = summarize("?", names, [["Chai", "1", 18.0, True], ["Chang", "2", 19.0, True]],
                           keys={"productID"}, outline=of_query(q, "Product"))
     assert answer == "Chai (18); Chang (19) (2 in all)."
+
+
+def _directed(*where: Where, **kw) -> Query:
+    return Query(nodes={"p": "Person", "m": "Movie"}, edges=[Edge("r", "DIRECTED", "p", "m")], where=list(where),
+                 columns=[Column("m", "title")], **kw)
+
+
+def test_a_tree_is_plainly_stated_when_it_only_ties_stated_values_to_properties():
+    keanu = Where("p", "name", "=", "Keanu Reeves")
+    assert plainly_stated(_directed(keanu)) and plainly_stated(_directed(keanu, Where("m", "released", "<", 1970)))
+    assert not plainly_stated(_directed())  # nothing stated: no rows says nothing
+    assert not plainly_stated(_directed(Where("p", "name", "CONTAINS", "Keanu")))  # text searched: maybe elsewhere
+    assert not plainly_stated(_directed(keanu, limit=3))
+    assert not plainly_stated(_directed(Where("m", "released", ">", Column("p", "born"))))  # a value not stated
+    two = Query(nodes={"p": "Person", "q": "Person", "m": "Movie"},
+                edges=[Edge("r", "ACTED_IN", "p", "m"), Edge("s", "ACTED_IN", "q", "m")],
+                where=[keanu, Where("q", "name", "=", "Tom Cruise")], columns=[Column("m", "title")])
+    assert not plainly_stated(two)  # "movies of Keanu Reeves and Tom Cruise": both, or either?
+    assert not plainly_stated(replace(_directed(keanu), columns=[Column("m", None, "count")]))
+
+
+def test_its_presuppositions_are_read_from_the_graph(movies_graph):
+    g = movies_graph
+    assert presupposed(_directed(Where("p", "name", "=", "Keanu Reeves")), g)  # he directed nothing
+    assert not presupposed(_directed(Where("p", "name", "=", "Keanu Reeeves")), g)  # no such name
+    assert not presupposed(_directed(Where("m", "title", "=", "Keanu Reeves")), g)  # a name, not a title
+    follows = Query(nodes={"p": "Person", "m": "Movie"}, edges=[Edge("r", "FOLLOWS", "p", "m")],
+                    where=[Where("p", "name", "=", "Keanu Reeves")], columns=[Column("m", "title")])
+    assert not presupposed(follows, g)  # no person follows a movie: the pattern itself is empty

@@ -69,6 +69,25 @@ def test_empty_answer_when_fully_grounded(pipe):
     assert r.rows == [] and r.status == "answered" and r.answer.startswith("None")
 
 
+def test_an_empty_result_of_a_plainly_stated_tree_is_none_only_on_a_graph_said_to_be_complete(
+        built_graphs, kgqa_home):
+    grammar = Pipeline(Settings(home=kgqa_home, reader="grammar"))
+    bare = Pipeline(Settings(home=kgqa_home, annotations=False))
+    try:
+        for q in ("Which movies did Keanu Reeves direct?", "Which movies were released before 1970?"):
+            r = grammar.ask(q, "movies", use_answer_cache=False)
+            assert r.rows == [] and r.status == "answered" and r.answer.startswith("None"), q
+            # the same reading with no annotations saying the graph is complete: an empty result may be a misreading
+            r = bare.ask(q, "movies", use_answer_cache=False)
+            assert r.rows == [] and r.status == "dont_know", q
+        # one name property set to two names ("both A and B", which may mean either): no rows is no answer
+        r = grammar.ask("Which films star both Tom Cruise and Keanu Reeves?", "movies", use_answer_cache=False)
+        assert r.rows == [] and r.status == "dont_know"
+    finally:
+        grammar.close()
+        bare.close()
+
+
 @pytest.mark.parametrize("question,domain", [("", None), ("   ", None), ("x" * 5000, None), ("Who?", "music")])
 def test_bad_input_is_a_clear_error(pipe, question, domain):
     with pytest.raises(InputError):

@@ -185,6 +185,14 @@ def test_annotations_are_checked_against_the_schema(graphs, tmp_path):
     broken.write_text('{"who": "Member",\n "words": }')
     with pytest.raises(AnnotationError, match=r"c.json:2: not JSON"):
         read_annotations(broken, schema)
+    # a graph said to be complete (a plainly stated question that finds nothing is "none"): true or false only
+    assert read_annotations(good, schema).get("complete") is None
+    said = tmp_path / "f.yaml"
+    said.write_text("complete: true\n")
+    assert read_annotations(said, schema)["complete"] is True
+    said.write_text("complete: always\n")
+    with pytest.raises(AnnotationError, match="complete must be true or false"):
+        read_annotations(said, schema)
     # a measure: arithmetic over its owner's properties only, and words may name it
     measure = tmp_path / "d.yaml"
     measure.write_text("measures: {Book.thickness: page_count / 100}\nwords: {thickness: Book.thickness}\n")
