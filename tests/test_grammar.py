@@ -713,6 +713,108 @@ def test_the_first_rows_by_the_time_that_starts(tmp_path, small_graph):
             == [[date(2021, 1, 2), 10.0]]
 
 
+def test_first_and_latest_by_the_time_of_what_a_node_is_joined_to(tmp_path, small_graph):
+    """"the latest chemistry winners": winners hold only the times of a life, so by the year of the medal they
+    received; "Ann's first medal", "the latest medal": of a year and a date written as text, by the year; "When did
+    Ann first receive a medal?": by the time of what the verb joins."""
+    folder = small_graph(tmp_path / "graphs", "medals",
+                         "CREATE NODE TABLE Winner(wid INT64, name STRING, birth_year INT64, death_date STRING, "
+                         "PRIMARY KEY(wid));\n"
+                         "CREATE NODE TABLE Medal(mid STRING, field STRING, award_year INT64, date_given STRING, "
+                         "PRIMARY KEY(mid));\n"
+                         "CREATE REL TABLE received(FROM Winner TO Medal);\n",
+                         {"Winner": "wid,name,birth_year,death_date\n1,Ann,1900,1980-01-02\n2,Bo,1950,\n"
+                                    "3,Cy,1930,2001-05-06\n",
+                          "Medal": "mid,field,award_year,date_given\nc1,Chemistry,1960,10 Dec 1960\n"
+                                   "c2,Chemistry,1990,9 Dec 1990\np1,Physics,1950,10 Dec 1950\n"
+                                   "p2,Physics,2000,10 Dec 2000\n",
+                          "received": "from,to\n1,p1\n1,c1\n2,c2\n3,p2\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g, ordered=True)
+        assert [r[0] for r in answer("Who are the latest chemistry winners?")] == ["Bo"]
+        assert [r[0] for r in answer("What was Ann's first medal?")] == ["p1"]
+        assert [r[0] for r in answer("What was Ann's last medal?")] == ["c1"]
+        assert [r[0] for r in answer("What is the latest medal?")] == ["p2"]
+        # "first" said of the verb: when the relationship was first had
+        assert [r[-1] for r in answer("When did Ann first receive a medal?")] == [1950]
+
+
+def test_the_year_of_what_people_are_known_by_and_a_chain_of_nouns(tmp_path, small_graph):
+    """"the 2020 poetry winners": winners hold only the times of a life, so the year of the prize they won; "the orgs of
+    the poetry winners": the prize joined to the winners, the winners to their orgs, not to the town they were born in."""
+    folder = small_graph(tmp_path / "graphs", "laurels",
+                         "CREATE NODE TABLE Winner(name STRING, birth_year INT64, PRIMARY KEY(name));\n"
+                         "CREATE NODE TABLE Prize(pid STRING, field STRING, year INT64, PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE Org(oname STRING, PRIMARY KEY(oname));\n"
+                         "CREATE NODE TABLE Town(tname STRING, PRIMARY KEY(tname));\n"
+                         "CREATE REL TABLE won(FROM Winner TO Prize);\n"
+                         "CREATE REL TABLE works_at(FROM Winner TO Org);\n"
+                         "CREATE REL TABLE born_in(FROM Winner TO Town);\n"
+                         "CREATE REL TABLE located_in(FROM Org TO Town);\n",
+                         {"Winner": "name,birth_year\nAnn,1950\nBo,1960\n",
+                          "Prize": "pid,field,year\npoetry-2020,Poetry,2020\nmath-2020,math,2020\npoetry-2010,Poetry,2010\n",
+                          "Org": "oname\nLab\nGuild\n", "Town": "tname\nOslo\nRome\nLima\n",
+                          "won": "from,to\nAnn,poetry-2020\nBo,math-2020\n",
+                          "works_at": "from,to\nAnn,Guild\nBo,Lab\n", "born_in": "from,to\nAnn,Lima\nBo,Rome\n",
+                          "located_in": "from,to\nGuild,Oslo\nLab,Rome\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert [r[0] for r in answer("Who were the 2020 poetry winners?")] == ["Ann"]
+        assert answer("In which towns are the orgs of the poetry winners?") == [["Oslo"]]
+
+
+def test_a_full_name_property_of_its_own_is_the_full_name(tmp_path, small_graph):
+    """"the full name" of a label that holds a fullName: that property, not its given and family names; "Ray in
+    their name": a part of what names them."""
+    folder = small_graph(tmp_path / "graphs", "names",
+                         "CREATE NODE TABLE Author(aid INT64, knownName STRING, fullName STRING, givenName STRING, "
+                         "familyName STRING, PRIMARY KEY(aid));\n",
+                         {"Author": "aid,knownName,fullName,givenName,familyName\n1,Ann Lee,Ann Mary Lee,Ann,Lee\n"
+                                    "2,Bo Ray,Bo Tim Ray,Bo,Ray\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What is Ann Lee's full name?") == [["Ann Mary Lee"]]
+        # a value said "in their name" is searched for in what names them, whichever property holds it whole
+        assert [r[0] for r in answer("Which authors have Ray in their name?")] == ["Bo Ray"]
+
+
+def test_a_co_noun_says_the_others_joined_to_the_same_node(tmp_path, small_graph):
+    """"Ann's co-stars", "the co-stars of Ann": the people who starred in a film she starred in, not Ann."""
+    folder = small_graph(tmp_path / "graphs", "films",
+                         "CREATE NODE TABLE Person(name STRING, born INT64, PRIMARY KEY(name));\n"
+                         "CREATE NODE TABLE Film(title STRING, PRIMARY KEY(title));\n"
+                         "CREATE REL TABLE starred_in(FROM Person TO Film);\n",
+                         {"Person": "name,born\nAnn Lee,1950\nBo Ray,1960\nCy Dale,1970\nDi Ng,1980\n",
+                          "Film": "title\nDune\nHeat\n",
+                          "starred_in": "from,to\nAnn Lee,Dune\nBo Ray,Dune\nCy Dale,Heat\nAnn Lee,Heat\n"
+                                        "Di Ng,Heat\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Who are Ann Lee's co-stars?") == [["Bo Ray"], ["Cy Dale"], ["Di Ng"]]
+        assert answer("Who are the co-stars of Bo Ray?") == [["Ann Lee"]]
+        assert answer("Who are Di Ng's co-stars in Heat?") == [["Ann Lee"], ["Cy Dale"]]
+
+
+def test_an_annotated_word_as_written_and_a_year_before_a_noun(tmp_path, small_graph):
+    """An annotations file's "shared" (the relationship) is not its "share" (a property of it), though one is a form
+    of the other; "the 1990 prize" is the prize of that year, not 1990 prizes; "shared ... with Ann": the others
+    joined to the prize she is joined to."""
+    folder = small_graph(tmp_path / "graphs", "prizes",
+                         "CREATE NODE TABLE Member(name STRING, PRIMARY KEY(name));\n"
+                         "CREATE NODE TABLE Prize(pid STRING, field STRING, year INT64, PRIMARY KEY(pid));\n"
+                         "CREATE REL TABLE won(FROM Member TO Prize, portion STRING);\n",
+                         {"Member": "name\nAnn\nBo\nCy\n",
+                          "Prize": "pid,field,year\nart-1990,art,1990\nart-1991,art,1991\n",
+                          "won": "from,to,portion\nAnn,art-1990,1/2\nBo,art-1990,1/2\nCy,art-1991,1\n"})
+    (folder / "annotations.json").write_text('{"words": {"share": "won.portion", "shared": "rel:won"}}')
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        assert answer("Who shared the 1990 prize with Ann?") == [["Bo"]]
+        assert answer("How many members shared the 1990 prize?") == [[2]]
+        assert {(t.kind, t.prop) for t in c.terms.lookup(["shared"])} == {("rel", None)}
+        assert ("prop", "portion") in {(t.kind, t.prop) for t in c.terms.lookup(["share"])}
+
+
 def test_a_table_of_all_and_the_label_a_property_is_named_after(tmp_path, small_graph):
     """``All_Tickets`` holds tickets; "the ticket numbers" held by tickets and refunds are the tickets' (the label whose
     name begins the property's)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from kgqa.planner.reader import cues
 from kgqa.planner.reader.bounds import values_asked
-from kgqa.planner.reader.columns import ROWID
+from kgqa.planner.reader.columns import ROWID, naming_prop
 from kgqa.planner.reader.measures import measured_props
 from kgqa.planner.reader.reading import Item, Reading, Value, pick, pick_prop
 from kgqa.planner.reader.schema_terms import Term
@@ -89,7 +89,13 @@ def searched_in(r: Reading, v: Value) -> tuple[Item, Term] | None:
     nxt = next((x for x in r.items if owner is not None and x.start == owner.end and "prop" in x.kinds()), None)
     holder = nxt is not None and bool({t.owner for t in owner.terms} & {t.owner for t in nxt.terms if t.kind == "prop"})
     it = nxt if holder else it  # "'compelling' in their review summary": the summary of a review
-    term = (pick(it, "prop", r.query.nodes[r.target]) or pick_prop(it, r)) if it is not None else None
+    label = r.query.nodes[r.target]
+    term = pick(it, "prop", label) if it is not None else None
+    if term is None and owner is None and (it is None or it.end - it.start == 1) and lem[k:k + 1] == ["name"] \
+            and (own := naming_prop(r, label)) is not None:
+        term = Term("prop", label, own)  # "laureates with Curie in their name": what names them (knownName)
+        it = Item(k, k + 1, {term}, term)
+    term = term or (pick_prop(it, r) if it is not None else None)
     if term is None or r.view.prop_type(term.owner, term.prop) != "STRING":
         return None
     if holder:

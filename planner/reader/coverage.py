@@ -194,7 +194,8 @@ def coverage(r: Reading) -> None:
             t.pos_ == "VERB"])  # "Name the top three products": a verb that asks
     left = [t.text for t in r.doc if t.i not in r.used and not t.is_punct and not t.is_space and t.lower_ not in quiet
             and t.lemma_.lower() not in quiet and t.pos_ not in ("DET", "ADP", "PRON", "AUX", "CCONJ", "SCONJ", "PART")
-            and not (t.is_stop and t.pos_ not in ("NOUN", "VERB", "ADJ", "PROPN", "NUM") and t.lower_ not in cues.NEGATIONS)]
+            and not (t.is_stop and t.pos_ not in ("NOUN", "VERB", "ADJ", "PROPN", "NUM") and t.lower_ not in cues.NEGATIONS
+                     and t.lower_ not in cues.TIME_SUPERLATIVES)]  # "When did she first win?": which time
     label = r.query.nodes.get(r.target) if r.target else None
     left += [t.text for t in r.doc if t.i not in r.used and t.lower_ in ("detail", "details") and t.dep_ == "conj" and
              any(it.start <= t.head.i < it.end for it in r.asked) and label and

@@ -152,9 +152,13 @@ def _modified(r: Reading, label: str) -> str | None:
         [v.start for v in r.values if v.label == label]
     if not at:
         return None
-    tok = r.doc[min(at)]
+    tok = first = r.doc[min(at)]
     while tok.dep_ in ("compound", "amod", "nmod", "nummod") and tok.head.i != tok.i:
         tok = tok.head
+    said = {t.owner for it in r.items if it.start <= tok.i < it.end for t in it.terms if t.kind == "label"}
+    if tok.i != first.i and len(said) == 1 and not said & {label, asked} and \
+            r.view.paths(next(iter(said)), label, max_hops=1, prefer=set()):
+        return said.pop()  # "the institutions of the physics laureates": the prize of the laureates, then theirs
     if tok.dep_ != "pobj" or tok.head.dep_ != "prep" or tok.head.head.pos_ not in ("NOUN", "PROPN"):
         return None
     noun = tok.head.head.i
@@ -175,7 +179,7 @@ def other_end(r: Reading, v: Value) -> str | None:
     rels = [t.owner for it in r.items for t in it.terms if t.kind == "rel" and (label, label) in
             r.view.rels.get(t.owner, [])]
     if len(set(rels)) != 1:
-        far = _named_elsewhere(r, v) or _alongside(r, v)
+        far = _named_elsewhere(r, v) or _alongside(r, v) or _co_noun(r, v)
         if far is None:
             r.decline(f"which {label} other than {v.value!r}")
         return far
@@ -250,6 +254,9 @@ def _alongside(r: Reading, v: Value) -> str | None:
     if not _with(r, v):
         return None
     verb, label = root.head.head, r.query.nodes[r.target]
+    if verb.dep_ == "dobj" and verb.head.pos_ == "VERB" and _verb_item(r, verb) is None and \
+            r.doc[v.end:v.end + 1].text.lower() != "as":  # not "movies with Ann as a producer": her role's
+        verb = verb.head  # "Who shared the 1903 prize with Ann Lee?": the verb's, said after its object
     item = _verb_item(r, verb)
     ways = {(t.owner, a, b) for t in (item.terms if item is not None else ()) if t.kind == "rel"
             for a, b in r.view.rels.get(t.owner, []) if label in (a, b) and a != b}
@@ -268,6 +275,37 @@ def _alongside(r: Reading, v: Value) -> str | None:
     r.where_ends.append((root.head.i, root.head.i + 1))
     item.term = Term("rel", rel)
     r.use((item.start, item.end), (root.head.i, root.head.i + 1))
+    return far
+
+
+def _co_noun(r: Reading, v: Value) -> str | None:
+    """The others of the asked label a "co-" noun says of a named node ("Ann Lee's co-stars", "the co-authors of Ann
+    Lee"): joined by the relationship the noun names to a node of its other label that the named one is joined to
+    by it too, and not the named one; else None."""
+    doc, label = r.doc, r.query.nodes[r.target]
+    starts = [v.end + 2] if v.end + 1 < len(doc) and doc[v.end].tag_ == "POS" and doc[v.end + 1].lower_ == "co" \
+        else []
+    starts += [it.start for it in r.items if doc[it.end:it.end + 1].text.lower() == "of" and it.end + 1 == v.start
+               and it.start >= 1 and "co" in (doc[it.start - 1].lower_, doc[it.start - 2].lower_)]
+    item = next((it for it in r.items for at in starts if it.start in (at, at + 1)), None)
+    if item is None or "co" not in (doc[item.start - 1].lower_, doc[item.start - 2].lower_):
+        return None
+    rels = {t.owner if t.kind == "rel" else t.via for t in item.terms if t.kind == "rel" or t.via}
+    ways = {(rel, a, b) for rel in rels for a, b in r.view.rels.get(rel, []) if label in (a, b) and a != b}
+    key = r.view.key(label)
+    if len(ways) != 1 or not key:
+        return None
+    (rel, src, dst), = ways
+    mid = r.var_for(dst if src == label else src, f"{rel}:co")
+    far = r.var_for(label, f"{rel}:co-named")
+    for end in (r.target, far):
+        r.query.edges.append(Edge(f"r{len(r.query.edges)}", rel, *((end, mid) if src == label else (mid, end))))
+    r.rel_var.setdefault(rel, r.query.edges[-2].var)
+    co = item.start - 1 if doc[item.start - 1].lower_ == "co" else item.start - 2
+    r.query.where.append(Where(r.target, key, "<>", Column(far, key)))
+    r.where_ends.append((co, item.end))
+    item.term = Term("rel", rel)
+    r.use((co, item.end))
     return far
 
 

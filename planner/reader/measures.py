@@ -6,7 +6,7 @@ sum of money is compared with ("transactions above $10 million": the one amount)
 from __future__ import annotations
 
 from kgqa.planner.reader import cues
-from kgqa.planner.reader.reading import Item, Reading, Value, is_timed, pick
+from kgqa.planner.reader.reading import Item, Reading, Value, is_timed, of_a_life, pick
 from kgqa.planner.reader.schema_terms import Term
 from kgqa.planner.schema_view import DATE_TYPES
 from kgqa.text import name_words
@@ -76,22 +76,33 @@ def past_edge_word(r: Reading, it: Item) -> int:
 def timed_prop(r: Reading, it: Item, word: str) -> Item | None:
     """The time that orders "the latest" or "the first two" of a label item (:data:`cues.TIME_SUPERLATIVES`): the one
     date or year of the relationship the query joins it by ("the books she borrowed": the loan date), else the
-    label's own one ("published_year"), as an item over the item's words; else None."""
+    label's own one ("published_year") that is not of a life (a birth or death), else that of the one label the
+    query joins it to ("the latest winners": of the prize they won), else its time of birth; as an item over the
+    item's words; else None."""
     owner = pick(it, "label", None) if it is not None and word in cues.TIME_SUPERLATIVES else None
     if owner is None:
         return None
     q = r.query
-    rels = [e.rel for e in q.edges if owner.owner in (q.nodes.get(e.src), q.nodes.get(e.dst))]
-    found = [(rel, p) for rel in rels for p in r.view.rel_props.get(rel, {}) if is_timed(p)]
+    touching = [e for e in q.edges if owner.owner in (q.nodes.get(e.src), q.nodes.get(e.dst))]
+    found = [(e.rel, p) for e in touching for p in r.view.rel_props.get(e.rel, {}) if is_timed(p)]
     on_rel = bool(found)
-    props = r.view.nodes.get(owner.owner, {})
-    found = found or [(owner.owner, p) for p in props if is_timed(p)]
+    lived = [(owner.owner, p) for p in r.view.nodes.get(owner.owner, {}) if is_timed(p)]
+    found = found or [(o, p) for o, p in lived if not of_a_life(p)]
+    if not found:  # "the latest winners": the time of what they won
+        joined = {q.nodes.get(x) for e in touching for x in (e.src, e.dst)} - {owner.owner, None}
+        found = [(lb, p) for lb in joined for p in r.view.nodes.get(lb, {}) if is_timed(p) and not of_a_life(p)] \
+            if len(joined) == 1 else []
+    found = found or lived
     said = _said_times(r, found) if len(found) > 1 else {}
     if len(said) == 1:
         found = list(said)  # "the rocket launched in the most recent year": Launch_Year, not Launched_On
         r.use(*[(k, k + 1) for k in said[found[0]]])
     elif len(found) != 1:  # of several times, the one typed as a time; of several such, the one that says a start
-        typed = [(owner.owner, p) for p in props if (r.view.prop_type(owner.owner, p) or "").startswith(DATE_TYPES)]
+        holder = found[0][0] if found and not on_rel and len({o for o, _ in found}) == 1 else owner.owner
+        props = r.view.nodes.get(holder, {})
+        typed = [(holder, p) for p in props if (r.view.prop_type(holder, p) or "").startswith(DATE_TYPES)]
+        if not typed:  # of a year and a date written as text, the year
+            typed = [(o, p) for o, p in found if r.view.is_number(o, p)]
         found = typed if len(typed) == 1 else [(o, p) for o, p in typed if set(name_words(p)) & cues.START_WORDS]
     if len(found) != 1:
         return None

@@ -259,6 +259,19 @@ def _number_of(r: Reading, label: str) -> bool:
     return False
 
 
+def _verb_edges(r: Reading, at: int) -> str | None:
+    """The edge variable of the relationship a participle names, said at ``at`` ("the most frequently ordered") or
+    of a noun the query holds ("the categories ordered in Reims"), when the query walks it; else None."""
+    for x in r.items:
+        if x.term is None or x.term.kind != "rel" or x.term.owner not in r.rel_var:
+            continue
+        tok = r.doc[x.start]
+        if x.start == at or tok.dep_ == "acl" and tok.tag_ == "VBN" and any(
+                y.start <= tok.head.i < y.end and y.term is not None and y.term.kind == "label" for y in r.items):
+            return r.rel_var[x.term.owner]
+    return None
+
+
 def _most_common(r: Reading, label: str) -> bool:
     """"the most common reign", "the most times": the value (or node) that most rows have, counted; True where
     one is read or declined."""
@@ -291,6 +304,11 @@ def _most_common(r: Reading, label: str) -> bool:
             elif col is not None:
                 cnt = Column(None, None, "count")
                 q.columns = [col, cnt]
+            elif (edges := _verb_edges(r, i + said)) is not None and not own:
+                # "the most frequently ordered products", "the most common categories ordered in Reims": how often
+                # the verb's relationship holds, its edges counted
+                cnt = Column(edges, None, "count", True)
+                q.columns = [*node_columns(r, r.target), cnt]
             elif len(others) == 1 and not own:
                 # "the least common media type in all tracks": the media type fewest tracks have
                 cnt = Column(r.vars[others[0].term.owner], None, "count", True)

@@ -222,6 +222,13 @@ def is_timed(prop: str) -> bool:
     return is_time_like(prop) or "year" in prop.lower()
 
 
+def of_a_life(prop: str) -> bool:
+    """Whether a time property is a birth's or a death's (``birthYear``, ``date_of_death``)."""
+    from kgqa.planner.reader import cues
+
+    return bool({w.lower() for w in name_words(prop)} & (cues.BIRTH_WORDS | cues.DEATH_WORDS | {"dob"}))
+
+
 def aggregates_said(r: Reading, i: int) -> list[tuple[int, str]]:
     """Returns (position, function) for the aggregates said right before the word at ``i``, in order, joined by
     commas and "and" ("the minimum, average and maximum"); a superlative ("the highest and lowest") counts only

@@ -11,7 +11,7 @@ written, its noun and verb lemmas (lemminflect) and its singular (inflect), so "
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from kgqa.planner.reader import cues
@@ -132,13 +132,20 @@ class SchemaTerms:
             prop, eq, value = rest.partition("=")
             if eq and prop in view.nodes.get(owner, {}) and " " not in word:
                 self.value_words[word.lower()] = (owner, prop, value)
+        # an annotations file's words as written (lower case) -> their terms; a key -> the terms only those words gave
+        self.written: dict[str, set[Term]] = {}
+        self._words_gave: dict[str, set[Term]] = {}
         for word, target in view.spec.words.items():  # an annotations file's words, as schema documentation
             term = _term_of(view, target)
             words = word.split()
             # a role noun as written ("reviewer"), not the stem it shares with its verb ("review")
             keys = {"".join(words[:-1]) + w for w in (words[-1], singular(words[-1]))} if term and term.via else \
                 _keys(words)
+            if term is not None:  # the word as written names its term as a schema name written out does
+                self.written.setdefault(word.lower(), set()).add(replace(term, exact=True))
             for key in keys if term is not None else ():
+                if term not in self.index.get(key, ()):
+                    self._words_gave.setdefault(key, set()).add(term)
                 self.index.setdefault(key, set()).add(term)
 
     def _agents(self) -> None:
@@ -459,8 +466,14 @@ class SchemaTerms:
                 t.kind == "label" for t in self.lookup(list(run[3:] if run[2] == "the" else run[2:]))):
             return out  # "the code of the site": the location's code, not one name Site_Code
         said = {(t.kind, t.owner, t.prop) for t in out}
+        # a word an annotations file gives as written names its own terms, not another annotated word's of one stem
+        # ("shared" the relationship, "share" a property of it)
+        written = self.written.get(" ".join(run), set())
+        out |= {t for t in written if (t.kind, t.owner, t.prop) not in said}
+        said |= {(t.kind, t.owner, t.prop) for t in written}
         for key in _run_keys(tuple(run)):
-            out |= {t for t in self.index.get(key, set()) if (t.kind, t.owner, t.prop) not in said}
+            out |= {t for t in self.index.get(key, set()) if (t.kind, t.owner, t.prop) not in said and not (
+                written and t in self._words_gave.get(key, ()))}
         if not out and len(run) == 2 and all(w.isalpha() for w in run) and run[0] not in cues.AGGREGATES:
             out = {t for a, b, t in self._pairs if run[0].startswith(a) and run[1].startswith(b) and
                    (a, b) != (run[0], run[1]) or run[0] == a and len(run[1]) >= 4 and len(b) > len(run[1]) + 2 and

@@ -39,9 +39,10 @@ def superlatives(r: Reading, label: str) -> bool:
     sets the order and limit. True where one is read or declined."""
     lem, doc = r.lemmas, r.doc
     for i, w in enumerate(lem):
-        if i in r.used or (w not in cues.SUPERLATIVES and w not in cues.AGE_SUPERLATIVES):
+        first = _first_of(r, i) or _first_done(r, i)
+        if i in r.used or (w not in cues.SUPERLATIVES and w not in cues.AGE_SUPERLATIVES and not first):
             continue
-        if doc[i].tag_ not in ("JJS", "RBS") and w not in ("top", "maximum", "minimum"):
+        if doc[i].tag_ not in ("JJS", "RBS") and w not in ("top", "maximum", "minimum") and not first:
             continue
         after = next((v.end for v in r.values if v.kind == "limit" and v.start == i + 1), None)
         if w == "top" and after is not None and after < len(doc) and doc[after].tag_ in ("JJS", "RBS") and \
@@ -50,6 +51,9 @@ def superlatives(r: Reading, label: str) -> bool:
             continue
         if w == "most" and lem[i + 1:i + 2] in (["recently"], ["recent"]) and i + 1 not in r.used:
             _most_recently(r, label, i)
+            return True
+        if _first_done(r, i):
+            _by_time_done(r, label, (i, i + 1), doc[i].head, w == "last")
             return True
         rank = _rank(r, label, i)
         if rank is None:
@@ -67,13 +71,39 @@ def superlatives(r: Reading, label: str) -> bool:
     return False
 
 
+def _first_of(r: Reading, i: int) -> bool:
+    """Whether "first" or "last" at ``i`` says the earliest or latest of the label whose noun it modifies, with no
+    number after it ("her first film", "the last prize he won"; not "the first 3 films", "first name")."""
+    tok = r.doc[i]
+    if r.lemmas[i] not in ("first", "last") or tok.dep_ != "amod" or any(x.start <= i < x.end for x in r.items):
+        return False
+    if any(v.start == i + 1 for v in r.values):
+        return False
+    return any(x.start <= tok.head.i < x.end and "label" in x.kinds() for x in r.items)
+
+
+def _first_done(r: Reading, i: int) -> bool:
+    """Whether "first" or "last" at ``i`` says when a verb's relationship was first (or last) had: "When did a
+    woman first win a prize?", "the year she last won"."""
+    tok = r.doc[i]
+    return r.lemmas[i] in ("first", "last") and tok.dep_ == "advmod" and tok.head.pos_ == "VERB" and any(
+        x.start <= tok.head.i < x.end and "rel" in x.kinds() for x in r.items)
+
+
 def _most_recently(r: Reading, label: str, i: int) -> None:
     """"the book borrowed most recently", "in the most recent year": by the time said, or the time the nodes the
     verb names were made; else declined."""
+    verb = r.doc[i + 1].head if r.doc[i + 1].lower_ == "recently" else None
+    _by_time_done(r, label, (i, i + 2), verb, True)
+
+
+def _by_time_done(r: Reading, label: str, span: tuple[int, int], verb, desc: bool) -> None:
+    """The row of the latest (``desc``) or earliest time said after ``span``, or of the time the nodes ``verb``
+    names were made; else declined."""
     q, doc = r.query, r.doc
-    said = next((x for x in r.items if x.start == i + 2 and "prop" in x.kinds()), None)
+    said = next((x for x in r.items if x.start == span[1] and "prop" in x.kinds()), None)
     said_term = pick(said, "prop", label) or pick_prop(said, r) if said is not None else None
-    target = next((x for x in r.items if x.start == i + 2 and (t := pick(x, "label", None)) is not None and
+    target = next((x for x in r.items if x.start == span[1] and (t := pick(x, "label", None)) is not None and
                    r.vars.get(t.owner) == r.target), None) or \
         next((x for x in r.items if x.term is not None and x.term.kind == "label" and
               r.vars.get(x.term.owner) == r.target), None)
@@ -83,7 +113,6 @@ def _most_recently(r: Reading, label: str, i: int) -> None:
     else:
         others = [x for x in r.items if (x.term is None or x.term.kind == "label") and
                   (t := pick(x, "label", None)) is not None and r.vars.get(t.owner) not in (None, r.target)]
-        verb = doc[i + 1].head if doc[i + 1].lower_ == "recently" else None
         done = [x for x in others if verb is not None and (x.start <= verb.i < x.end or any(
             c.dep_ in ("dobj", "nsubjpass") and x.start <= c.i < x.end for c in verb.children))]
         timed = timed_prop(r, done[0], "recent") if len(done) == 1 else None  # "made an order most recently"
@@ -91,13 +120,14 @@ def _most_recently(r: Reading, label: str, i: int) -> None:
         timed = timed or (verb_timed(r, verb) if verb is not None and verb.pos_ == "VERB" else None)
     col = column_of(r, timed, label) if timed is not None else None
     if col is None or any(c.is_aggregate for c in q.columns):
-        r.decline("most recently, by which time")  # nor "the maximum stars for the most recent movie"
+        # nor "the maximum stars for the most recent movie"
+        r.decline(f"{doc[span[0]:span[1]].text}, by which time")
         return
-    q.order.append((col, True))  # "the book borrowed most recently": by the loan's date
+    q.order.append((col, desc))  # "the book borrowed most recently": by the loan's date
     q.limit = 1
     if col not in q.columns:
         q.columns.append(col)
-    r.use((i, i + 2))
+    r.use(span)
 
 
 def _rank(r: Reading, label: str, i: int) -> _Rank | None:
@@ -105,7 +135,7 @@ def _rank(r: Reading, label: str, i: int) -> _Rank | None:
     it is declined ("the orders that include the top 3 most expensive products")."""
     lem, doc = r.lemmas, r.doc
     w = lem[i]
-    desc = cues.SUPERLATIVES.get(w, cues.AGE_SUPERLATIVES.get(w))
+    desc = cues.SUPERLATIVES.get(w, cues.AGE_SUPERLATIVES.get(w, w == "last"))  # "first": the earliest
     limit, lspan = 1, (i, i + 1)
     measure = w
     if w in ("most", "least") and lem[i + 1:i + 2] and lem[i + 1] in cues.MEASURES and i + 1 not in r.used:
@@ -143,8 +173,10 @@ def _rank(r: Reading, label: str, i: int) -> _Rank | None:
         it = next((x for x in r.items if x.start == it.end), it)  # "the most Nobel laureates": the laureates
     named = next((x for x in r.items if k <= x.start <= k + 2 and x.term is not None and x.term.kind == "label"
                   and x.term.owner == label), None)
-    if it is None and measure != w:
-        it = named  # "the three most expensive procedures": the procedures, by what "expensive" measures
+    if it is None and (measure != w or w in cues.TIME_SUPERLATIVES):
+        # "the three most expensive procedures": the procedures, by what "expensive" measures; "the latest
+        # winners": by their time
+        it = named
     after = _past_modifiers(r, named.end) if named is not None else 0
     by = by_what(lem, after) if named is not None else 0
     ranked_by = False

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from kgqa.planner.reader import cues
-from kgqa.planner.reader.reading import Reading, Value, is_timed, pick
+from kgqa.planner.reader.reading import Reading, Value, is_timed, of_a_life, pick
 from kgqa.planner.reader.schema_terms import Term
 from kgqa.planner.schema_view import ISO_DATE
 from kgqa.text import name_words
@@ -85,6 +85,18 @@ def year_prop(r: Reading, label: str | None = None, at: int | None = None) -> Te
         years = [p for p in props if "year" in name_words(p) and r.view.prop_type(label, p).startswith("INT")]
         props = years if len(years) == 1 else props
     return Term("prop", label, props[0]) if len(props) == 1 else None
+
+
+def event_year(r: Reading, label: str) -> Term | None:
+    """The year of what a label's nodes are known by, where the label holds only the times of a life (a birth, a
+    death): the :func:`year_prop` of the one label joined to it that holds one ("the 2020 winners": of the prize
+    they won); else None."""
+    own = [p for p in r.view.nodes.get(label, {}) if is_timed(p)]
+    if not own or not all(of_a_life(p) for p in own):
+        return None
+    found = {t for _, _, other in r.view.neighbours(label) if other != label and
+             (t := year_prop(r, other)) is not None and not of_a_life(t.prop)}
+    return found.pop() if len(found) == 1 else None
 
 
 def label_modified(r: Reading, v: Value) -> str | None:

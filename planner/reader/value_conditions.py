@@ -55,6 +55,7 @@ from kgqa.planner.reader.schema_terms import Term
 from kgqa.planner.reader.times import (
     date_prop,
     dated,
+    event_year,
     label_modified,
     said_by,
     value_label_before,
@@ -101,6 +102,8 @@ def each_value(r: Reading) -> bool:
     for k, v in enumerate(r.values):
         if k in run.done or v.kind == "limit":
             continue
+        if v.kind == "linked" and r.lemmas[v.end:v.end + 1] == ["in"] and searched_in(r, replace(v, kind="text")):
+            v = r.values[k] = replace(v, kind="text")  # "laureates with Curie in their name": a part of it searched for
         s = _Said(run, k, v)
         for step in (_counted, _property_named, _comparison, _length, _measured, _property_said, _year_or_again,
                      _property_unnamed, _typed, _range, _holder, _written):
@@ -126,6 +129,10 @@ def _counted(r: Reading, s: _Said) -> bool:
         if not named:
             counted = Item(gap, gap + 1, {Term("label", r.query.nodes[r.target])})  # "parties with at least two
             # records": their rows
+    if counted is not None and v.kind == "number" and isinstance(v.value, int) and 1800 <= v.value <= 2100 and \
+            r.doc[v.start].dep_ == "nummod" and v.start > 0 and r.doc[v.start - 1].dep_ in ("det", "case") and \
+            (owner := label_modified(r, v)) is not None and year_prop(r, owner) is not None:
+        counted = None  # "who shared the 1903 Nobel Prize": the prize's year, not 1903 prizes
     if v.kind == "linked" and counted is not None and isinstance(parse_number(v.value), int):
         v = s.v = replace(v, kind="number", value=parse_number(v.value))  # "at least two ships", 'two' a ship's id too
     if counted_range(r, k):
@@ -254,8 +261,11 @@ def _measured(r: Reading, s: _Said) -> bool:
     term = None
     found: list[str] = []
     if v.kind == "number" and isinstance(v.value, int) and 1800 <= v.value <= 2100 and \
-            (owner := label_modified(r, v)) is not None and (term := year_prop(r, owner)) is not None:
-        prop_item = None  # "the share of the 1903 physics prize": the prize's year, whatever is named before
+            (owner := label_modified(r, v)) is not None and \
+            (term := event_year(r, owner) or year_prop(r, owner)) is not None:
+        # "the share of the 1903 physics prize": the prize's year, whatever is named before; "the 2020 laureates":
+        # the year of their prize
+        prop_item = None
     if aged and v.kind == "number" and (prop_item is None or aged[0].lower_ in ("older", "younger")):
         # "older than 21", "taller than 200", "heavier than 90": what the adjective measures
         said = next((t for x in r.items if x.end == aged[0].i and (t := pick(x, "label", None)) is not None), None)

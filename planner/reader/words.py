@@ -312,6 +312,8 @@ def _full_names(r: Reading) -> None:
             continue
         parts: list[set[Term]] = [set(), set()]
         for label, props in r.view.nodes.items():
+            if any([w.lower() for w in name_words(p)] == [low[k], "name"] for p in props):
+                continue  # a fullName of its own: that property
             found = [[p for p in props if (set(name_words(p)) & part) and
                       (len(name_words(p)) == 1 or "name" in name_words(p))] for part in cues.NAME_PARTS]
             if all(len(f) == 1 for f in found):
