@@ -81,7 +81,9 @@ class Answering(Fallbacks):
         cypher, params = plan.past_cut(len(rows), bound)
         _, beyond, error = self._execute(d, cypher, params, plan.outline)
         tied = list(takewhile(lambda row: values_equal(row[i], rows[-1][i]), beyond if error is None else []))
-        return (rows[-1][i], tied, len(tied) == bound) if tied else None
+        more = len(tied) == bound
+        tied = [row for row in tied if row not in rows]  # a row said already says nothing new ("in which year ...")
+        return (rows[-1][i], tied, more) if tied else None
 
     @contextmanager
     def _timed(self, timings: dict[str, float], stage: str):

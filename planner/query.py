@@ -191,6 +191,8 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
         keys = []
         for col, desc in q.order:
             ref = ident(names[columns.index(col)]) if col in columns else _expr(col, num)
+            if col in columns and col.fn is None and (col.holder, col.prop) in num:
+                ref = f"CAST({ref} AS DOUBLE)"  # text keys of numbers in the order of their numbers ("2" before "10")
             keys.append(ref + (" DESC" if desc else ""))
         ordered = {c for c, _ in q.order}
         tie = next((n for c, n in zip(columns, names) if not c.is_aggregate and c not in ordered), None)

@@ -763,6 +763,25 @@ def test_the_year_of_what_people_are_known_by_and_a_chain_of_nouns(tmp_path, sma
         assert answer("In which towns are the orgs of the poetry winners?") == [["Oslo"]]
 
 
+def test_the_first_few_by_their_own_date_else_in_the_order_of_their_keys(tmp_path, small_graph):
+    """"the first 2 invoices": of three dates written as text, the one named after the invoice; "the first 2 parts":
+    nothing timed, in the order of their keys, numbers written as text ("2" before "10")."""
+    folder = small_graph(tmp_path / "graphs", "ledger",
+                         "CREATE NODE TABLE Invoice(inv STRING, invoice_date STRING, due_date STRING, paid_date STRING, "
+                         "amount DOUBLE, PRIMARY KEY(inv));\n"
+                         "CREATE NODE TABLE Part(part_id STRING, price DOUBLE, PRIMARY KEY(part_id));\n",
+                         {"Invoice": "inv,invoice_date,due_date,paid_date,amount\n"
+                                     "a,2024-03-01,2024-01-01,2024-05-01,10\nb,2024-01-01,2024-06-01,2024-02-01,20\n"
+                                     "c,2024-02-01,2024-02-01,2024-01-01,30\n",
+                          "Part": "part_id,price\n10,5\n2,6\n1,7\n3,0.5\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g, ordered=True)
+        assert [r[0] for r in answer("What are the first 2 invoices with an amount over 5?")] == ["b", "c"]
+        assert [r[0] for r in answer("List the first 3 parts with a price over 1.")] == ["1", "2", "10"]
+        # a number of rows after the properties asked is no value of theirs: both are shown
+        assert answer("List the part_id and price of the first 2 parts.") == [["1", 7.0], ["2", 6.0]]
+
+
 def test_a_full_name_property_of_its_own_is_the_full_name(tmp_path, small_graph):
     """"the full name" of a label that holds a fullName: that property, not its given and family names; "Ray in
     their name": a part of what names them."""
@@ -798,21 +817,25 @@ def test_a_co_noun_says_the_others_joined_to_the_same_node(tmp_path, small_graph
 def test_an_annotated_word_as_written_and_a_year_before_a_noun(tmp_path, small_graph):
     """An annotations file's "shared" (the relationship) is not its "share" (a property of it), though one is a form
     of the other; "the 1990 prize" is the prize of that year, not 1990 prizes; "shared ... with Ann": the others
-    joined to the prize she is joined to."""
+    joined to the prize she is joined to; "worth the most in today's money": two words of the one property ranked
+    by."""
     folder = small_graph(tmp_path / "graphs", "prizes",
                          "CREATE NODE TABLE Member(name STRING, PRIMARY KEY(name));\n"
-                         "CREATE NODE TABLE Prize(pid STRING, field STRING, year INT64, PRIMARY KEY(pid));\n"
+                         "CREATE NODE TABLE Prize(pid STRING, field STRING, year INT64, amount_now INT64, PRIMARY KEY(pid));\n"
                          "CREATE REL TABLE won(FROM Member TO Prize, portion STRING);\n",
                          {"Member": "name\nAnn\nBo\nCy\n",
-                          "Prize": "pid,field,year\nart-1990,art,1990\nart-1991,art,1991\n",
+                          "Prize": "pid,field,year,amount_now\nart-1990,art,1990,50\nart-1991,art,1991,70\n",
                           "won": "from,to,portion\nAnn,art-1990,1/2\nBo,art-1990,1/2\nCy,art-1991,1\n"})
-    (folder / "annotations.json").write_text('{"words": {"share": "won.portion", "shared": "rel:won"}}')
+    (folder / "annotations.json").write_text('{"words": {"share": "won.portion", "shared": "rel:won", '
+                                             '"worth": "Prize.amount_now", "today\'s money": "Prize.amount_now"}}')
     with Graph(folder, read_only=True) as g:
         c, answer = first_plan_rows(g)
         assert answer("Who shared the 1990 prize with Ann?") == [["Bo"]]
         assert answer("How many members shared the 1990 prize?") == [[2]]
         assert {(t.kind, t.prop) for t in c.terms.lookup(["shared"])} == {("rel", None)}
         assert ("prop", "portion") in {(t.kind, t.prop) for t in c.terms.lookup(["share"])}
+        # two words of one property, one ranked by: the other restates it
+        assert [r[0] for r in answer("In which year was the prize worth the most in today's money?")] == [1991]
 
 
 def test_a_table_of_all_and_the_label_a_property_is_named_after(tmp_path, small_graph):

@@ -16,9 +16,20 @@ from kgqa.text import name_words
 
 def value_after(r: Reading, it: Item) -> bool:
     """Whether a value follows the item closely (it is a condition's property, not one asked for); not a value
-    that modifies the label noun after it ("the unit price of jazz tracks": jazz says which tracks)."""
+    that modifies the label noun after it ("the unit price of jazz tracks": jazz says which tracks), nor a number
+    of rows ("the names of the 3 products")."""
     return any(it.end <= v.start <= it.end + 4 and not any(x.start < v.start and x.start >= it.end for x in r.items)
-               and not _modifies_label(r, v) and not _not_its_value(r, it, v) for v in r.values)
+               and not _rows_counted(r, it, v) and not _modifies_label(r, v) and not _not_its_value(r, it, v)
+               for v in r.values)
+
+
+def _rows_counted(r: Reading, it: Item, v: Value) -> bool:
+    """Whether ``v`` is the number of rows asked after a property asked for ("the productID and productName of the
+    first 3 products"); not after "the names of" (what names them), nor after an aggregate ("the total population of
+    the top 3 districts": of which rows)."""
+    before = r.lemmas[max(0, it.start - 2):it.start]
+    return v.kind == "limit" and r.lemmas[it.start] not in cues.NAMING_WORDS and \
+        not any(w in cues.AGGREGATES for w in before)
 
 
 def _not_its_value(r: Reading, it: Item, v: Value) -> bool:

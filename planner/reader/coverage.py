@@ -180,6 +180,7 @@ def coverage(r: Reading) -> None:
         return
     quiet = cues.FILLER - cues.TELLING_FILLER  # "the types of games", "the names of the hosts" say something
     r.use(*_restated_heads(r))
+    r.use(*_said_again(r))
     r.use(*_domain_words(r))
     r.use(*_those_restated(r))
     if any(c.fn == "count" for c in r.query.columns):
@@ -328,6 +329,20 @@ def _domain_words(r: Reading) -> list[tuple[int, int]]:
     return [(t.i, t.i + 1) for t in r.doc if t.i not in r.used and t.dep_ in ("compound", "amod") and
             t.pos_ in ("NOUN", "ADJ", "PROPN") and t.lower_ in own and _names_label(r, t.head.i) and
             not any(it.start <= t.i < it.end for it in r.items)]
+
+
+def _said_again(r: Reading) -> list[tuple[int, int]]:
+    """A word of a property that the query already ranks by, read there from another word of it, said again beside
+    it ("worth the most in today's money": two words of one adjusted amount)."""
+    q = r.query
+    ranked = {(q.nodes.get(c.holder) or q.rel_of(c.holder), c.prop) for c, _ in q.order if c.prop}
+    return [(it.start, it.end) for it in r.items if it.kinds() == {"prop"} and
+            all(k not in r.used for k in range(it.start, it.end)) and
+            all((t.owner, t.prop) in ranked for t in it.terms) and
+            any(x is not it and x.term is not None and (x.term.owner, x.term.prop) in ranked and
+                {(t.owner, t.prop) for t in it.terms} == {(x.term.owner, x.term.prop)} and
+                all(k in r.used for k in range(x.start, x.end)) and
+                min(abs(x.start - it.end), abs(it.start - x.end)) <= 4 for x in r.items)]
 
 
 def _restated_heads(r: Reading) -> list[tuple[int, int]]:

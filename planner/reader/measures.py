@@ -103,7 +103,11 @@ def timed_prop(r: Reading, it: Item, word: str) -> Item | None:
         typed = [(holder, p) for p in props if (r.view.prop_type(holder, p) or "").startswith(DATE_TYPES)]
         if not typed:  # of a year and a date written as text, the year
             typed = [(o, p) for o, p in found if r.view.is_number(o, p)]
-        found = typed if len(typed) == 1 else [(o, p) for o, p in typed if set(name_words(p)) & cues.START_WORDS]
+        if not typed:  # dates written as ISO text
+            typed = [(o, p) for o, p in found if r.view.is_date(o, p)]
+        own = {w.lower() for w in name_words(holder)}
+        found = typed if len(typed) == 1 else [(o, p) for o, p in typed if set(name_words(p)) & cues.START_WORDS] or \
+            [(o, p) for o, p in typed if own and own <= {w.lower() for w in name_words(p)}]  # an order's orderDate
     if len(found) != 1:
         return None
     term = Term("prop", found[0][0], found[0][1], on_rel=on_rel)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from kgqa.planner.query import Column
 from kgqa.planner.reader import cues
-from kgqa.planner.reader.columns import column_of, node_columns, owner_of, type_of
+from kgqa.planner.reader.columns import ROWID, column_of, node_columns, owner_of, type_of
 from kgqa.planner.reader.joins import counted_beside, edge_of, join_label
 from kgqa.planner.reader.measures import past_edge_word, timed_prop
 from kgqa.planner.reader.ranking_words import alphabetical, said_ranked_by
@@ -343,7 +343,8 @@ def _times_held(r: Reading, label: str) -> Column | None:
 
 def _first_by_time(r: Reading, label: str) -> None:
     """"the first two books Toni Morrison wrote": a number of rows with no order said, ordered by the time the
-    asked nodes were made; else a decline ("the first 5 invoices with ...": in which order)."""
+    asked nodes were made, else (for "first") by their keys; else a decline ("the 5 invoices with ...": in which
+    order)."""
     q, doc = r.query, r.doc
     limits = [v for v in r.values if v.kind == "limit"]
     if q.limit is None and not q.order and limits and not any(c.is_aggregate for c in q.columns):
@@ -355,6 +356,16 @@ def _first_by_time(r: Reading, label: str) -> None:
         col = column_of(r, timed, label) if timed is not None else None
         if col is not None:
             q.order.append((col, first.lemma_.lower() == "last"))
+            q.limit = limits[0].value
+            r.use((first.i, first.i + 1), (limits[0].start, limits[0].end))
+            if col not in q.columns:
+                q.columns.append(col)
+        elif first is not None and first.lemma_.lower() == "first" and named is not None and \
+                (key := r.view.key(label)) and key != ROWID:
+            col = Column(r.target, key)  # "the first 3 products that ...": nothing timed, in the order of their keys
+            if label in r.view.numeric_keys:
+                q.as_numbers.add((r.target, key))  # "2" before "10"
+            q.order.append((col, False))
             q.limit = limits[0].value
             r.use((first.i, first.i + 1), (limits[0].start, limits[0].end))
             if col not in q.columns:

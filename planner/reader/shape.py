@@ -357,7 +357,8 @@ def _text_orders(r: Reading) -> None:
         lettered = alphabetical(lem) and (any(w in cues.ORDER_WORDS or w in cues.ALPHABETICAL for w in lem) or
                                           bool({"name", "title"} & set(name_words(col.prop or ""))))
         if col.fn is None and typ == "STRING" and not is_timed(col.prop or "") and not r.view.is_numeric_text(
-                owner_of(r, col.holder), col.prop) and not lettered:
+                owner_of(r, col.holder), col.prop) and not lettered and \
+                (col.holder, col.prop) not in q.as_numbers:  # keys listed in the order of their numbers
             r.decline(f"an order on the text {col.prop}")  # "the highest quantity per unit", "the party that has
             # the most delegates" (a name asked elsewhere): words have no size
     for col in shown if grouped else []:
