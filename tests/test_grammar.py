@@ -760,6 +760,7 @@ def test_the_year_of_what_people_are_known_by_and_a_chain_of_nouns(tmp_path, sma
     with Graph(folder, read_only=True) as g:
         _, answer = first_plan_rows(g)
         assert [r[0] for r in answer("Who were the 2020 poetry winners?")] == ["Ann"]
+        assert [r[0] for r in answer("Who were the 2020 winners?")] == ["Ann", "Bo"]  # a year, not 2020 of them
         assert answer("In which towns are the orgs of the poetry winners?") == [["Oslo"]]
 
 

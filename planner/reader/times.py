@@ -99,6 +99,14 @@ def event_year(r: Reading, label: str) -> Term | None:
     return found.pop() if len(found) == 1 else None
 
 
+def noun_year(r: Reading, v: Value) -> Term | None:
+    """The year a number says before a label's noun ("the 1903 prize"): that label's, or that of what its nodes are
+    known by ("the 2020 laureates": their prize's, :func:`event_year`); else None."""
+    owner = label_modified(r, v) if v.kind == "number" and isinstance(v.value, int) and 1800 <= v.value <= 2100 \
+        else None
+    return event_year(r, owner) or year_prop(r, owner) if owner is not None else None
+
+
 def label_modified(r: Reading, v: Value) -> str | None:
     """The label of the noun a value modifies ("the 1962 Peace Prize", "the 2020 chemistry award"), else None."""
     tok = r.doc[v.start]

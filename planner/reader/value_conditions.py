@@ -55,8 +55,8 @@ from kgqa.planner.reader.schema_terms import Term
 from kgqa.planner.reader.times import (
     date_prop,
     dated,
-    event_year,
     label_modified,
+    noun_year,
     said_by,
     value_label_before,
     year_prop,
@@ -129,9 +129,8 @@ def _counted(r: Reading, s: _Said) -> bool:
         if not named:
             counted = Item(gap, gap + 1, {Term("label", r.query.nodes[r.target])})  # "parties with at least two
             # records": their rows
-    if counted is not None and v.kind == "number" and isinstance(v.value, int) and 1800 <= v.value <= 2100 and \
-            r.doc[v.start].dep_ == "nummod" and v.start > 0 and r.doc[v.start - 1].dep_ in ("det", "case") and \
-            (owner := label_modified(r, v)) is not None and year_prop(r, owner) is not None:
+    if counted is not None and r.doc[v.start].dep_ == "nummod" and v.start > 0 and \
+            r.doc[v.start - 1].dep_ in ("det", "case") and noun_year(r, v) is not None:
         counted = None  # "who shared the 1903 Nobel Prize": the prize's year, not 1903 prizes
     if v.kind == "linked" and counted is not None and isinstance(parse_number(v.value), int):
         v = s.v = replace(v, kind="number", value=parse_number(v.value))  # "at least two ships", 'two' a ship's id too
@@ -260,12 +259,8 @@ def _measured(r: Reading, s: _Said) -> bool:
             t.lemma_.lower() in cues.MEASURES and t.i not in r.used]
     term = None
     found: list[str] = []
-    if v.kind == "number" and isinstance(v.value, int) and 1800 <= v.value <= 2100 and \
-            (owner := label_modified(r, v)) is not None and \
-            (term := event_year(r, owner) or year_prop(r, owner)) is not None:
-        # "the share of the 1903 physics prize": the prize's year, whatever is named before; "the 2020 laureates":
-        # the year of their prize
-        prop_item = None
+    if (term := noun_year(r, v)) is not None:
+        prop_item = None  # "the share of the 1903 physics prize": the prize's year, whatever is named before
     if aged and v.kind == "number" and (prop_item is None or aged[0].lower_ in ("older", "younger")):
         # "older than 21", "taller than 200", "heavier than 90": what the adjective measures
         said = next((t for x in r.items if x.end == aged[0].i and (t := pick(x, "label", None)) is not None), None)
