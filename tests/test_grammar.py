@@ -783,6 +783,28 @@ def test_the_first_few_by_their_own_date_else_in_the_order_of_their_keys(tmp_pat
         assert answer("List the part_id and price of the first 2 parts.") == [["1", 7.0], ["2", 6.0]]
 
 
+def test_one_doer_of_two_things_and_a_property_said_in_two_words(tmp_path, small_graph):
+    """"a film that they also directed", "a film they directed themselves": the same person at both relationships;
+    "earlier than the average release year": the release is the year, said again."""
+    folder = small_graph(tmp_path / "graphs", "crew",
+                         "CREATE NODE TABLE Person(name STRING, PRIMARY KEY(name));\n"
+                         "CREATE NODE TABLE Film(title STRING, released INT64, PRIMARY KEY(title));\n"
+                         "CREATE REL TABLE produced(FROM Person TO Film);\n"
+                         "CREATE REL TABLE directed(FROM Person TO Film);\n",
+                         {"Person": "name\nAnn\nBo\nCy\n", "Film": "title,released\nDune,1990\nHeat,2000\nUp,2010\n",
+                          "produced": "from,to\nAnn,Dune\nBo,Heat\nCy,Up\n",
+                          "directed": "from,to\nAnn,Dune\nCy,Heat\nBo,Up\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Which people produced a film that they also directed?") == [["Ann"]]
+        assert answer("Which people produced a film they directed themselves?") == [["Ann"]]
+        c, _ = first_plan_rows(g)
+        q = "Which films were directed by people who have also produced a film?"  # a film of their own, any
+        assert not any(len({frozenset((e.src, e.dst)) for e in p.query.edges}) < len(p.query.edges)
+                       for p in c.grammar(q, c.value_mentions(q)))
+        assert answer("How many films were released earlier than the average release year?") == [[1]]
+
+
 def test_a_full_name_property_of_its_own_is_the_full_name(tmp_path, small_graph):
     """"the full name" of a label that holds a fullName: that property, not its given and family names; "Ray in
     their name": a part of what names them."""

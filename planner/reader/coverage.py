@@ -18,6 +18,7 @@ from kgqa.planner.reader.reading import (
     pick,
     units_of,
 )
+from kgqa.planner.reader.restated import restated_heads, said_again, those_restated
 from kgqa.planner.reader.schema_terms import CODE_WORDS, Term, count_prop
 from kgqa.planner.reader.word_forms import abbreviates, action_lemmas, forms
 from kgqa.planner.reader.words import key_twin, verb_of_rel
@@ -157,14 +158,6 @@ def _self_noun_scope(r: Reading) -> str | None:
     return None
 
 
-def _those_restated(r: Reading) -> list[tuple[int, int]]:
-    """The spans of "those cities" and "these names" that name a column already shown ("the average age for each
-    city and what are those cities?")."""
-    shown = {(r.query.nodes.get(c.holder), c.prop) for c in r.query.columns if c.prop and not c.is_aggregate}
-    return [(it.start - 1, it.end) for it in r.items if it.start > 0 and r.lemmas[it.start - 1] in ("those", "these")
-            and it.start not in r.used and any(t.kind == "prop" and (t.owner, t.prop) in shown for t in it.terms)]
-
-
 def coverage(r: Reading) -> None:
     """Declines when a content word is left unexplained: a plan that ignores it answers another question."""
     if r.lemmas[:1] == ["when"] and r.target is not None and not any(
@@ -179,10 +172,10 @@ def coverage(r: Reading) -> None:
         r.decline(f"what names a {r.query.nodes[r.target]} (only its number)")
         return
     quiet = cues.FILLER - cues.TELLING_FILLER  # "the types of games", "the names of the hosts" say something
-    r.use(*_restated_heads(r))
-    r.use(*_said_again(r))
+    r.use(*restated_heads(r))
+    r.use(*said_again(r))
     r.use(*_domain_words(r))
-    r.use(*_those_restated(r))
+    r.use(*those_restated(r))
     if any(c.fn == "count" for c in r.query.columns):
         r.use(*[(t.i, t.i + 1) for t in r.doc if t.lemma_.lower() == "count"])  # "... and the count": the one counted
         r.use(*_count_restated(r))
@@ -329,66 +322,6 @@ def _domain_words(r: Reading) -> list[tuple[int, int]]:
     return [(t.i, t.i + 1) for t in r.doc if t.i not in r.used and t.dep_ in ("compound", "amod") and
             t.pos_ in ("NOUN", "ADJ", "PROPN") and t.lower_ in own and _names_label(r, t.head.i) and
             not any(it.start <= t.i < it.end for it in r.items)]
-
-
-def _said_again(r: Reading) -> list[tuple[int, int]]:
-    """A word of a property that the query already ranks by, read there from another word of it, said again beside
-    it ("worth the most in today's money": two words of one adjusted amount)."""
-    q = r.query
-    ranked = {(q.nodes.get(c.holder) or q.rel_of(c.holder), c.prop) for c, _ in q.order if c.prop}
-    return [(it.start, it.end) for it in r.items if it.kinds() == {"prop"} and
-            all(k not in r.used for k in range(it.start, it.end)) and
-            all((t.owner, t.prop) in ranked for t in it.terms) and
-            any(x is not it and x.term is not None and (x.term.owner, x.term.prop) in ranked and
-                {(t.owner, t.prop) for t in it.terms} == {(x.term.owner, x.term.prop)} and
-                all(k in r.used for k in range(x.start, x.end)) and
-                min(abs(x.start - it.end), abs(it.start - x.end)) <= 4 for x in r.items)]
-
-
-def _restated_heads(r: Reading) -> list[tuple[int, int]]:
-    """The words that restate a property already read: a generic head after the property's word ("phone
-    numbers", "allergy type": :data:`cues.PROPERTY_HEADS`), a noun between the property's word and its value ("a
-    ship via code '3'": :data:`cues.VALUE_HEADS`), and a word of a value's own property after the value
-    ("employees who live in Calgary city")."""
-    out = []
-    for it in r.items:
-        nxt = r.doc[it.end] if it.end < len(r.doc) else None
-        if it.term is not None and it.term.kind == "prop" and it.end - 1 in r.used and nxt is not None and \
-                nxt.i not in r.used and nxt.lemma_.lower() in cues.PROPERTY_HEADS and r.doc[it.end - 1].dep_ == "compound":
-            out.append((nxt.i, nxt.i + 1))
-        elif it.term is not None and it.term.kind == "prop" and it.end - 1 in r.used and nxt is not None and \
-                nxt.i not in r.used and nxt.lemma_.lower() in cues.NUMBER_HEADS and \
-                r.doc[it.end - 1].dep_ in ("compound", "amod") and not it.term.on_rel and \
-                r.view.is_number(it.term.owner, it.term.prop):
-            out.append((nxt.i, nxt.i + 1))  # "an enrollment size of above 20000": Enrollment
-        elif it.term is not None and it.term.kind == "prop" and it.end - 1 in r.used and nxt is not None and \
-                nxt.i not in r.used and nxt.lemma_.lower() in cues.TIME_HEADS and \
-                r.doc[it.end - 1].dep_ in ("compound", "amod") and _dated(r, it):
-            out.append((nxt.i, nxt.i + 1))  # "ordered by their founding years": Founded, a year
-        elif it.term is not None and it.term.kind == "prop" and it.end - 1 in r.used and nxt is not None and \
-                nxt.i not in r.used and nxt.lemma_.lower() in cues.VALUE_HEADS and \
-                any(v.start in (nxt.i + 1, nxt.i + 2) and v.start in r.used for v in r.values):
-            out.append((nxt.i, nxt.i + 1))  # "orders with a ship via code '3'": the value of shipVia
-    for v in r.values:
-        nxt = r.doc[v.end] if v.end < len(r.doc) else None
-        if v.prop and v.start in r.used and nxt is not None and nxt.i not in r.used and \
-                nxt.lemma_.lower() in name_words(v.prop):
-            out.append((nxt.i, nxt.i + 1))
-        # "shops in state Ohio", "the towns in the state of Utah": the word before the value
-        before = v.start - 2 if v.start >= 2 and r.doc[v.start - 1].lower_ == "of" else v.start - 1
-        prev = r.doc[before] if before >= 0 else None
-        if v.prop and v.kind == "linked" and v.start in r.used and prev is not None and prev.i not in r.used and \
-                prev.pos_ in ("NOUN", "PROPN") and prev.lemma_.lower() in name_words(v.prop):
-            out.append((prev.i, v.start))
-    return out
-
-
-def _dated(r: Reading, it: Item) -> bool:
-    """Whether the property ``it`` names holds a time: named so (a date or year), or a number named by the verb
-    the question writes as its word ("founding": Founded)."""
-    t = it.term
-    return is_timed(t.prop) or r.view.is_date(t.owner, t.prop) or \
-        r.view.is_number(t.owner, t.prop) and r.doc[it.end - 1].tag_ in ("VBG", "VBN")
 
 
 def _made(r: Reading, verb: Any) -> bool:

@@ -373,11 +373,18 @@ def same_node(r: Reading) -> None:
     """"Who wrote and edited the same book?", "books written and edited by the same person": "same" (and a "both"
     before the verbs) says what the pattern does when the node of the label named after it is joined by two
     relationships to one node; that node is shown beside the answer (``Reading.shared``). Not "the same book as
-    Ann Lee": one another's."""
+    Ann Lee": one another's. So do "also" and "themselves" (:data:`cues.SAME_DOER_WORDS`) in a clause of that node's
+    noun ("a movie that they also directed")."""
     for t in r.doc:
-        if t.lemma_.lower() != "same":
+        # "a movie that they also directed", "a movie they wrote themselves": in a clause of the node's noun whose
+        # doer a pronoun names; not "people who have also produced a movie" (a movie of its own)
+        doer = t.lower_ in cues.SAME_DOER_WORDS and t.head.dep_ == "relcl" and \
+            any(c.dep_ == "nsubj" and c.tag_ == "PRP" for c in t.head.children)
+        if t.lemma_.lower() != "same" and not doer:
             continue
-        item = next((x for x in r.items if x.start == t.i + 1 and x.term is not None and x.term.kind == "label"), None)
+        at = t.head.head.i if doer else t.i + 1
+        item = next((x for x in r.items if (x.end - 1 == at if doer else x.start == at) and x.term is not None and
+                     x.term.kind == "label"), None)
         if item is None or r.lemmas[item.end:item.end + 1] == ["as"]:
             continue
         var = r.vars.get(item.term.owner)
