@@ -24,7 +24,7 @@ def value_after(r: Reading, it: Item) -> bool:
 
 
 def _rows_counted(r: Reading, it: Item, v: Value) -> bool:
-    """Whether ``v`` is the number of rows asked after a property asked for ("the productID and productName of the
+    """Whether ``v`` is the number of rows asked after a property asked for ("the partID and partName of the
     first 3 products"); not after "the names of" (what names them), nor after an aggregate ("the total population of
     the top 3 districts": of which rows)."""
     before = r.lemmas[max(0, it.start - 2):it.start]

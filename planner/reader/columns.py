@@ -39,7 +39,7 @@ def column_of(r: Reading, it: Item, label: str) -> Column | None:
 def node_columns(r: Reading, var: str) -> list[Column]:
     """A node shown: its naming property, and its key when that is another property; where no name is unique
     enough to name the nodes (the key shows them: ``id``), also its first name-like property (``name``), or else
-    the properties its key is made of (``physics-1903``: the field and the year)."""
+    the properties its key is made of (``poetry-1990``: the field and the year)."""
     label = r.query.nodes[var]
     shown, key = r.view.display(label), r.view.key(label)
     props = [shown] + ([key] if key and key != shown else [])

@@ -93,7 +93,7 @@ def searched_in(r: Reading, v: Value) -> tuple[Item, Term] | None:
     term = pick(it, "prop", label) if it is not None else None
     if term is None and owner is None and (it is None or it.end - it.start == 1) and lem[k:k + 1] == ["name"] \
             and (own := naming_prop(r, label)) is not None:
-        term = Term("prop", label, own)  # "laureates with Curie in their name": what names them (knownName)
+        term = Term("prop", label, own)  # "authors with Lee in their name": what names them (knownName)
         it = Item(k, k + 1, {term}, term)
     term = term or (pick_prop(it, r) if it is not None else None)
     if term is None or r.view.prop_type(term.owner, term.prop) != "STRING":

@@ -251,7 +251,7 @@ SUBSTRING_WORDS = frozenset({"contain", "include", "like", "substring", "substre
 # nouns for the asked label's own nodes, counted: "the parties with at least two records"
 ROW_WORDS = frozenset({"record", "entry", "row"})
 
-# words that say one doer does a second thing ("a movie that they also directed", "a movie they wrote themselves")
+# words that say one doer does a second thing ("a film that they also directed", "a film they wrote themselves")
 SAME_DOER_WORDS = frozenset({"also", "too", "themselves", "himself", "herself", "itself", "themself"})
 # words about a time a property holds, with the words of the property names that hold it ("born": birthYear)
 BIRTH_WORDS = frozenset({"born", "birth"})

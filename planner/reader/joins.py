@@ -158,7 +158,7 @@ def _modified(r: Reading, label: str) -> str | None:
     said = {t.owner for it in r.items if it.start <= tok.i < it.end for t in it.terms if t.kind == "label"}
     if tok.i != first.i and len(said) == 1 and not said & {label, asked} and \
             r.view.paths(next(iter(said)), label, max_hops=1, prefer=set()):
-        return said.pop()  # "the institutions of the physics laureates": the prize of the laureates, then theirs
+        return said.pop()  # "the clubs of the chess winners": the medal of the winners, then theirs
     if tok.dep_ != "pobj" or tok.head.dep_ != "prep" or tok.head.head.pos_ not in ("NOUN", "PROPN"):
         return None
     noun = tok.head.head.i
@@ -255,7 +255,7 @@ def _alongside(r: Reading, v: Value) -> str | None:
         return None
     verb, label = root.head.head, r.query.nodes[r.target]
     if verb.dep_ == "dobj" and verb.head.pos_ == "VERB" and _verb_item(r, verb) is None and \
-            r.doc[v.end:v.end + 1].text.lower() != "as":  # not "movies with Ann as a producer": her role's
+            r.doc[v.end:v.end + 1].text.lower() != "as":  # not "films with Ann as a producer": her role's
         verb = verb.head  # "Who shared the 1903 prize with Ann Lee?": the verb's, said after its object
     item = _verb_item(r, verb)
     ways = {(t.owner, a, b) for t in (item.terms if item is not None else ()) if t.kind == "rel"
@@ -374,10 +374,10 @@ def same_node(r: Reading) -> None:
     before the verbs) says what the pattern does when the node of the label named after it is joined by two
     relationships to one node; that node is shown beside the answer (``Reading.shared``). Not "the same book as
     Ann Lee": one another's. So do "also" and "themselves" (:data:`cues.SAME_DOER_WORDS`) in a clause of that node's
-    noun ("a movie that they also directed")."""
+    noun ("a film that they also directed")."""
     for t in r.doc:
-        # "a movie that they also directed", "a movie they wrote themselves": in a clause of the node's noun whose
-        # doer a pronoun names; not "people who have also produced a movie" (a movie of its own)
+        # "a film that they also directed", "a film they wrote themselves": in a clause of the node's noun whose
+        # doer a pronoun names; not "people who have also produced a film" (a film of its own)
         doer = t.lower_ in cues.SAME_DOER_WORDS and t.head.dep_ == "relcl" and \
             any(c.dep_ == "nsubj" and c.tag_ == "PRP" for c in t.head.children)
         if t.lemma_.lower() != "same" and not doer:

@@ -107,7 +107,7 @@ def timed_prop(r: Reading, it: Item, word: str) -> Item | None:
             typed = [(o, p) for o, p in found if r.view.is_date(o, p)]
         own = {w.lower() for w in name_words(holder)}
         found = typed if len(typed) == 1 else [(o, p) for o, p in typed if set(name_words(p)) & cues.START_WORDS] or \
-            [(o, p) for o, p in typed if own and own <= {w.lower() for w in name_words(p)}]  # an order's orderDate
+            [(o, p) for o, p in typed if own and own <= {w.lower() for w in name_words(p)}]  # a voyage's voyage_date
     if len(found) != 1:
         return None
     term = Term("prop", found[0][0], found[0][1], on_rel=on_rel)

@@ -261,7 +261,7 @@ def _number_of(r: Reading, label: str) -> bool:
 
 def _verb_edges(r: Reading, at: int) -> str | None:
     """The edge variable of the relationship a participle names, said at ``at`` ("the most frequently ordered") or
-    of a noun the query holds ("the categories ordered in Reims"), when the query walks it; else None."""
+    of a noun the query holds ("the genres borrowed in Oslo"), when the query walks it; else None."""
     for x in r.items:
         if x.term is None or x.term.kind != "rel" or x.term.owner not in r.rel_var:
             continue
@@ -305,7 +305,7 @@ def _most_common(r: Reading, label: str) -> bool:
                 cnt = Column(None, None, "count")
                 q.columns = [col, cnt]
             elif (edges := _verb_edges(r, i + said)) is not None and not own:
-                # "the most frequently ordered products", "the most common categories ordered in Reims": how often
+                # "the most frequently borrowed books", "the most common genres borrowed in Oslo": how often
                 # the verb's relationship holds, its edges counted
                 cnt = Column(edges, None, "count", True)
                 q.columns = [*node_columns(r, r.target), cnt]

@@ -89,7 +89,7 @@ def year_prop(r: Reading, label: str | None = None, at: int | None = None) -> Te
 
 def event_year(r: Reading, label: str) -> Term | None:
     """The year of what a label's nodes are known by, where the label holds only the times of a life (a birth, a
-    death): the :func:`year_prop` of the one label joined to it that holds one ("the 2020 winners": of the prize
+    death): the :func:`year_prop` of the one label joined to it that holds one ("the 2020 winners": of the medal
     they won); else None."""
     own = [p for p in r.view.nodes.get(label, {}) if is_timed(p)]
     if not own or not all(of_a_life(p) for p in own):
@@ -101,7 +101,7 @@ def event_year(r: Reading, label: str) -> Term | None:
 
 def noun_year(r: Reading, v: Value) -> Term | None:
     """The year a number says before a label's noun ("the 1903 prize"): that label's, or that of what its nodes are
-    known by ("the 2020 laureates": their prize's, :func:`event_year`); else None."""
+    known by ("the 2020 winners": their medal's, :func:`event_year`); else None."""
     owner = label_modified(r, v) if v.kind == "number" and isinstance(v.value, int) and 1800 <= v.value <= 2100 \
         else None
     return event_year(r, owner) or year_prop(r, owner) if owner is not None else None

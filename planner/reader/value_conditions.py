@@ -103,7 +103,7 @@ def each_value(r: Reading) -> bool:
         if k in run.done or v.kind == "limit":
             continue
         if v.kind == "linked" and r.lemmas[v.end:v.end + 1] == ["in"] and searched_in(r, replace(v, kind="text")):
-            v = r.values[k] = replace(v, kind="text")  # "laureates with Curie in their name": a part of it searched for
+            v = r.values[k] = replace(v, kind="text")  # "authors with Lee in their name": a part of it searched for
         s = _Said(run, k, v)
         for step in (_counted, _property_named, _comparison, _length, _measured, _property_said, _year_or_again,
                      _property_unnamed, _typed, _range, _holder, _written):
@@ -131,7 +131,7 @@ def _counted(r: Reading, s: _Said) -> bool:
             # records": their rows
     if counted is not None and r.doc[v.start].dep_ == "nummod" and v.start > 0 and \
             r.doc[v.start - 1].dep_ in ("det", "case") and noun_year(r, v) is not None:
-        counted = None  # "who shared the 1903 Nobel Prize": the prize's year, not 1903 prizes
+        counted = None  # "who shared the 1990 poetry medal": the medal's year, not 1990 medals
     if v.kind == "linked" and counted is not None and isinstance(parse_number(v.value), int):
         v = s.v = replace(v, kind="number", value=parse_number(v.value))  # "at least two ships", 'two' a ship's id too
     if counted_range(r, k):
