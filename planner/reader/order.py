@@ -354,33 +354,31 @@ def _first_by_time(r: Reading, label: str) -> None:
                       and r.vars.get(x.term.owner) == r.target), None)
         timed = timed_prop(r, named, first.lemma_.lower()) if first is not None and named is not None else None
         col = column_of(r, timed, label) if timed is not None else None
-        if col is not None:
-            q.order.append((col, first.lemma_.lower() == "last"))
-            q.limit = limits[0].value
-            r.use((first.i, first.i + 1), (limits[0].start, limits[0].end))
-            if col not in q.columns:
-                q.columns.append(col)
-        elif first is not None and first.lemma_.lower() == "first" and named is not None and \
+        if col is None and first is not None and first.lemma_.lower() == "first" and named is not None and \
                 (key := r.view.key(label)) and key != ROWID:
             col = Column(r.target, key)  # "the first 3 products that ...": nothing timed, in the order of their keys
             if label in r.view.numeric_keys:
                 q.as_numbers.add((r.target, key))  # "2" before "10"
-            q.order.append((col, False))
-            q.limit = limits[0].value
-            r.use((first.i, first.i + 1), (limits[0].start, limits[0].end))
-            if col not in q.columns:
-                q.columns.append(col)
+        if col is not None:
+            _cut(r, col, first.lemma_.lower() == "last", limits[0].value, (first.i, first.i + 1),
+                 (limits[0].start, limits[0].end))
         elif (ranked := _top_by(r, label, limits[0].start)) is not None:
-            q.order.append((ranked, True))  # "the top 5 filings where ...": the largest amounts first
-            q.limit = limits[0].value
-            r.use((limits[0].start - 1, limits[0].end))
-            if ranked not in q.columns:
-                q.columns.append(ranked)
+            # "the top 5 filings where ...": the largest amounts first
+            _cut(r, ranked, True, limits[0].value, (limits[0].start - 1, limits[0].end))
         elif limits[0].start > 0 and r.lemmas[limits[0].start - 1] in cues.TOP_WORDS:
             q.limit, q.unranked = limits[0].value, True  # "the top 5 suppliers in the UK": an answer only when no
             r.use((limits[0].start - 1, limits[0].end))  # more than 5 match (the pipeline counts the rows)
         else:
             r.decline(f"the {limits[0].value} {label} first by what")  # "the first 5 invoices with ...": in which order
+
+
+def _cut(r: Reading, col: Column, desc: bool, limit: int, *spans: tuple[int, int]) -> None:
+    """The rows ordered by ``col`` and cut at ``limit``, ``col`` shown; the words that said so read."""
+    r.query.order.append((col, desc))
+    r.query.limit = limit
+    r.use(*spans)
+    if col not in r.query.columns:
+        r.query.columns.append(col)
 
 
 def _top_by(r: Reading, label: str, at: int) -> Column | None:

@@ -39,7 +39,8 @@ def superlatives(r: Reading, label: str) -> bool:
     sets the order and limit. True where one is read or declined."""
     lem, doc = r.lemmas, r.doc
     for i, w in enumerate(lem):
-        first = _first_of(r, i) or _first_done(r, i)
+        done = _first_done(r, i)
+        first = done or _first_of(r, i)
         if i in r.used or (w not in cues.SUPERLATIVES and w not in cues.AGE_SUPERLATIVES and not first):
             continue
         if doc[i].tag_ not in ("JJS", "RBS") and w not in ("top", "maximum", "minimum") and not first:
@@ -52,7 +53,7 @@ def superlatives(r: Reading, label: str) -> bool:
         if w == "most" and lem[i + 1:i + 2] in (["recently"], ["recent"]) and i + 1 not in r.used:
             _most_recently(r, label, i)
             return True
-        if _first_done(r, i):
+        if done:
             _by_time_done(r, label, (i, i + 1), doc[i].head, w == "last")
             return True
         rank = _rank(r, label, i)
