@@ -40,7 +40,8 @@ def of_query(q: Query, target: str | None = None) -> Outline:
     shown = [("", "")] * (q.versus is not None) + [("", "") if c.is_aggregate else (c.holder or "", c.prop or "")
                                                    for c in columns]
     return Outline(target=target, ordered=bool(q.order), cut=(named[first], q.limit) if ranked else None,
-                   limit=q.limit, unranked=q.unranked, fixed=frozenset(_fixed(q, named)), rels=frozenset(_rels(q)),
+                   limit=q.limit, unranked=q.unranked, lists=frozenset(n.casefold() for c, n in named.items()
+                                                                     if c.fn == "collect"), fixed=frozenset(_fixed(q, named)), rels=frozenset(_rels(q)),
                    shown=tuple(shown))
 
 

@@ -57,14 +57,17 @@ class Overall:
 
 @dataclass(frozen=True)
 class Column:
-    """A returned column: ``holder.prop``, or ``fn`` over it (count, avg, sum, min, max; ``prop`` None counts
-    rows, or the holder's nodes when ``distinct``)."""
+    """A returned column: ``holder.prop``, or ``fn`` over it (count, avg, sum, min, max, collect: the values
+    listed; ``prop`` None counts rows, or the holder's nodes when ``distinct``), or ``then`` over the values of
+    ``fn`` computed once per node of ``per``."""
 
     holder: str | None
     prop: str | None
     fn: str | None = None
     distinct: bool = False
     name: str = ""
+    per: str | None = None  # a node variable: ``fn`` computed once per such node first ...
+    then: str | None = None  # ... and this figure taken of those values ("the average number of items per order")
 
     @property
     def is_aggregate(self) -> bool:
@@ -168,7 +171,14 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
     if q.versus is not None:
         v = q.versus
         projection = f"{_expr(v.left, num)} {v.op} {_expr(v.right, num)} AS {ident(v.name)}, " + projection
-    if q.having:
+    if any(c.per for c in columns):
+        # figures of per-node figures: each node's first, grouped by it, then the figure of those
+        text += " WITH " + ", ".join([*dict.fromkeys(c.per for c in columns if c.per),
+                                      *(f"{_expr(c, num)} AS {ident(n)}" for c, n in zip(columns, names))])
+        text += " WITH " + ", ".join(f"{c.then}({ident(n)}) AS {ident(n)}" if c.per else ident(n)
+                                     for c, n in zip(columns, names))
+        text += _bounds(q, columns, names, params) + " RETURN " + ", ".join(ident(n) for n in names)
+    elif q.having:
         # a bound on an aggregate: computed first, filtered, then returned; per node where one_per says so
         per = q.one_per and not q.distinct and all(c.is_aggregate or c.holder == q.one_per for c in columns)
         if per:
@@ -176,16 +186,14 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
                                                       if c.is_aggregate)
         else:
             text += f" WITH {'DISTINCT ' if q.distinct else ''}" + projection
-        bounds = []
-        for col, op, value in q.having:
-            key = f"p{len(params)}"
-            params[key] = value
-            bounds.append(f"{ident(names[columns.index(col)])} {op} ${key}")
-        text += " WHERE " + " AND ".join(bounds) + " RETURN " + ", ".join(
+        text += _bounds(q, columns, names, params) + " RETURN " + ", ".join(
             ident(n) if c.is_aggregate or not per else f"{_expr(c, num)} AS {ident(n)}" for c, n in zip(columns, names))
     else:
         if q.one_per:
             text += f" WITH DISTINCT {q.one_per}"
+        elif any(c.fn == "collect" and not c.distinct for c in columns):
+            # a list collects each node (or edge) once, however many paths reach it
+            text += " WITH DISTINCT " + ", ".join(dict.fromkeys(c.holder for c in columns if c.holder))
         text += f" RETURN {'DISTINCT ' if q.distinct else ''}" + projection
     if q.order:
         keys = []
@@ -204,6 +212,16 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
     if q.limit is not None:
         text += f" LIMIT {int(q.limit) + int(q.unranked)}"  # one more: more than the limit match, nothing says which
     return text, params
+
+
+def _bounds(q: Query, columns: list[Column], names: list[str], params: dict[str, Any]) -> str:
+    """`` WHERE`` the bounds on aggregate columns (:attr:`Query.having`), or nothing."""
+    bounds = []
+    for col, op, value in q.having:
+        key = f"p{len(params)}"
+        params[key] = value
+        bounds.append(f"{ident(names[columns.index(col)])} {op} ${key}")
+    return " WHERE " + " AND ".join(bounds) if bounds else ""
 
 
 def returned(q: Query) -> tuple[list[Column], list[str]]:
@@ -286,7 +304,7 @@ def _expr(c: Column, numbers: set[tuple[str, str]] = frozenset()) -> str:
 def _names(columns: list[Column]) -> list[str]:
     out: list[str] = []
     for c in columns:
-        base = c.name or ("_".join(x for x in (c.fn, c.prop or (None if c.fn else c.holder)) if x) or "value")
+        base = c.name or ("_".join(x for x in (c.then, c.fn, c.prop or (None if c.fn else c.holder)) if x) or "value")
         name, i = base, 2
         while name in out:
             name, i = f"{base}_{i}", i + 1

@@ -71,7 +71,8 @@ def evidence_items(columns: list[str], rows: list[list[Any]], lists: frozenset[s
     single = [i for i in at if rows and all(isinstance(r[i], list) and len(r[i]) == 1 for r in rows)]
     if not single:
         return columns, rows
-    columns = [col[len("collect("):-1] if i in single else col for i, col in enumerate(columns)]
+    columns = [col[len("collect("):-1] if i in single and col.casefold().startswith("collect(") else col
+               for i, col in enumerate(columns)]
     return columns, [[x[0] if i in single else x for i, x in enumerate(r)] for r in rows]
 
 

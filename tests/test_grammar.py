@@ -2405,3 +2405,39 @@ def test_a_verb_of_making_restates_a_join_and_the_same_year_is_the_time_a_verb_s
         # every court, and a count of another label's nodes: no reading here says them, so none is guessed
         assert "every" in unread("Which members hold bookings for every court?")
         assert "of each Member" in unread("Which courts have bookings held by members who hold more than 1 booking?")
+
+
+def test_the_nodes_a_joined_bound_holds_for_are_listed_and_counts_per_node_are_figured(tmp_path, small_graph):
+    """"members who hold bookings with a fee above 20": one row per member, the bookings and their fees listed
+    beside it (a list of one read as its item); "the average number of bookings per member": each member's count
+    first, then their average, for each court too."""
+    from kgqa.planner import summarizer
+
+    folder = small_graph(
+        tmp_path / "graphs", "club",
+        "CREATE NODE TABLE Member(MemberID INT64, Name STRING, PRIMARY KEY(MemberID));\n"
+        "CREATE NODE TABLE Booking(BookingID INT64, Fee INT64, PRIMARY KEY(BookingID));\n"
+        "CREATE NODE TABLE Court(CourtID INT64, Name STRING, PRIMARY KEY(CourtID));\n"
+        "CREATE REL TABLE HOLDS(FROM Member TO Booking);\n"
+        "CREATE REL TABLE FOR_COURT(FROM Booking TO Court);\n",
+        {"Member": "MemberID,Name\n1,Ann\n2,Bob\n3,Cyd\n",
+         "Booking": "BookingID,Fee\n1,10\n2,25\n3,5\n4,40\n5,30\n",
+         "Court": "CourtID,Name\n1,North\n2,South\n",
+         "HOLDS": "from,to\n1,1\n1,2\n2,3\n3,4\n1,5\n",
+         "FOR_COURT": "from,to\n1,1\n2,2\n3,1\n4,2\n5,1\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+
+        def listed(question):
+            plan = c.grammar(question, c.value_mentions(question))[0]
+            res = g.query(plan.cypher, plan.params)
+            return summarizer.evidence_items(res.columns, [list(r) for r in res.rows], plan.outline.lists)
+
+        columns, rows = listed("Which members hold bookings with a fee above 20?")
+        assert columns == ["Name", "MemberID", "BookingID", "Fee"]
+        assert sorted(rows) == [["Ann", 1, [2, 5], [25, 30]], ["Cyd", 3, [4], [40]]]  # lists: Ann has two
+        columns, rows = listed("Which members hold bookings with a fee above 35?")
+        assert columns == ["Name", "MemberID", "BookingID", "Fee"] and rows == [["Cyd", 3, 4, 40]]
+        assert answer("What is the average number of bookings per member?") == [[5 / 3]]
+        assert answer("What is the average number of bookings per member for each court?") == [["North", 1.5],
+                                                                                               ["South", 1.0]]

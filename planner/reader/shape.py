@@ -6,12 +6,13 @@ cannot have, and answers named only by a generated key, are declined.
 
 from __future__ import annotations
 
-from kgqa.planner.query import Column, Overall
+from kgqa.planner.query import STRING_OPS, Column, Overall
 from kgqa.planner.reader import cues
 from kgqa.planner.reader.columns import ROWID, column_of, node_columns, owner_of, type_of
 from kgqa.planner.reader.joins import counted_beside, edge_of, holder_of, join_label, rels_named_by
 from kgqa.planner.reader.measures import restated_measure
 from kgqa.planner.reader.order import order
+from kgqa.planner.reader.per_node import per_node
 from kgqa.planner.reader.ranking_words import alphabetical, said_ranked_by
 from kgqa.planner.reader.reading import (
     Item,
@@ -64,6 +65,7 @@ def shape(r: Reading) -> None:
     aggs = _aggregates(r, label, group)
     if not _counts(r, label, aggs):
         return
+    group = per_node(r, aggs, group)
     _bounded(r, aggs, group)
     _columns(r, label, aggs, group)
     order(r, label)
@@ -393,6 +395,27 @@ def evidence(r: Reading) -> None:
     for col in [*ranked, *bounded, *extreme, *flagged, *shared]:
         if not any((c.holder, c.prop) == (col.holder, col.prop) for c in [*q.columns, *q.evidence]):
             q.evidence.append(col)
+    _listed_beside(r)
+
+
+def _listed_beside(r: Reading) -> None:
+    """"suppliers that provide products priced under 10": which products, at what prices, listed beside each
+    supplier, one row per supplier (a list of one is read as its item:
+    :func:`~kgqa.planner.summarizer.evidence_items`). Where the asked nodes are shown alone, unranked and uncut,
+    and the values one other node of theirs is bounded by (a range, a text search) leave them open."""
+    q = r.query
+    near = [w for w in q.where if w.holder in q.nodes and w.holder != r.target and
+            (w.op in BOUNDING_OPS or w.op in STRING_OPS) and not isinstance(w.value, (Column, Overall))]
+    if not near or q.limit is not None or q.order or q.absent or len({w.holder for w in near}) > 1 or \
+            any(c.holder != r.target for c in q.columns):
+        return
+    var = near[0].holder
+    shown = r.view.display(q.nodes[var])
+    props = list(dict.fromkeys([shown, *(w.prop for w in near if w.prop != shown)]))
+    if props == [shown]:
+        return
+    q.evidence.extend(Column(var, p, "collect", name=p) for p in props)
+    q.distinct, q.one_per = False, None
 
 
 def _edge_ends(r: Reading) -> None:
