@@ -2441,3 +2441,37 @@ def test_the_nodes_a_joined_bound_holds_for_are_listed_and_counts_per_node_are_f
         assert answer("What is the average number of bookings per member?") == [[5 / 3]]
         assert answer("What is the average number of bookings per member for each court?") == [["North", 1.5],
                                                                                                ["South", 1.0]]
+
+
+def test_two_dates_compared_the_most_frequent_values_a_participle_says_and_a_ranking_on_average(tmp_path,
+                                                                                                small_graph):
+    """"sent after the due date": one date property compared with another (ISO text alike), both shown; "the most
+    frequently sent cities": the cities the participle says, not the date it also names; "which dish is the most
+    expensive": the label said before the verb, ranked by what the adjective measures; "the menu with the most
+    expensive dishes on average": ranked by their average, not their sum."""
+    folder = small_graph(
+        tmp_path / "graphs", "post",
+        "CREATE NODE TABLE Parcel(ParcelID INT64, SentDate STRING, DueDate STRING, SentCity STRING, "
+        "PRIMARY KEY(ParcelID));\n",
+        {"Parcel": "ParcelID,SentDate,DueDate,SentCity\n1,2020-01-05,2020-01-03,Oslo\n2,2020-02-01,2020-02-09,Oslo\n"
+                   "3,2020-03-04,2020-03-01,Bergen\n4,2020-03-02,2020-03-09,Oslo\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        plan = c.grammar("Which parcels were sent after the due date?", [])[0]
+        assert sorted(g.query(plan.cypher, plan.params).rows) == [[1, "2020-01-05", "2020-01-03"],
+                                                                 [3, "2020-03-04", "2020-03-01"]]
+        assert answer("Which parcels have a sent date earlier than the due date?") == [[2], [4]]
+        assert answer("What are the 2 most frequently sent cities for parcels?") == [["Bergen", 1], ["Oslo", 3]]
+    folder = small_graph(
+        tmp_path / "graphs", "food",
+        "CREATE NODE TABLE Dish(DishID INT64, DishName STRING, UnitPrice DOUBLE, PRIMARY KEY(DishID));\n"
+        "CREATE NODE TABLE Menu(MenuID INT64, MenuName STRING, PRIMARY KEY(MenuID));\n"
+        "CREATE REL TABLE ON_MENU(FROM Dish TO Menu);\n",
+        {"Dish": "DishID,DishName,UnitPrice\n1,Soup,10\n2,Bread,2\n3,Tea,3\n4,Cake,14\n5,Salad,6\n",
+         "Menu": "MenuID,MenuName\n1,Lunch\n2,Dinner\n",
+         "ON_MENU": "from,to\n1,1\n2,2\n3,2\n4,2\n5,1\n"})
+    with Graph(folder, read_only=True) as g:
+        c, answer = first_plan_rows(g)
+        assert [row[0] for row in answer("Which dish is the most expensive?")] == ["Cake"]
+        top = answer("Which menu has the most expensive dishes on average?")  # Lunch: 8 on average; Dinner 19 in all
+        assert [row[0] for row in top] == ["Lunch"] and top[0][-1] == 8

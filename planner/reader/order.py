@@ -284,6 +284,9 @@ def _most_common(r: Reading, label: str) -> bool:
         if w in ("most", "least", "fewest") and said and i not in r.used:  # "the most times": most often
             it = next((x for x in r.items if x.start in (i + said, i + said + 1) and x.term is None), None) or \
                 next((x for x in r.asked), None)
+            if it is not None and doc[it.start].tag_ in ("VBN", "VBD") and it.end - it.start == 1:
+                # "the most frequently shipped cities": the cities, the participle says which of them
+                it = next((x for x in r.asked if x.start == it.end), it)
             col = column_of(r, it, label) if it is not None else None
             asked = next((x for x in r.items if x.term is not None and x.term.kind == "label" and
                           r.vars.get(x.term.owner) == r.target), None) if col is None else None

@@ -12,7 +12,7 @@ from kgqa.planner.reader import cues
 from kgqa.planner.reader.attach import comparator, denied_after
 from kgqa.planner.reader.bounds import values_asked
 from kgqa.planner.reader.joins import copy_path, holder_of, join_label, path_to
-from kgqa.planner.reader.measures import measured_props
+from kgqa.planner.reader.measures import measured_props, verb_timed
 from kgqa.planner.reader.reading import (
     Item,
     Reading,
@@ -108,12 +108,13 @@ def _all_at_an_end(r: Reading, k: int, rel: str) -> int | None:
 
 def versus(r: Reading) -> None:
     """"whose support rate is lower than their oppose rate", "a higher checking balance than savings balance": one
-    number property compared with another of the same nodes (or of nodes joined), not with a value."""
+    number property compared with another of the same nodes (or of nodes joined), not with a value; one date with
+    another ("shipped after the required date", "a ship date later than the due date")."""
     if r.target is None:
         return
     low = [t.lower_ for t in r.doc]
     for k, w in enumerate(low):
-        if w != "than" or k in r.used:
+        if w not in ("than", "after", "before") or k in r.used:
             continue
         j = k + 1
         while j < len(low) and low[j] in ("the", "their", "its", "that", "those", "of", "in"):
@@ -121,6 +122,8 @@ def versus(r: Reading) -> None:
         right = next((x for x in r.items if x.start == j and "prop" in x.kinds()), None)
         left = max((x for x in r.items if x.end <= k and k - x.end <= 3 and "prop" in x.kinds()), key=lambda x: x.end,
                    default=None)
+        if left is None and w != "than" and k > 0 and r.doc[k - 1].pos_ == "VERB" and right is not None:
+            left = verb_timed(r, r.doc[k - 1])  # "parcels sent after their due date": the date sending sets
         if right is None or left is None or any(v.start >= j and v.start <= right.end for v in r.values):
             continue
         op, spans = comparator(low, left.end, k + 1)
@@ -130,7 +133,10 @@ def versus(r: Reading) -> None:
         if op not in ("<", ">", "<=", ">="):
             continue
         terms = [pick(x, "prop", r.query.nodes[r.target]) or pick_prop(x, r) for x in (left, right)]
-        if any(t is None or t.on_rel or not r.view.is_number(t.owner, t.prop) for t in terms) or terms[0] == terms[1]:
+        if any(t is None or t.on_rel for t in terms) or terms[0] == terms[1]:
+            continue
+        if w == "than" and not all(r.view.is_number(t.owner, t.prop) for t in terms) and \
+                not _dates(r, terms) or w != "than" and not _dates(r, terms):
             continue
         holders = [holder_of(r, t) for t in terms]
         if None in holders:
@@ -138,6 +144,12 @@ def versus(r: Reading) -> None:
         left.term, right.term = terms
         r.query.where.append(Where(holders[0], terms[0].prop, op, Column(holders[1], terms[1].prop)))
         r.use(*spans, (left.start, left.end), (k, right.end))
+
+
+def _dates(r: Reading, terms: list[Term]) -> bool:
+    """Whether two properties hold dates of one type (both a date type, or both ISO text: compared as written)."""
+    return all(r.view.is_date(t.owner, t.prop) for t in terms) and \
+        r.view.prop_type(terms[0].owner, terms[0].prop) == r.view.prop_type(terms[1].owner, terms[1].prop)
 
 
 def _time_said(r: Reading, label: str, at: int) -> Term | None:

@@ -384,6 +384,9 @@ def evidence(r: Reading) -> None:
     ranked = [c for c, _ in q.order if c.holder == r.target and c.fn is None and c.prop]
     bounded = [Column(r.target, w.prop) for w in q.where if w.holder == r.target and w.op in BOUNDING_OPS and
                not isinstance(w.value, (Column, Overall))]
+    # "orders shipped after their required date": both dates
+    bounded += [c for w in q.where if w.holder == r.target and w.op in BOUNDING_OPS and isinstance(w.value, Column)
+                and w.value.holder == r.target for c in (Column(r.target, w.prop), w.value)]
     # "the customer who placed the order with the earliest order date": the one value every row holds
     extreme = [Column(w.holder, w.prop) for w in q.where if w.op == "=" and isinstance(w.value, Overall) and
                w.value.fn in ("min", "max") and w.holder in q.nodes]

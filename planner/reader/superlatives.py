@@ -131,6 +131,11 @@ def _by_time_done(r: Reading, label: str, span: tuple[int, int], verb, desc: boo
     r.use(span)
 
 
+def _on_average(r: Reading) -> int | None:
+    """Where "on average" is said ("the most expensive products on average": their average ranks), else None."""
+    return next((k for k in range(len(r.lemmas) - 1) if r.lemmas[k:k + 2] == ["on", "average"]), None)
+
+
 def _rank(r: Reading, label: str, i: int) -> _Rank | None:
     """What the superlative at ``i`` ranks by, read before any branch (some of its words marked used); None where
     it is declined ("the orders that include the top 3 most expensive products")."""
@@ -178,6 +183,13 @@ def _rank(r: Reading, label: str, i: int) -> _Rank | None:
         # "the three most expensive procedures": the procedures, by what "expensive" measures; "the latest
         # winners": by their time
         it = named
+    if it is None and measure != w and _on_average(r) is not None:
+        # "the menu with the most expensive dishes on average": the dishes, by what "expensive" measures
+        it = next((x for x in r.items if x.start == i + 2 and "label" in x.kinds()), None)
+    if it is None and measure != w and doc[i].head.dep_ in ("attr", "acomp") and doc[i].head.head.lemma_ == "be":
+        # "which dish is the most expensive": the asked label, said before the verb
+        it = next((x for x in r.items if x.term is not None and x.term.kind == "label" and x.term.owner == label
+                   and x.end <= doc[i].head.head.i), None)
     after = _past_modifiers(r, named.end) if named is not None else 0
     by = by_what(lem, after) if named is not None else 0
     ranked_by = False
@@ -393,7 +405,9 @@ def _by_property(r: Reading, label: str, s: _Rank) -> bool | None:
     col = column_of(r, it, label)
     if col is None:
         return False
-    if col.holder in q.nodes and col.holder != r.target and not s.counted and _said_of(r, it, q.nodes[col.holder]):
+    mean = _on_average(r)
+    if col.holder in q.nodes and col.holder != r.target and not s.counted and mean is None and \
+            _said_of(r, it, q.nodes[col.holder]):
         # "the students living in the dorm with the largest capacity": that dorm, then its students
         top = Where(col.holder, col.prop, "=", Overall("max" if desc else "min", q.nodes[col.holder], col.prop))
         absent = r.absent_of.get(col.holder)  # "not working on the project with the most hours": inside
@@ -401,13 +415,16 @@ def _by_property(r: Reading, label: str, s: _Rank) -> bool | None:
         r.use(s.lspan)
         return False
     path = path_to(q, r.target, col.holder) if col.holder in q.nodes and col.holder != r.target else None
-    if path and not of_node and many_along(r.view, q, path, r.target) and not s.ranked_by and \
+    if path and (not of_node or mean is not None) and many_along(r.view, q, path, r.target) and not s.ranked_by and \
             r.view.is_number(q.nodes[col.holder], col.prop):
-        if w not in cues.COUNT_SUPERLATIVES:  # "the department with the highest credits": of one course?
+        if w not in cues.COUNT_SUPERLATIVES and mean is None:  # "the department with the highest credits": of one
             r.decline(f"the {label} with the {w} {col.prop} of one {q.nodes[col.holder]}, or of all added up")
             return False
-        # "the department with the most credits": its courses' credits, added up
-        col = Column(col.holder, col.prop, "sum")
+        # "the department with the most credits": its courses' credits, added up; "the categories with the most
+        # expensive products on average", "the highest credits on average": their average
+        col = Column(col.holder, col.prop, "sum" if mean is None else "avg")
+        if mean is not None:
+            r.use((mean, mean + 2))
         q.columns = [c for c in q.columns if not c.is_aggregate and c.holder == r.target] or \
             node_columns(r, r.target)
     if col.holder not in q.nodes and _ranks_asked(r, s.counted[:1]):
