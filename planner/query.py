@@ -125,6 +125,8 @@ class Query:
     one_per: str | None = None  # a node variable: one row per such node, however many matches it has
     keyed: list[tuple[str, str, str, str]] = field(default_factory=list)  # (var, prop, var, key): joined by value
     as_numbers: set[tuple[str, str]] = field(default_factory=set)  # (holder, prop): text read as a number
+    computed: dict[tuple[str, str], str] = field(default_factory=dict)  # (holder, prop) -> the arithmetic a measure
+    # the annotations define is, over the holder's properties (kgqa.planner.arithmetic.number)
     versus: Versus | None = None  # returned first: two nodes' values compared ("Is A younger than B?")
 
     def label_of(self, var: str) -> str | None:
@@ -151,7 +153,7 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
     text = "".join(f"MATCH {_figured(o, i)}{_among(o, i, params)} WITH {_with(overall[:i])}"
                    f"{o.fn}(o{i}.{ident(o.prop)}) AS overall{i} " for i, o in enumerate(overall))
     text += "MATCH " + ", ".join(parts)
-    num = q.as_numbers
+    num = _Numbers(q.as_numbers, q.computed)
     conds = [_condition(w, params, overall, num) for w in q.where]
     first, desc = q.order[0] if q.order else (None, True)
     if q.limit is not None and not desc and not first.is_aggregate and first.prop and first.holder:
@@ -199,7 +201,7 @@ def to_cypher(q: Query) -> tuple[str, dict[str, Any]]:
         keys = []
         for col, desc in q.order:
             ref = ident(names[columns.index(col)]) if col in columns else _expr(col, num)
-            if col in columns and col.fn is None and (col.holder, col.prop) in num:
+            if col in columns and col.fn is None and (col.holder, col.prop) in num.cast:
                 ref = f"CAST({ref} AS DOUBLE)"  # text keys of numbers in the order of their numbers ("2" before "10")
             keys.append(ref + (" DESC" if desc else ""))
         ordered = {c for c, _ in q.order}
@@ -283,17 +285,29 @@ def _path(q: Query, edges: list[Edge], seen: set[str]) -> list[str]:
     return parts
 
 
-def _ref(holder: str, prop: str, numbers: set[tuple[str, str]]) -> str:
-    """``holder.prop``, cast to a number where the query reads that text as one."""
+@dataclass(frozen=True)
+class _Numbers:
+    """How a query reads properties as numbers: text cast (:attr:`Query.as_numbers`), measures written out as their
+    arithmetic (:attr:`Query.computed`)."""
+
+    cast: frozenset[tuple[str, str]] | set[tuple[str, str]] = frozenset()
+    computed: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+def _ref(holder: str, prop: str, numbers: _Numbers, cast: bool = True) -> str:
+    """``holder.prop``: a measure's arithmetic, cast to a number where the query reads that text as one (and
+    ``cast``)."""
+    if (holder, prop) in numbers.computed:
+        return numbers.computed[(holder, prop)]
     ref = f"{holder}.{ident(prop)}"
-    return f"CAST({ref} AS DOUBLE)" if (holder, prop) in numbers else ref
+    return f"CAST({ref} AS DOUBLE)" if cast and (holder, prop) in numbers.cast else ref
 
 
-def _expr(c: Column, numbers: set[tuple[str, str]] = frozenset()) -> str:
+def _expr(c: Column, numbers: _Numbers = _Numbers()) -> str:
     if c.prop is None:
         ref = c.holder or "*"
     else:
-        ref = _ref(c.holder, c.prop, numbers if c.fn in NUMERIC_FNS else set())
+        ref = _ref(c.holder, c.prop, numbers, c.fn in NUMERIC_FNS)
     if c.fn is None:
         return ref
     if c.fn == "count" and c.prop is None and not c.distinct:
@@ -349,7 +363,7 @@ def month_of(ref: str) -> str:
 
 
 def _condition(w: Where, params: dict[str, Any], overall: list[Overall] = (),
-               numbers: set[tuple[str, str]] = frozenset()) -> str:
+               numbers: _Numbers = _Numbers()) -> str:
     if w.op == "OR":
         return "(" + " OR ".join(_condition(x, params, overall, numbers) for x in w.value) + ")"
     ref = _ref(w.holder, w.prop, numbers) if w.op.removeprefix("NOT ") not in STRING_OPS else f"{w.holder}.{ident(w.prop)}"

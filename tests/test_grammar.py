@@ -2448,7 +2448,7 @@ def test_two_dates_compared_the_most_frequent_values_a_participle_says_and_a_ran
     """"sent after the due date": one date property compared with another (ISO text alike), both shown; "the most
     frequently sent cities": the cities the participle says, not the date it also names; "which dish is the most
     expensive": the label said before the verb, ranked by what the adjective measures; "the menu with the most
-    expensive dishes on average": ranked by their average, not their sum."""
+    expensive dishes on average": ranked by their average, not their sum; names in code marks read as written."""
     folder = small_graph(
         tmp_path / "graphs", "post",
         "CREATE NODE TABLE Parcel(ParcelID INT64, SentDate STRING, DueDate STRING, SentCity STRING, "
@@ -2475,3 +2475,54 @@ def test_two_dates_compared_the_most_frequent_values_a_participle_says_and_a_ran
         assert [row[0] for row in answer("Which dish is the most expensive?")] == ["Cake"]
         top = answer("Which menu has the most expensive dishes on average?")  # Lunch: 8 on average; Dinner 19 in all
         assert [row[0] for row in top] == ["Lunch"] and top[0][-1] == 8
+        # names set apart as code, and a label's column named in parentheses: its nodes shown as ever, beside it
+        assert answer("Which menu (`MenuID`) has the highest average `UnitPrice` of its dishes?") == [["Lunch", 1, 8]]
+        assert answer("What is the  `UnitPrice` of the dish `Soup`?") == [[10]]
+        # "a minimum price of N" is a bound on each dish's price, not the least price of each menu
+        assert [row[0] for row in answer("Which menus have dishes with a maximum unit price of 3?")] == ["Dinner"]
+        assert answer("Which dishes have a minimum unit price of 10?") == [["Cake", 4], ["Soup", 1]]
+
+
+def test_a_measure_the_annotations_define_is_written_out_as_its_arithmetic(tmp_path, small_graph):
+    """A measure an annotations file defines ("takings": seats * fare, the fare stored as text) is read like any
+    number property and written out as its arithmetic: summed, ranked by. A relationship's value said of nodes two
+    steps away ("companies that operate trains with a fare above 2") is its edges', listed beside each company."""
+    from kgqa.kg.annotations import FILE_NAME
+
+    folder = small_graph(
+        tmp_path / "graphs", "rail",
+        "CREATE NODE TABLE Train(TrainID INT64, TrainName STRING, PRIMARY KEY(TrainID));\n"
+        "CREATE NODE TABLE Town(TownID INT64, TownName STRING, PRIMARY KEY(TownID));\n"
+        "CREATE REL TABLE RUNS_TO(FROM Train TO Town, seats INT64, fare STRING);\n"
+        "CREATE NODE TABLE Company(CompanyID INT64, CompanyName STRING, PRIMARY KEY(CompanyID));\n"
+        "CREATE REL TABLE OPERATES(FROM Company TO Train);\n",
+        {"Train": "TrainID,TrainName\n1,Comet\n2,Arrow\n", "Town": "TownID,TownName\n1,Ely\n2,Hull\n",
+         "RUNS_TO": "from,to,seats,fare\n1,1,10,2.5\n1,2,4,10\n2,1,3,1\n",
+         "Company": "CompanyID,CompanyName\n1,Northern\n2,Eastern\n", "OPERATES": "from,to\n1,1\n2,2\n"})
+    (folder / FILE_NAME).write_text('{"measures": {"RUNS_TO.takings": "seats * fare"}}')
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("What are the total takings of trains running to Ely?") == [[28.0]]
+        assert [row[0] for row in answer("Which train has the highest total takings?")] == ["Comet"]
+        # a relationship's value two steps from the asked nodes: one row per company, the values listed beside
+        c, _ = first_plan_rows(g)
+        plan = c.grammar("Which companies operate trains with a fare above 2?", [])[0]
+        assert [[*row[:-1], sorted(row[-1])] for row in g.query(plan.cypher, plan.params).rows] == [
+            ["Northern", 1, ["10", "2.5"]]]
+
+
+def test_one_value_two_nodes_hold_each_said_by_its_verb(tmp_path, small_graph):
+    """"parcels sent to the same town they live in": the parcel's town (the one "sent" names) is the member's (the
+    asked nodes, "they"); "books published in the same year they were born": a year each verb names."""
+    folder = small_graph(
+        tmp_path / "graphs", "letters",
+        "CREATE NODE TABLE Member(MemberID INT64, Name STRING, HomeTown STRING, Born INT64, PRIMARY KEY(MemberID));\n"
+        "CREATE NODE TABLE Parcel(ParcelID INT64, SentTown STRING, Published INT64, PRIMARY KEY(ParcelID));\n"
+        "CREATE REL TABLE SENT(FROM Member TO Parcel);\n",
+        {"Member": "MemberID,Name,HomeTown,Born\n1,Ann,Ely,1990\n2,Bob,Hull,1984\n",
+         "Parcel": "ParcelID,SentTown,Published\n1,Ely,1990\n2,Rome,1990\n3,Ely,1985\n",
+         "SENT": "from,to\n1,1\n2,2\n2,3\n"})
+    with Graph(folder, read_only=True) as g:
+        _, answer = first_plan_rows(g)
+        assert answer("Which members have sent parcels to the same town they live in?") == [["Ann", 1]]
+        assert answer("Which members sent parcels published in the same year they were born?") == [["Ann", 1]]

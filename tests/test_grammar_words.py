@@ -332,7 +332,7 @@ STOCK_ROWS = {"Maker": "makerID,makerName,town\nm1,Acme,Oslo\nm2,Bolt Co,Rome\n"
 
 def test_the_way_llm_written_questions_name_things(tmp_path, small_graph):
     """Names set apart as code ("the `makerName`"), the properties to show in parentheses after a label ("Which
-    makers (show `makerID` and `makerName`) ..."), the graph itself said ("in the graph", "in our database"), and a
+    makers (show `makerID` and `makerName`) ...", beside the makers' names), the graph itself said ("in the graph", "in our database"), and a
     boolean property said as a state anywhere ("parts that are not retired", "makers that make retired parts",
     "parts with a retired status"), a ranking "based on the number of" nodes, a participle that restates the one
     relationship that joins them ("parts made"), and "Name" as a verb that asks."""
@@ -342,7 +342,7 @@ def test_the_way_llm_written_questions_name_things(tmp_path, small_graph):
         assert answer("List the `makerName` of makers in 'Oslo'.") == [["Acme"]]
         assert answer("Which makers (show `makerID` and `makerName`) make parts heavier than 20?") == \
             [["m2", "Bolt Co"]]
-        assert answer("Which maker (`makerID`) makes the part 'gear'?") == [["m1"]]
+        assert answer("Which maker (`makerID`) makes the part 'gear'?") == [["Acme", "m1"]]  # named as ever, too
         assert answer("How many parts are in the graph?") == [[3]]
         assert answer("Which makers in our database are in Rome?") == [["Bolt Co", "m2"]]
         assert answer("Which parts are not retired?") == [["cog", "p2"]]

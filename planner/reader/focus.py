@@ -478,7 +478,8 @@ def _listed(r: Reading, first: Item, label: str, later: int | None) -> None:
 
 def _parenthesized(r: Reading) -> None:
     """"Which suppliers (show `supplierID` and `companyName`) ...", "Which customer (`customerID`) has ...": the
-    properties named in parentheses right after a label, alone or after a verb that asks, are shown for it."""
+    properties named in parentheses right after a label, alone or after a verb that asks, are shown for it, beside
+    the columns that show its nodes."""
     doc, lem = r.doc, r.lemmas
     for i in (t.i for t in doc if t.text == "("):
         close = next((k for k in range(i + 1, len(doc)) if doc[k].text in "()"), None)
@@ -498,6 +499,7 @@ def _parenthesized(r: Reading) -> None:
                 x.term = term
                 r.asked.append(x)
         r.use((i, close + 1))
+        r.show_target = True  # the label's nodes shown too, named as they are elsewhere, beside what it names
 
 
 def _generic_of(r: Reading, first: Item, label: str) -> None:

@@ -62,8 +62,10 @@ def edge_of(r: Reading, rel: str) -> str | None:
     pairs = r.view.rels.get(rel, [])
     pair = next((p for p in pairs if p[0] == label), None) or next((p for p in pairs if p[1] == label), None)
     if pair is None:
-        r.decline(f"how {label} is joined by {rel}")
-        return None
+        var = _edge_beyond(r, rel)
+        if var is None:
+            r.decline(f"how {label} is joined by {rel}")
+        return var
     src, dst = pair
     if src == label:
         far = r.var_for(dst, f"{rel}>{dst}" if dst == label else dst)
@@ -74,6 +76,31 @@ def edge_of(r: Reading, rel: str) -> str | None:
     r.rel_var[rel] = edge.var
     r.query.edges.append(edge)
     return edge.var
+
+
+def _edge_beyond(r: Reading, rel: str) -> str | None:
+    """The edge variable of relationship ``rel`` that joins two other labels than the asked one ("customers whose
+    orders hold a discount": the ORDERS edges of their orders): the edge the pattern walks already, else one from
+    the end nearer the asked node (joined as :func:`join_label` joins), to the node the other end has or a new
+    one; None where the relationship joins one pair of labels and neither is reached."""
+    walked = next((e.var for e in r.query.edges if e.rel == rel), None)
+    pairs = r.view.rels.get(rel, [])
+    if walked is None and len(pairs) == 1 and pairs[0][0] != pairs[0][1]:
+        start = r.query.nodes[r.target]
+        near = {end: len(ps[0]) for end in pairs[0] if (ps := r.view.paths(start, end, max_hops=3))}
+        if not near:
+            return None
+        end = min(near, key=lambda x: (near[x], x != pairs[0][0]))
+        var = join_label(r, end)
+        if var is None:
+            return None
+        src, dst = pairs[0]
+        other = r.var_for(dst if end == src else src)
+        walked = f"r{len(r.rel_var)}"
+        r.query.edges.append(Edge(walked, rel, var, other) if end == src else Edge(walked, rel, other, var))
+    if walked is not None:
+        r.rel_var[rel] = walked
+    return walked
 
 
 def join_label(r: Reading, label: str, seen: frozenset[str] = frozenset()) -> str | None:

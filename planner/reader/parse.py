@@ -49,13 +49,13 @@ def parse(question: str, literals: tuple[tuple[int, int], ...] | None = None):
     the character spans ``literals``) merged into one token, a proper noun whose text :func:`quoted_value` gives;
     cached."""
     pipe = nlp()
-    doc = pipe.make_doc(question.translate(CODE_MARKS))
+    doc = _tokens(pipe, question.translate(CODE_MARKS))
     spans = []
     for start, end in literals if literals is not None else [(a, b) for a, b, _ in quoted_spans(question)]:
         m = QUOTED.fullmatch(question, start, end)
         if m is None:
             continue
-        span = doc.char_span(m.start(), m.end(), alignment_mode="expand")
+        span = char_span(doc, m.start(), m.end())
         if span is not None and not any(span.start < s.end and s.start < span.end for s in spans):
             spans.append(span)
     if spans:  # merged before tagging and parsing, so the parser sees one proper noun
@@ -65,6 +65,32 @@ def parse(question: str, literals: tuple[tuple[int, int], ...] | None = None):
     for _name, component in pipe.pipeline:
         doc = component(doc)
     return doc
+
+
+def _tokens(pipe, text: str):
+    """The tokens of ``text``, without the whitespace tokens a code mark beside a space leaves ("the average
+    `price`"): the words either side stay next to each other. The characters dropped are kept in the doc's
+    ``user_data`` for :func:`char_span`."""
+    from spacy.tokens import Doc
+
+    doc = pipe.make_doc(text)
+    if not any(t.is_space for t in doc):
+        return doc
+    kept = [t for t in doc if not t.is_space]
+    spaces = [bool(t.whitespace_) or t.i + 1 < len(doc) and doc[t.i + 1].is_space for t in kept]
+    out = Doc(pipe.vocab, words=[t.text for t in kept], spaces=spaces)
+    out.user_data["dropped"] = [(t.idx, len(t.text) + len(t.whitespace_) - (t.i > 0 and not doc[t.i - 1].whitespace_))
+                                for t in doc if t.is_space]
+    return out
+
+
+def char_span(doc, start: int, end: int):
+    """The tokens of ``doc`` over the question's characters ``[start, end)`` (expanded to whole tokens), where
+    :func:`parse` dropped whitespace tokens too; None where none."""
+    def at(k: int) -> int:
+        return k - sum(min(n, max(0, k - i)) for i, n in doc.user_data.get("dropped", ()))
+
+    return doc.char_span(at(start), at(end), alignment_mode="expand")
 
 
 def quoted_value(token) -> str | None:

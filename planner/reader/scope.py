@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from kgqa.planner.query import Absent, Column, Edge, Overall, Where
 from kgqa.planner.reader import cues
+from kgqa.planner.reader.alike import alike
 from kgqa.planner.reader.attach import comparator, denied_after
 from kgqa.planner.reader.bounds import values_asked
 from kgqa.planner.reader.joins import copy_path, holder_of, join_label, path_to
@@ -232,6 +233,7 @@ def same_as(r: Reading) -> None:
         q.distinct = True
         return
     _same_props(r)
+    alike(r)
 
 
 def _same_props(r: Reading) -> None:

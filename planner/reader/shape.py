@@ -407,16 +407,18 @@ def _listed_beside(r: Reading) -> None:
     :func:`~kgqa.planner.summarizer.evidence_items`). Where the asked nodes are shown alone, unranked and uncut,
     and the values one other node of theirs is bounded by (a range, a text search) leave them open."""
     q = r.query
-    near = [w for w in q.where if w.holder in q.nodes and w.holder != r.target and
+    beyond = {e.var for e in q.edges if r.target not in (e.src, e.dst)}  # "orders with a discount": of their lines
+    near = [w for w in q.where if (w.holder in q.nodes or w.holder in beyond) and w.holder != r.target and
             (w.op in BOUNDING_OPS or w.op in STRING_OPS) and not isinstance(w.value, (Column, Overall))]
     if not near or q.limit is not None or q.order or q.absent or len({w.holder for w in near}) > 1 or \
-            any(c.holder != r.target for c in q.columns):
-        return
+            any(c.holder != r.target for c in q.columns) or any(w in cues.DISTINCT_WORDS for w in r.lemmas):
+        return  # not "the distinct names of ...": each name once
     var = near[0].holder
-    shown = r.view.display(q.nodes[var])
+    shown = r.view.display(q.nodes[var]) if var in q.nodes else None
     props = list(dict.fromkeys([shown, *(w.prop for w in near if w.prop != shown)]))
     if props == [shown]:
         return
+    props = [p for p in props if p not in (None, ROWID)]  # a generated key names nothing
     q.evidence.extend(Column(var, p, "collect", name=p) for p in props)
     q.distinct, q.one_per = False, None
 
@@ -463,15 +465,17 @@ def _typed_time(r: Reading, label: str, prop: str) -> str | None:
 
 
 def _edge_columns(r: Reading) -> None:
-    """Rows about edges ("people who visit with a count over 50"): each edge's far end and the edge
-    properties the question uses are shown beside the asked node, one row per edge."""
+    """Rows about the asked node's edges ("people who visit with a count over 50"): each edge's far end and the
+    edge properties the question uses are shown beside the asked node, one row per edge."""
     q = r.query
     for e in q.edges:
         used = [w.prop for w in q.where if w.holder == e.var] + [c.prop for c, _ in q.order if c.holder == e.var]
         if not used:
             continue
         far = e.dst if e.src == r.target else e.src if e.dst == r.target else None
-        extra = ([Column(far, r.view.display(q.nodes[far]))] if far else []) + [Column(e.var, p) for p in used]
+        if far is None:
+            continue  # "customers whose orders hold a discount": a row per customer, the discounts listed beside
+        extra = [Column(far, r.view.display(q.nodes[far]))] + [Column(e.var, p) for p in used]
         q.columns.extend(c for c in dict.fromkeys(extra) if c not in q.columns)
 
 

@@ -5,14 +5,21 @@ an average or total of text that holds no numbers is declined."""
 
 from __future__ import annotations
 
-from kgqa.planner.query import NUMERIC_FNS, Where
+from kgqa.kg.schema import ident
+from kgqa.planner.arithmetic import number
+from kgqa.planner.query import NUMERIC_FNS, Column, Query, Where
 from kgqa.planner.reader.columns import owner_of
 from kgqa.planner.reader.reading import Reading
 
 
 def typed(r: Reading) -> None:
-    """Settles each condition's value and each aggregate against its property's stored type."""
+    """Settles each condition's value and each aggregate against its property's stored type; a measure the
+    annotations define ("revenue") is written out as its arithmetic wherever the query uses it."""
     q = r.query
+    for holder, prop in _used(q):
+        owner = owner_of(r, holder)
+        if (owner, prop) in r.view.measures:
+            q.computed[(holder, prop)] = number(r.view, owner, prop, f"{holder}.{ident(prop)}")
     q.where = [_typed_where(r, w) for w in q.where]
     for a in q.absent:
         a.where = [_typed_where(r, w) for w in a.where]
@@ -22,6 +29,15 @@ def typed(r: Reading) -> None:
                 q.as_numbers.add((c.holder, c.prop))
             else:
                 r.decline(f"the {c.fn} of {c.prop}, which holds text")
+
+
+def _used(q: Query) -> set[tuple[str, str]]:
+    """(holder, property) of every property the query uses."""
+    where = [*q.where, *(w for a in q.absent for w in a.where)]
+    where += [x for w in where if w.op == "OR" for x in w.value]
+    columns = [*q.columns, *q.evidence, *(c for c, _ in q.order), *(c for c, _, _ in q.having)]
+    columns += [w.value for w in where if isinstance(w.value, Column)]
+    return {(w.holder, w.prop) for w in where if w.op != "OR"} | {(c.holder, c.prop) for c in columns if c.prop}
 
 
 def _typed_where(r: Reading, w: Where) -> Where:

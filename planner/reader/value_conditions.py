@@ -23,7 +23,7 @@ from kgqa.planner.reader.attach import (
     trailing_comparator,
 )
 from kgqa.planner.reader.bounds import count_bound, counted_range, edge_bound
-from kgqa.planner.reader.columns import naming_prop, own_name
+from kgqa.planner.reader.columns import naming_prop, own_name, owner_of
 from kgqa.planner.reader.compare import (
     age_said,
     aggregate_before,
@@ -61,6 +61,7 @@ from kgqa.planner.reader.times import (
     value_label_before,
     year_prop,
 )
+from kgqa.text import name_words
 
 
 @dataclass
@@ -519,6 +520,20 @@ def _holder(r: Reading, s: _Said) -> bool:
     if holder is None:
         return True
     fn = aggregate_before(r, prop_item, term)
+    total = next((lem[k] for k in range(prop_item.start, prop_item.end) if lem[k] in cues.AGGREGATES and
+                  lem[k] not in name_words(term.prop)), None) if prop_item is not None else None
+    if total is not None and holder != r.target:
+        # "orders with a total value over 1000": the values of each order's lines added up, not one line's
+        r.decline(f"the {total} {term.prop} of each {owner_of(r, r.target)}'s what")
+        return True
+    at = next((j for j in range(prop_item.start - 1, max(-1, prop_item.start - 3), -1) if lem[j] in cues.AGGREGATES),
+              None) if prop_item is not None else None
+    if at is not None and cues.AGGREGATES[lem[at]] in ("min", "max") and op is None and \
+            lem[at - 1:at] in (["a"], ["an"]) and lem[v.start - 1:v.start] == ["of"] and not isinstance(value, str):
+        # "products with a minimum stock of 50": a stock of at least 50, not the least of them 50
+        op, fn = (">=" if cues.AGGREGATES[lem[at]] == "min" else "<="), None
+        r.use((at - 1, at + 1), (v.start - 1, v.start))
+        s.op = op
     if fn is not None and op in ("<", ">", "<=", ">=", "=", None) and not isinstance(value, str):
         # "departments whose average salary is above 42000": a bound on the aggregate per asked node
         r.bounds.append((Column(holder, term.prop, fn), op or "=", value))

@@ -5,7 +5,7 @@ only where the question says it as one."""
 from __future__ import annotations
 
 from kgqa.planner.reader import cues
-from kgqa.planner.reader.parse import quoted_value
+from kgqa.planner.reader.parse import char_span, quoted_value
 from kgqa.planner.reader.reading import Reading, Value, parse_number
 from kgqa.planner.reader.times import dates, decade
 from kgqa.planner.reader.value_nouns import genders, plural_values
@@ -75,7 +75,7 @@ def values(r: Reading) -> None:
     """Linked values and quoted literals (from the lexicon's mentions), then numbers, become :class:`Value`s."""
     doc = r.doc
     for m in r.mentions:
-        span = doc.char_span(m.start, m.end, alignment_mode="expand")
+        span = char_span(doc, m.start, m.end)
         if span is None or (not m.label and len(span) > 1):
             continue  # a quoted schema name ('book 45'), read as words
         if m.label and len(span) == 1 and span[0].pos_ in ("VERB", "AUX", "ADP", "ADV", "DET", "PRON", "SCONJ") \

@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 from kgqa.kg.schema import ident
+from kgqa.planner.arithmetic import number
 from kgqa.planner.frame import RANGE_OPS, AggregateOf, Compiled, Frame, ValueOf
 from kgqa.planner.lexicon import is_time_like
 from kgqa.planner.rules.match import Draft
-from kgqa.planner.rules.terms import and_, number
+from kgqa.planner.rules.terms import and_
 from kgqa.planner.schema_view import SchemaView
 
 

@@ -6,10 +6,11 @@ import re
 from typing import Any
 
 from kgqa.kg.schema import ident
+from kgqa.planner.arithmetic import number
 from kgqa.planner.frame import AggregateOf, Cond, ValueOf
 from kgqa.planner.lexicon import YES_NO
 from kgqa.planner.rules.match import Draft, one_entity, pick_path
-from kgqa.planner.rules.terms import and_, arrow, number
+from kgqa.planner.rules.terms import and_, arrow
 from kgqa.planner.schema_view import MISSING_TEXT, SchemaView
 
 
