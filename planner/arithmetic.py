@@ -25,10 +25,16 @@ def number(v: SchemaView, owner: str, prop: str, ref: str) -> str:
 
 
 def _term(v: SchemaView, owner: str, prop: str, ref: str) -> str:
-    """Returns a property inside a measure's arithmetic as a number: a date as its day number (days since
-    1970-01-01; date text cut to its date, missing text as null), else as :func:`number` does."""
+    """Returns a property inside a measure's arithmetic as a number: a date as its :func:`day_number`, else as
+    :func:`number` does."""
     if not v.is_date(owner, prop):
         return number(v, owner, prop, ref)
+    return day_number(v, owner, prop, ref)
+
+
+def day_number(v: SchemaView, owner: str, prop: str, ref: str) -> str:
+    """Returns a date property as its day number (days since 1970-01-01; date text cut to its date, missing text
+    as null)."""
     if v.prop_type(owner, prop) == "STRING":
         for word in MISSING_TEXT:
             ref = f"nullif({ref}, {literal(word)})"

@@ -2445,7 +2445,8 @@ def test_the_nodes_a_joined_bound_holds_for_are_listed_and_counts_per_node_are_f
 
 def test_two_dates_compared_the_most_frequent_values_a_participle_says_and_a_ranking_on_average(tmp_path,
                                                                                                 small_graph):
-    """"sent after the due date": one date property compared with another (ISO text alike), both shown; "the most
+    """"sent after the due date": one date property compared with another (ISO text alike), both shown; the days
+    between them, averaged or at most per group; "the most
     frequently sent cities": the cities the participle says, not the date it also names; "which dish is the most
     expensive": the label said before the verb, ranked by what the adjective measures; "the menu with the most
     expensive dishes on average": ranked by their average, not their sum; names in code marks read as written."""
@@ -2462,6 +2463,10 @@ def test_two_dates_compared_the_most_frequent_values_a_participle_says_and_a_ran
                                                                  [3, "2020-03-04", "2020-03-01"]]
         assert answer("Which parcels have a sent date earlier than the due date?") == [[2], [4]]
         assert answer("What are the 2 most frequently sent cities for parcels?") == [["Bergen", 1], ["Oslo", 3]]
+        # days between two dates: the second's day number minus the first's, figured as any number
+        assert answer("What is the average number of days between the sent date and the due date?") == [[2.5]]
+        assert answer("What is the maximum number of days between the sent date and the due date for each sent "
+                      "city?") == [["Bergen", -3], ["Oslo", 8]]
     folder = small_graph(
         tmp_path / "graphs", "food",
         "CREATE NODE TABLE Dish(DishID INT64, DishName STRING, UnitPrice DOUBLE, PRIMARY KEY(DishID));\n"

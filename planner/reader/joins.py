@@ -25,7 +25,7 @@ from kgqa.text import name_words
 def holder_of(r: Reading, term: Term) -> str | None:
     """The variable that holds a property term's value, joining its owner (or relationship) to the query."""
     if term.on_rel:
-        return edge_of(r, term.owner)
+        return edge_of(r, term.owner, beyond=True)
     if term.owner == r.query.nodes.get(r.target):
         return r.target
     return join_label(r, term.owner)
@@ -54,15 +54,16 @@ def _keyed(view: SchemaView, a: str, b: str) -> tuple[str, str, str] | None:
     return None
 
 
-def edge_of(r: Reading, rel: str) -> str | None:
-    """The edge variable of relationship ``rel`` from the asked node (made once)."""
+def edge_of(r: Reading, rel: str, beyond: bool = False) -> str | None:
+    """The edge variable of relationship ``rel`` from the asked node (made once); where ``beyond`` (a property of
+    the edge is said), from the nodes the asked node reaches too (:func:`_edge_beyond`)."""
     if rel in r.rel_var:
         return r.rel_var[rel]
     label = r.query.nodes[r.target]
     pairs = r.view.rels.get(rel, [])
     pair = next((p for p in pairs if p[0] == label), None) or next((p for p in pairs if p[1] == label), None)
     if pair is None:
-        var = _edge_beyond(r, rel)
+        var = _edge_beyond(r, rel) if beyond else None
         if var is None:
             r.decline(f"how {label} is joined by {rel}")
         return var

@@ -9,6 +9,7 @@ from __future__ import annotations
 from kgqa.planner.query import STRING_OPS, Column, Overall
 from kgqa.planner.reader import cues
 from kgqa.planner.reader.columns import ROWID, column_of, node_columns, owner_of, type_of
+from kgqa.planner.reader.durations import days_between
 from kgqa.planner.reader.joins import counted_beside, edge_of, holder_of, join_label, rels_named_by
 from kgqa.planner.reader.measures import restated_measure
 from kgqa.planner.reader.order import order
@@ -62,8 +63,11 @@ def shape(r: Reading) -> None:
     label = r.query.nodes[r.target]
     _unbounded_asked(r)
     group = _groups(r, label)
+    days = days_between(r)  # "the average number of days between the order date and the ship date"
     aggs = _aggregates(r, label, group)
-    if not _counts(r, label, aggs):
+    if days is not None:
+        (aggs if days.is_aggregate else r.query.columns).append(days)
+    elif not _counts(r, label, aggs):
         return
     group = per_node(r, aggs, group)
     _bounded(r, aggs, group)
