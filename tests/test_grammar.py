@@ -2410,7 +2410,7 @@ def test_a_verb_of_making_restates_a_join_and_the_same_year_is_the_time_a_verb_s
 def test_the_nodes_a_joined_bound_holds_for_are_listed_and_counts_per_node_are_figured(tmp_path, small_graph):
     """"members who hold bookings with a fee above 20": one row per member, the bookings and their fees listed
     beside it (a list of one read as its item); "the average number of bookings per member": each member's count
-    first, then their average, for each court too."""
+    first, then their average, for each court too; "only a single booking" is one booking."""
     from kgqa.planner import summarizer
 
     folder = small_graph(
@@ -2439,6 +2439,7 @@ def test_the_nodes_a_joined_bound_holds_for_are_listed_and_counts_per_node_are_f
         columns, rows = listed("Which members hold bookings with a fee above 35?")
         assert columns == ["Name", "MemberID", "BookingID", "Fee"] and rows == [["Cyd", 3, 4, 40]]
         assert answer("What is the average number of bookings per member?") == [[5 / 3]]
+        assert [row[0] for row in answer("Which members hold only a single booking?")] == ["Bob", "Cyd"]
         assert answer("What is the average number of bookings per member for each court?") == [["North", 1.5],
                                                                                                ["South", 1.0]]
 

@@ -126,6 +126,9 @@ def values(r: Reading) -> None:
             r.decades.add(t.i)
         elif t.text[:1] == "0" and t.text[1:2].isdigit() and t.text.isdigit():
             r.values.append(Value(t.i, t.i + 1, t.text, "text"))  # "0114": a code written with its zeros, not 114
+        elif t.lower_ == "single" and t.i > 0 and doc[t.i - 1].lower_ == "a" and doc[t.i + 1:t.i + 2].text and \
+                doc[t.i + 1].tag_ == "NN":
+            r.values.append(Value(t.i, t.i + 1, 1, "number"))  # "placed only a single order": one order
         elif t.like_num and t.pos_ in ("NUM", "PROPN", "NOUN", "ADJ"):
             number = parse_number(t.text)
             if number is not None and not (t.lower_ == "one" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ in ("of", "or")) \
