@@ -125,8 +125,8 @@ class Query:
     one_per: str | None = None  # a node variable: one row per such node, however many matches it has
     keyed: list[tuple[str, str, str, str]] = field(default_factory=list)  # (var, prop, var, key): joined by value
     as_numbers: set[tuple[str, str]] = field(default_factory=set)  # (holder, prop): text read as a number
-    computed: dict[tuple[str, str], str] = field(default_factory=dict)  # (holder, prop) -> the arithmetic a measure
-    # the annotations define is, over the holder's properties (kgqa.planner.arithmetic.number)
+    computed: dict[tuple[str, str], str] = field(default_factory=dict)  # (holder, prop) -> its Cypher arithmetic: a
+    # measure the annotations define (kgqa.planner.arithmetic.number), the days between two dates (reader.durations)
     versus: Versus | None = None  # returned first: two nodes' values compared ("Is A younger than B?")
 
     def label_of(self, var: str) -> str | None:
