@@ -236,14 +236,21 @@ def returned(q: Query) -> tuple[list[Column], list[str]]:
     return columns, _names(columns)
 
 
-def schema_names(q: Query) -> set[str]:
-    """Returns the labels, relationship types and properties ``q`` names anywhere (a number the question says may
-    be part of one: "ROUND2", "addressLine2")."""
-    edges = [*q.edges, *(e for a in q.absent for e in a.edges)]
+def conditions_and_columns(q: Query) -> tuple[list[Where], list[Column]]:
+    """Every condition of ``q`` (those of absent patterns and inside an either-or too) and every column it uses
+    (returned, evidence, ordered by, bounded, compared with)."""
     where = [*q.where, *(w for a in q.absent for w in a.where)]
     where += [x for w in where if w.op == "OR" for x in w.value]
     columns = [*q.columns, *q.evidence, *(c for c, _ in q.order), *(c for c, _, _ in q.having)]
     columns += [w.value for w in where if isinstance(w.value, Column)]
+    return where, columns
+
+
+def schema_names(q: Query) -> set[str]:
+    """Returns the labels, relationship types and properties ``q`` names anywhere (a number the question says may
+    be part of one: "ROUND2", "addressLine2")."""
+    edges = [*q.edges, *(e for a in q.absent for e in a.edges)]
+    where, columns = conditions_and_columns(q)
     names = {*q.nodes.values(), *(e.rel for e in edges), *(w.prop for w in where), *(c.prop for c in columns)}
     names |= {o.prop for w in where if isinstance(w.value, Overall) for o in [w.value]}
     names |= {o.label for w in where if isinstance(w.value, Overall) for o in [w.value]}

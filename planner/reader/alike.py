@@ -1,6 +1,6 @@
-"""One value held by two nodes of a question, each said by its own verb: "orders shipped to the same city they
-are based in" (the order's ship city is the customer's city), "movies released in the same year they were
-born" (the film's release year is the actor's birth year)."""
+"""One value held by two nodes of a question, each said by its own verb: "parcels sent to the same town they live
+in" (the parcel's town is the member's), "books published in the same year they were born" (the book's year is
+the author's birth year)."""
 
 from __future__ import annotations
 

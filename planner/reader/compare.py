@@ -1,7 +1,7 @@
 """What the words around a value of a question say, for the grammar reader's conditions
 (:mod:`~kgqa.planner.reader.conditions`): the label named before it (:func:`label_before`, :func:`owner_before`,
 :func:`governor`), the property left unnamed (a label's key, an age, a season's year, a text searched in), whether
-a property holds numbers or refers to a node, and the aggregate or range said with the value."""
+a property holds numbers or refers to a node, and the aggregate, bound or range said with the value."""
 
 from __future__ import annotations
 
@@ -45,6 +45,28 @@ def aggregate_before(r: Reading, it: Item | None, term: Term) -> str | None:
             not values_asked(r) or any(x.term == term for x in r.asked)):
         return None  # "studios whose average gross ...": per value asked, the aggregate over its nodes
     return cues.AGGREGATES[word]
+
+
+def total_within(r: Reading, it: Item | None, term: Term) -> str | None:
+    """The aggregate word among a property's own words that its name does not hold ("a total value": a word an
+    annotations file gives one value), else None."""
+    if it is None:
+        return None
+    return next((r.lemmas[k] for k in range(it.start, it.end) if r.lemmas[k] in cues.AGGREGATES and
+                 r.lemmas[k] not in name_words(term.prop)), None)
+
+
+def least_or_most(r: Reading, it: Item | None, v: Value) -> tuple[str, list[tuple[int, int]]] | None:
+    """"a minimum stock of 50", "a maximum weight of 3": the bound on each value (">=", "<="), with the words that
+    say it; not "whose minimum stock is 50" (the least of them). None where not said so."""
+    if it is None:
+        return None
+    lem = r.lemmas
+    at = next((j for j in range(it.start - 1, max(-1, it.start - 3), -1) if lem[j] in cues.AGGREGATES), None)
+    if at is None or cues.AGGREGATES[lem[at]] not in ("min", "max") or lem[at - 1:at] not in (["a"], ["an"]) or \
+            lem[v.start - 1:v.start] != ["of"]:
+        return None
+    return (">=" if cues.AGGREGATES[lem[at]] == "min" else "<="), [(at - 1, at + 1), (v.start - 1, v.start)]
 
 
 def owner_before(r: Reading, it: Item) -> str | None:

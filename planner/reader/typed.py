@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from kgqa.kg.schema import ident
 from kgqa.planner.arithmetic import number
-from kgqa.planner.query import NUMERIC_FNS, Column, Query, Where
+from kgqa.planner.query import NUMERIC_FNS, Query, Where, conditions_and_columns
 from kgqa.planner.reader.columns import owner_of
 from kgqa.planner.reader.reading import Reading
 
@@ -33,10 +33,7 @@ def typed(r: Reading) -> None:
 
 def _used(q: Query) -> set[tuple[str, str]]:
     """(holder, property) of every property the query uses."""
-    where = [*q.where, *(w for a in q.absent for w in a.where)]
-    where += [x for w in where if w.op == "OR" for x in w.value]
-    columns = [*q.columns, *q.evidence, *(c for c, _ in q.order), *(c for c, _, _ in q.having)]
-    columns += [w.value for w in where if isinstance(w.value, Column)]
+    where, columns = conditions_and_columns(q)
     return {(w.holder, w.prop) for w in where if w.op != "OR"} | {(c.holder, c.prop) for c in columns if c.prop}
 
 

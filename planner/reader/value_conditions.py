@@ -23,7 +23,7 @@ from kgqa.planner.reader.attach import (
     trailing_comparator,
 )
 from kgqa.planner.reader.bounds import count_bound, counted_range, edge_bound
-from kgqa.planner.reader.columns import naming_prop, own_name, owner_of
+from kgqa.planner.reader.columns import own_name, owner_of
 from kgqa.planner.reader.compare import (
     age_said,
     aggregate_before,
@@ -31,11 +31,13 @@ from kgqa.planner.reader.compare import (
     is_number,
     key_named,
     label_before,
+    least_or_most,
     owner_before,
     range_opener,
     refers,
     searched_in,
     season_before,
+    total_within,
     verb_measure,
     verb_of_time,
 )
@@ -52,6 +54,7 @@ from kgqa.planner.reader.reading import (
     typed_value,
 )
 from kgqa.planner.reader.schema_terms import Term
+from kgqa.planner.reader.text_length import length_compared
 from kgqa.planner.reader.times import (
     date_prop,
     dated,
@@ -61,7 +64,6 @@ from kgqa.planner.reader.times import (
     value_label_before,
     year_prop,
 )
-from kgqa.text import name_words
 
 
 @dataclass
@@ -225,30 +227,8 @@ def _comparison(r: Reading, s: _Said) -> bool:
 
 
 def _length(r: Reading, s: _Said) -> bool:
-    """"titles longer than 20 characters": a number of characters compared is the length of the text property
-    named before it (of the asked nodes' own name where none is), a condition of its own."""
-    lem, v, op = r.lemmas, s.v, s.op
-    if v.kind != "number" or lem[s.gap:s.gap + 1] == [] or lem[s.gap] not in cues.LENGTH_UNITS or \
-            op not in ("<", ">", "<=", ">=", "="):
-        return False
-    label = r.query.nodes[r.target]
-    item = s.prop_item or prop_before(r, v)
-    named = item is None or item.end - item.start == 1 and lem[item.start] in ("name", "title") and not any(
-        t.kind == "prop" and t.owner == label for t in item.terms)  # "laureates with a name longer than ...": theirs
-    term = Term("prop", label, naming_prop(r, label)) if named and naming_prop(r, label) else \
-        (pick(item, "prop", label) or pick_prop(item, r)) if item is not None and "prop" in item.kinds() else None
-    holder = holder_of(r, term) if term is not None and term.prop and \
-        r.view.prop_type(term.owner, term.prop) == "STRING" else None
-    if holder is None:
-        r.decline(f"{v.value} {r.doc[s.gap].text} of what")
-        return True
-    if item is not None:
-        item.term = term
-        r.use((item.start, item.end))
-    r.query.where.append(Where(holder, term.prop, f"SIZE {op}", v.value))
-    r.where_ends.append((item.start if item is not None else v.start, s.gap + 1))
-    r.use((v.start, s.gap + 1), *s.op_span)
-    return True
+    """"titles longer than 20 characters": a condition on a text's length (:func:`length_compared`)."""
+    return length_compared(r, s.v, s.op, s.gap, s.prop_item, s.op_span)
 
 
 def _measured(r: Reading, s: _Said) -> bool:
@@ -520,20 +500,15 @@ def _holder(r: Reading, s: _Said) -> bool:
     if holder is None:
         return True
     fn = aggregate_before(r, prop_item, term)
-    total = next((lem[k] for k in range(prop_item.start, prop_item.end) if lem[k] in cues.AGGREGATES and
-                  lem[k] not in name_words(term.prop)), None) if prop_item is not None else None
+    total = total_within(r, prop_item, term)
     if total is not None and holder != r.target:
         # "orders with a total value over 1000": the values of each order's lines added up, not one line's
         r.decline(f"the {total} {term.prop} of each {owner_of(r, r.target)}'s what")
         return True
-    at = next((j for j in range(prop_item.start - 1, max(-1, prop_item.start - 3), -1) if lem[j] in cues.AGGREGATES),
-              None) if prop_item is not None else None
-    if at is not None and cues.AGGREGATES[lem[at]] in ("min", "max") and op is None and \
-            lem[at - 1:at] in (["a"], ["an"]) and lem[v.start - 1:v.start] == ["of"] and not isinstance(value, str):
-        # "products with a minimum stock of 50": a stock of at least 50, not the least of them 50
-        op, fn = (">=" if cues.AGGREGATES[lem[at]] == "min" else "<="), None
-        r.use((at - 1, at + 1), (v.start - 1, v.start))
-        s.op = op
+    bound = least_or_most(r, prop_item, v) if op is None and not isinstance(value, str) else None
+    if bound is not None:  # "products with a minimum stock of 50": each a stock of at least 50
+        op, fn = bound[0], None
+        r.use(*bound[1])
     if fn is not None and op in ("<", ">", "<=", ">=", "=", None) and not isinstance(value, str):
         # "departments whose average salary is above 42000": a bound on the aggregate per asked node
         r.bounds.append((Column(holder, term.prop, fn), op or "=", value))
