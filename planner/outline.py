@@ -39,10 +39,10 @@ def of_query(q: Query, target: str | None = None) -> Outline:
     ranked = first is not None and q.limit is not None and not q.unranked and first in named
     shown = [("", "")] * (q.versus is not None) + [("", "") if c.is_aggregate else (c.holder or "", c.prop or "")
                                                    for c in columns]
+    lists = frozenset(n.casefold() for c, n in named.items() if c.fn == "collect")
     return Outline(target=target, ordered=bool(q.order), cut=(named[first], q.limit) if ranked else None,
-                   limit=q.limit, unranked=q.unranked, lists=frozenset(n.casefold() for c, n in named.items()
-                                                                     if c.fn == "collect"), fixed=frozenset(_fixed(q, named)), rels=frozenset(_rels(q)),
-                   shown=tuple(shown))
+                   limit=q.limit, unranked=q.unranked, lists=lists, fixed=frozenset(_fixed(q, named)),
+                   rels=frozenset(_rels(q)), shown=tuple(shown))
 
 
 def _fixed(q: Query, named: dict[Column, str]) -> list[tuple[str, str]]:

@@ -136,8 +136,8 @@ def versus(r: Reading) -> None:
         terms = [pick(x, "prop", r.query.nodes[r.target]) or pick_prop(x, r) for x in (left, right)]
         if any(t is None or t.on_rel for t in terms) or terms[0] == terms[1]:
             continue
-        if w == "than" and not all(r.view.is_number(t.owner, t.prop) for t in terms) and \
-                not _dates(r, terms) or w != "than" and not _dates(r, terms):
+        numbers = w == "than" and all(r.view.is_number(t.owner, t.prop) for t in terms)  # "after": dates only
+        if not numbers and not _dates(r, terms):
             continue
         holders = [holder_of(r, t) for t in terms]
         if None in holders:
